@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the only way commands read input and write output. They
+// know whether each end is a terminal, so commands can refuse to prompt
+// without one and choose plain output when piped.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	InTTY  bool
+	OutTTY bool
+	// Width is the terminal width for rendering; 0 when not a terminal.
+	Width int
+}
+
+// System returns streams bound to the process's standard files.
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	s.InTTY = term.IsTerminal(int(os.Stdin.Fd()))
+	s.OutTTY = term.IsTerminal(int(os.Stdout.Fd()))
+	if s.OutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			s.Width = w
+		}
+	}
+	return s
+}
+
+// TestStreams returns streams over buffers, for tests. tty sets both ends
+// to behave as a terminal of width 80.
+func TestStreams(in string, tty bool) (s *IOStreams, out, errOut *bytes.Buffer) {
+	out, errOut = new(bytes.Buffer), new(bytes.Buffer)
+	s = &IOStreams{In: bytes.NewBufferString(in), Out: out, ErrOut: errOut, InTTY: tty, OutTTY: tty}
+	if tty {
+		s.Width = 80
+	}
+	return s, out, errOut
+}

@@ -1,0 +1,78 @@
+package design
+
+// Answers are the engineer's answers to the six questions. The YAML answers
+// file (--answers) has exactly this shape, and the form binds to its fields.
+// Empty answers take the catalogue's defaults in Decide.
+type Answers struct {
+	Operation   string `yaml:"operation"`
+	Description string `yaml:"description,omitempty"`
+	// Preset names the common pattern the answers started from (payment,
+	// webhook, queue, workflow, cron); informational once the answers exist.
+	Preset string `yaml:"preset,omitempty"`
+	// Kind is the business kind: payment, billing, email, other.
+	Kind       string           `yaml:"kind,omitempty"`
+	Key        KeyAnswers       `yaml:"key"`
+	Hash       HashAnswers      `yaml:"hash"`
+	Store      StoreAnswers     `yaml:"store"`
+	TTL        string           `yaml:"ttl,omitempty"` // "24h", "7d"; empty takes the suggestion
+	Collision  CollisionAnswers `yaml:"collision"`
+	Downstream []StepAnswers    `yaml:"downstream,omitempty"`
+}
+
+// KeyAnswers answer Q1.
+type KeyAnswers struct {
+	// Source is client, webhook, queue, workflow, cron, or server (a key the
+	// server makes per attempt, which is rejected).
+	Source   string `yaml:"source"`
+	Provider string `yaml:"provider,omitempty"` // webhook or queue provider ID from the catalogue
+	Header   string `yaml:"header,omitempty"`   // client: the header carrying the key (Idempotency-Key)
+	Workflow string `yaml:"workflow,omitempty"` // workflow: the workflow name
+	Step     string `yaml:"step,omitempty"`     // workflow: the step name
+	Param    string `yaml:"param,omitempty"`    // workflow: the deterministic parameter
+	Job      string `yaml:"job,omitempty"`      // cron: the job name
+	Schedule string `yaml:"schedule,omitempty"` // cron: slot length, e.g. 1h, 1d, 15m
+	// Format overrides the source's key format template. A format made of a
+	// user ID alone is rejected (key-per-user).
+	Format string `yaml:"format,omitempty"`
+	// Scope is the field the stored key is scoped by (tenant_id); "unscoped"
+	// to opt out deliberately.
+	Scope string `yaml:"scope,omitempty"`
+}
+
+// HashAnswers answer Q2.
+type HashAnswers struct {
+	Include []string `yaml:"include,omitempty"`
+	Exclude []string `yaml:"exclude,omitempty"`
+	// Reasons gives the rationale for excluded fields the catalogue does not
+	// know; known volatile fields carry the catalogue's reason.
+	Reasons map[string]string `yaml:"reasons,omitempty"`
+	// DetectMismatch false means "no collision detection for mismatched
+	// payloads", which is rejected. Nil means true.
+	DetectMismatch *bool `yaml:"detect_mismatch,omitempty"`
+}
+
+// StoreAnswers answer Q3.
+type StoreAnswers struct {
+	Kind string `yaml:"kind,omitempty"` // redis, postgres, dynamodb, workflow, memcached
+	// AuditRow asks for a Postgres audit row besides the store; nil means
+	// "yes for payment and billing operations".
+	AuditRow *bool `yaml:"audit_row,omitempty"`
+}
+
+// CollisionAnswers answer Q5 where there is a choice.
+type CollisionAnswers struct {
+	// InProgress is "conflict" (409 + Retry-After, the default) or "wait"
+	// (advisory lock, wait briefly, then 409); queue consumers "requeue".
+	InProgress string `yaml:"in_progress,omitempty"`
+	// Completed is "replay" (stored response, the default) or "ack" (200
+	// without a body, for webhook senders and queues).
+	Completed  string `yaml:"completed,omitempty"`
+	RetryAfter string `yaml:"retry_after,omitempty"` // e.g. 5s
+}
+
+// StepAnswers answer Q6 for one downstream side effect.
+type StepAnswers struct {
+	Name      string `yaml:"name"`
+	Target    string `yaml:"target,omitempty"`
+	Mechanism string `yaml:"mechanism,omitempty"` // provider-key, on-conflict, audit-log, message-id
+}

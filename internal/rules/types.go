@@ -1,0 +1,133 @@
+package rules
+
+// Catalog is the whole body of knowledge idemkit reasons with. It is loaded
+// from the embedded YAML files (see Default) and may be extended or overridden
+// by a team's .idemkit.yaml (see Merge). Every entry has a stable lowercase ID
+// that design, audit and the generated specs refer to.
+type Catalog struct {
+	// KeySources answers Q1: where an idempotency key comes from.
+	KeySources []KeySource `yaml:"key_sources"`
+	// Providers are the upstream systems whose retry behaviour bounds the
+	// TTL: webhook senders, queues, internal HTTP retries, user-driven retries.
+	Providers []Provider `yaml:"providers"`
+	// VolatileFields are payload fields that are noise for the canonical
+	// hash (Q2), each with the reason it is excluded.
+	VolatileFields []VolatileField `yaml:"volatile_fields"`
+	// Stores answers Q3.
+	Stores []Store `yaml:"stores"`
+	// Collisions is the collision table of Q5.
+	Collisions []Collision `yaml:"collisions"`
+	// Mechanisms are the ways a downstream side effect is made idempotent (Q6).
+	Mechanisms []Mechanism `yaml:"mechanisms"`
+	// AntiPatterns are the mistakes design rejects and audit finds.
+	AntiPatterns []AntiPattern `yaml:"anti_patterns"`
+	// Presets are the seed's common patterns, as starting answers.
+	Presets []Preset `yaml:"presets"`
+	// Defaults are the answers used when a question is left empty.
+	Defaults Defaults `yaml:"defaults"`
+}
+
+// KeySource is one answer to "who supplies the key?".
+type KeySource struct {
+	ID          string `yaml:"id"`          // client, webhook, queue, workflow, cron, server
+	Title       string `yaml:"title"`       // one line for menus
+	Format      string `yaml:"format"`      // key format template, e.g. "{workflow_id}:{step}:{param}"
+	Example     string `yaml:"example"`     // an example key value
+	Description string `yaml:"description"` // why this source is stable across retries
+	// Rejected marks a source that can never be stable across retries (a
+	// server-generated per-attempt key); AntiPattern names the reason.
+	Rejected    bool   `yaml:"rejected,omitempty"`
+	AntiPattern string `yaml:"anti_pattern,omitempty"`
+}
+
+// Provider is an upstream system that retries or redelivers.
+type Provider struct {
+	ID     string `yaml:"id"`     // lowercase, e.g. "stripe", "sqs-fifo"
+	Name   string `yaml:"name"`   // display name, e.g. "Stripe webhooks"
+	Kind   string `yaml:"kind"`   // webhook, queue, internal, ui
+	Source string `yaml:"source"` // the KeySource ID its keys come from
+	// KeyField says where the stable key lives: a header or a payload field,
+	// e.g. "header X-GitHub-Delivery" or "body id (event.id)".
+	KeyField   string `yaml:"key_field"`
+	KeyExample string `yaml:"key_example"`
+	// Retries is false for a provider that does not retry (its window is then
+	// the window of whatever does, e.g. a manual resend).
+	Retries bool `yaml:"retries"`
+	// RetryWindow is the longest time over which the same delivery can
+	// arrive again; SuggestedTTL is what we recommend storing keys for.
+	RetryWindow  Duration `yaml:"retry_window"`
+	SuggestedTTL Duration `yaml:"suggested_ttl"`
+	// Bound explains what really bounds a redelivery (for queues often a
+	// retention period or a visibility timeout, not a retry schedule).
+	Bound string `yaml:"bound"`
+	// SeedDisagreement records where the seed table's number differs from
+	// the provider's documentation, and why the documentation wins.
+	SeedDisagreement string `yaml:"seed_disagreement,omitempty"`
+	// Reference is the documentation the numbers came from.
+	Reference string `yaml:"reference"`
+	// Line is the line of the entry in the file it was loaded from.
+	Line int `yaml:"-"`
+}
+
+// VolatileField is a payload field excluded from the canonical hash.
+type VolatileField struct {
+	Name   string `yaml:"name"`   // e.g. "timestamp"
+	Reason string `yaml:"reason"` // why it is noise
+}
+
+// Store is one answer to "where do you store keys?".
+type Store struct {
+	ID          string   `yaml:"id"` // redis, postgres, dynamodb, workflow, memcached
+	Name        string   `yaml:"name"`
+	TTLMin      Duration `yaml:"ttl_min"`   // practical TTL range
+	TTLMax      Duration `yaml:"ttl_max"`   // zero means no practical upper bound
+	Primitive   string   `yaml:"primitive"` // the atomic claim, e.g. "SET key value NX EX ttl"
+	When        string   `yaml:"when"`
+	Rejected    bool     `yaml:"rejected,omitempty"`
+	AntiPattern string   `yaml:"anti_pattern,omitempty"`
+}
+
+// Collision is one row of the collision table.
+type Collision struct {
+	ID       string `yaml:"id"` // completed, in_progress, mismatch, expired
+	Case     string `yaml:"case"`
+	Meaning  string `yaml:"meaning"`
+	Response string `yaml:"response"`
+	Status   int    `yaml:"status,omitempty"` // HTTP status, 0 when not HTTP-specific
+}
+
+// Mechanism is a way to make one downstream side effect idempotent.
+type Mechanism struct {
+	ID    string `yaml:"id"` // provider-key, on-conflict, audit-log, message-id
+	Title string `yaml:"title"`
+	How   string `yaml:"how"`
+}
+
+// AntiPattern is a mistake with a stable ID shared by design and audit.
+type AntiPattern struct {
+	ID    string `yaml:"id"` // e.g. "per-attempt-key"
+	Title string `yaml:"title"`
+	Why   string `yaml:"why"`
+	Fix   string `yaml:"fix"`
+}
+
+// Preset is a named starting point for the design form (the seed's
+// "common patterns"). Answers is kept as raw YAML so that rules does not
+// depend on the design package; design decodes it into its Answers.
+type Preset struct {
+	ID          string         `yaml:"id"` // payment, webhook, queue, workflow, cron
+	Title       string         `yaml:"title"`
+	Description string         `yaml:"description"`
+	Answers     map[string]any `yaml:"answers"`
+}
+
+// Defaults are used where an answer is left empty.
+type Defaults struct {
+	Store      string   `yaml:"store"`       // redis
+	TTL        Duration `yaml:"ttl"`         // 24h
+	LeaseTTL   Duration `yaml:"lease_ttl"`   // how long an in-progress claim lives
+	RetryAfter Duration `yaml:"retry_after"` // Retry-After on a 409
+	// AuditRowFor lists operation kinds (payment, billing) that also get a
+	// Postgres audit row whatever the store.
+	AuditRowFor []string `yaml:"audit_row_for"`
+}
