@@ -37,6 +37,10 @@ type KeyAnswers struct {
 	// Scope is the field the stored key is scoped by (tenant_id); "unscoped"
 	// to opt out deliberately.
 	Scope string `yaml:"scope,omitempty"`
+	// RetriedBy names further catalogue providers whose retries also reach
+	// this operation (an internal HTTP retry policy, a load balancer); the
+	// TTL must cover the longest window of them all.
+	RetriedBy []string `yaml:"retried_by,omitempty"`
 }
 
 // HashAnswers answer Q2.

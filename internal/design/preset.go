@@ -53,4 +53,3 @@ func findPreset(cat *rules.Catalog, id string) *rules.Preset {
 	}
 	return nil
 }
-
