@@ -1,0 +1,283 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Key sources (Key.Source): who supplies the key, Q1 of the design. A key
+// made by the server per attempt is not among them: it defeats the purpose.
+const (
+	SourceClient   = "client"
+	SourceWebhook  = "webhook"
+	SourceQueue    = "queue"
+	SourceWorkflow = "workflow"
+	SourceCron     = "cron"
+)
+
+// Collision cases (Collision.Case): the four situations a repeated key can
+// meet, Q5 of the design. A spec answers each exactly once.
+const (
+	CaseCompleted  = "completed"
+	CaseInProgress = "in_progress"
+	CaseMismatch   = "mismatch"
+	CaseExpired    = "expired"
+)
+
+// HashSHA256JCS is the canonical request hash idemkit implements: SHA-256
+// over the RFC 8785 (JCS) canonical JSON of the included fields.
+const HashSHA256JCS = "sha256-jcs"
+
+// Downstream mechanisms (Step.Mechanism): how one side effect is made
+// idempotent with its own derived key, Q6 of the design.
+const (
+	MechanismProviderKey = "provider-key"
+	MechanismOnConflict  = "on-conflict"
+	MechanismAuditLog    = "audit-log"
+	MechanismMessageID   = "message-id"
+)
+
+// The vocabularies Validate accepts, in the order they are listed in
+// messages. They are fixed here rather than read from the rules catalogue
+// because a spec must mean the same thing to every idemkit that reads it.
+var (
+	sources        = []string{SourceClient, SourceWebhook, SourceQueue, SourceWorkflow, SourceCron}
+	collisionCases = []string{CaseCompleted, CaseInProgress, CaseMismatch, CaseExpired}
+	hashAlgorithms = []string{HashSHA256JCS}
+	mechanisms     = []string{MechanismProviderKey, MechanismOnConflict, MechanismAuditLog, MechanismMessageID}
+	storeKinds     = []string{"redis", "postgres", "dynamodb", "workflow"}
+	presets        = []string{"payment", "webhook", "queue", "workflow", "cron"}
+)
+
+// CollisionCases lists the four collision cases in the order the collision
+// table presents them, for renderers that walk the table.
+func CollisionCases() []string { return slices.Clone(collisionCases) }
+
+// FieldError is one problem Validate found, naming the front-matter field so
+// that `idemkit specs` can point at it.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+// Error reads "ttl.duration: 1h is shorter than the 3d retry window ...".
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap exposes the cause, e.g. ErrNewerSchema.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Validate reports every way s falls short of a complete, consistent design,
+// joined with errors.Join so that one run shows them all. Each problem is a
+// *FieldError. A spec that parses but does not validate is a design with a
+// hole in it: a retry somewhere is not covered.
+func (s *Spec) Validate() error {
+	problems := s.Problems()
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
+}
+
+// Problems is Validate's list of problems, in front-matter order, for
+// callers that group them by field, as the rendered self-check does.
+func (s *Spec) Problems() []*FieldError {
+	var v validator
+	v.header(s)
+	v.key(&s.Key)
+	v.hash(&s.Hash)
+	v.store(&s.Store)
+	v.ttl(&s.TTL)
+	v.collisions(s.Collisions)
+	v.downstream(s.Downstream)
+	return v.problems
+}
+
+type validator struct {
+	problems []*FieldError
+}
+
+func (v *validator) addf(field, format string, args ...any) {
+	v.problems = append(v.problems, &FieldError{Field: field, Err: fmt.Errorf(format, args...)})
+}
+
+func (v *validator) required(field, value string) {
+	if strings.TrimSpace(value) == "" {
+		v.addf(field, "missing")
+	}
+}
+
+func (v *validator) oneOf(field, value string, known []string) {
+	switch {
+	case value == "":
+		v.addf(field, "missing; one of %s", strings.Join(known, ", "))
+	case !slices.Contains(known, value):
+		v.addf(field, "unknown value %q; one of %s", value, strings.Join(known, ", "))
+	}
+}
+
+func (v *validator) header(s *Spec) {
+	switch {
+	case s.Schema == 0:
+		v.addf("schema", "missing; this idemkit writes schema %d", SchemaVersion)
+	case s.Schema < 0:
+		v.addf("schema", "%d is not a schema version", s.Schema)
+	case s.Schema > SchemaVersion:
+		v.problems = append(v.problems, &FieldError{Field: "schema", Err: fmt.Errorf("%w (schema %d); upgrade idemkit", ErrNewerSchema, s.Schema)})
+	}
+	v.required("idemkit", s.Idemkit)
+	v.required("operation", s.Operation)
+	if err := ValidSlug(s.Slug); err != nil {
+		v.addf("slug", "%v", err)
+	}
+	if s.Preset != "" {
+		v.oneOf("preset", s.Preset, presets)
+	}
+	v.required("patterns", s.Patterns)
+}
+
+func (v *validator) key(k *Key) {
+	if k.Source == "server" {
+		v.addf("key.source", "a key the server makes per attempt changes on every retry, so it deduplicates nothing; use one of %s", strings.Join(sources, ", "))
+	} else {
+		v.oneOf("key.source", k.Source, sources)
+	}
+	if (k.Source == SourceWebhook || k.Source == SourceQueue) && k.Provider == "" {
+		v.addf("key.provider", "missing; a %s key comes from its provider, whose retry window bounds the TTL", k.Source)
+	}
+	if k.Source == SourceCron && k.Schedule <= 0 {
+		v.addf("key.schedule", "missing; a cron key floors the scheduled time to its slot (1h, 1d, ...)")
+	}
+	v.required("key.field", k.Field)
+	v.required("key.format", k.Format)
+	v.required("key.example", k.Example)
+	if strings.TrimSpace(k.Scope) == "" {
+		v.addf("key.scope", `missing; name what the key is scoped by (e.g. tenant_id), or "unscoped" to make it global on purpose`)
+	}
+	v.required("key.rationale", k.Rationale)
+}
+
+func (v *validator) hash(h *Hash) {
+	v.oneOf("hash.algorithm", h.Algorithm, hashAlgorithms)
+	included := map[string]bool{}
+	for i, name := range h.Include {
+		field := fmt.Sprintf("hash.include[%d]", i)
+		switch {
+		case strings.TrimSpace(name) == "":
+			v.addf(field, "empty field name")
+		case included[name]:
+			v.addf(field, "%q is listed twice", name)
+		}
+		included[name] = true
+	}
+	excluded := map[string]bool{}
+	for i, f := range h.Exclude {
+		field := fmt.Sprintf("hash.exclude[%d]", i)
+		switch {
+		case strings.TrimSpace(f.Name) == "":
+			v.addf(field+".name", "missing")
+		case included[f.Name]:
+			v.addf(field+".name", "%q is both included in and excluded from the hash", f.Name)
+		case excluded[f.Name]:
+			v.addf(field+".name", "%q is listed twice", f.Name)
+		}
+		excluded[f.Name] = true
+		if strings.TrimSpace(f.Reason) == "" {
+			v.addf(field+".reason", "missing; say why %q is not part of the operation", f.Name)
+		}
+	}
+}
+
+func (v *validator) store(s *Store) {
+	if s.Kind == "memcached" {
+		v.addf("store.kind", "memcached evicts keys under memory pressure and keeps them minutes, shorter than any retry window; use one of %s", strings.Join(storeKinds, ", "))
+	} else {
+		v.oneOf("store.kind", s.Kind, storeKinds)
+	}
+	v.required("store.name", s.Name)
+	v.required("store.primitive", s.Primitive)
+	v.required("store.rationale", s.Rationale)
+}
+
+func (v *validator) ttl(t *TTL) {
+	switch {
+	case t.Duration <= 0:
+		v.addf("ttl.duration", "missing; keys must expire, and no sooner than the retry window")
+	case t.RetryWindow > 0 && t.Duration < t.RetryWindow:
+		v.addf("ttl.duration", "%s is shorter than the %s retry window of %s; a late retry would run the operation again", t.Duration, t.RetryWindow, orUnknown(t.WindowSource))
+	}
+	if t.RetryWindow <= 0 {
+		v.addf("ttl.retry_window", "missing; the TTL is justified by the longest retry window of any source")
+	}
+	v.required("ttl.window_source", t.WindowSource)
+	v.required("ttl.justification", t.Justification)
+	switch {
+	case t.Lease <= 0:
+		v.addf("ttl.lease", "missing; without a lease a crashed holder leaves the key in progress until the TTL runs out")
+	case t.Duration > 0 && t.Lease > t.Duration:
+		v.addf("ttl.lease", "%s outlives the %s TTL; the key would expire while still claimed", t.Lease, t.Duration)
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unnamed source"
+	}
+	return s
+}
+
+func (v *validator) collisions(cs []Collision) {
+	seen := map[string]int{}
+	for i, c := range cs {
+		field := fmt.Sprintf("collisions[%d]", i)
+		v.oneOf(field+".case", c.Case, collisionCases)
+		if first, dup := seen[c.Case]; dup && c.Case != "" {
+			v.addf(field+".case", "%s is answered twice (first at collisions[%d])", c.Case, first)
+		} else {
+			seen[c.Case] = i
+		}
+		v.required(field+".when", c.When)
+		v.required(field+".response", c.Response)
+		if c.Status != 0 && (c.Status < 100 || c.Status > 599) {
+			v.addf(field+".status", "%d is not an HTTP status", c.Status)
+		}
+		switch c.Case {
+		case CaseMismatch:
+			if c.Status != 0 && (c.Status < 400 || c.Status > 499) {
+				v.addf(field+".status", "%d would accept a different payload under the same key; answer 422", c.Status)
+			}
+		case CaseInProgress:
+			if c.Status == 409 && c.RetryAfter <= 0 {
+				v.addf(field+".retry_after", "missing; a 409 tells the client when to retry with Retry-After")
+			}
+		}
+	}
+	for _, c := range collisionCases {
+		if _, ok := seen[c]; !ok {
+			v.addf("collisions", "no row for %s; all four cases (%s) must be answered", c, strings.Join(collisionCases, ", "))
+		}
+	}
+}
+
+func (v *validator) downstream(steps []Step) {
+	names := map[string]int{}
+	keys := map[string]int{}
+	for i, st := range steps {
+		field := fmt.Sprintf("downstream[%d]", i)
+		v.required(field+".name", st.Name)
+		v.oneOf(field+".mechanism", st.Mechanism, mechanisms)
+		v.required(field+".key", st.Key)
+		if first, dup := names[st.Name]; dup && st.Name != "" {
+			v.addf(field+".name", "%q is also downstream[%d]; each step needs its own name", st.Name, first)
+		} else {
+			names[st.Name] = i
+		}
+		if first, dup := keys[st.Key]; dup && st.Key != "" {
+			v.addf(field+".key", "%q is also the key of downstream[%d]; two side effects sharing a key deduplicate each other", st.Key, first)
+		} else {
+			keys[st.Key] = i
+		}
+	}
+}

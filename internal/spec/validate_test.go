@@ -1,0 +1,151 @@
+package spec
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemkit/idemkit/internal/rules"
+)
+
+func TestValidateValid(t *testing.T) {
+	t.Parallel()
+	webhook := validSpec()
+	webhook.Key.Source, webhook.Key.Provider = SourceWebhook, "stripe"
+	webhook.Downstream = nil
+	cron := validSpec()
+	cron.Key.Source, cron.Key.Schedule = SourceCron, rules.MustDuration("1h")
+	cron.Hash.Include = nil
+	cron.Preset = ""
+	for name, s := range map[string]*Spec{"client": validSpec(), "webhook": webhook, "cron": cron} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: Validate = %v, want nil", name, err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		mutate func(s *Spec)
+		want   []string // every problem, as "field: message" prefixes
+	}{
+		{"missing header", func(s *Spec) { s.Schema, s.Idemkit, s.Operation, s.Patterns = 0, "", " ", "" },
+			[]string{"schema: missing; this idemkit writes schema 1", "idemkit: missing", "operation: missing", "patterns: missing"}},
+		{"newer schema", func(s *Spec) { s.Schema = 2 }, []string{"schema: written by a newer idemkit (schema 2); upgrade idemkit"}},
+		{"unsafe slug", func(s *Spec) { s.Slug = "../etc" }, []string{`slug: slug "../etc" has '.'`}},
+		{"unknown preset", func(s *Spec) { s.Preset = "saga" }, []string{`preset: unknown value "saga"; one of payment, webhook, queue, workflow, cron`}},
+		{"unknown source", func(s *Spec) { s.Key.Source = "email" }, []string{`key.source: unknown value "email"; one of client, webhook, queue, workflow, cron`}},
+		{"server key", func(s *Spec) { s.Key.Source = "server" }, []string{"key.source: a key the server makes per attempt changes on every retry"}},
+		{"webhook without provider", func(s *Spec) { s.Key.Source = SourceWebhook }, []string{"key.provider: missing; a webhook key comes from its provider"}},
+		{"queue without provider", func(s *Spec) { s.Key.Source = SourceQueue }, []string{"key.provider: missing; a queue key"}},
+		{"cron without schedule", func(s *Spec) { s.Key.Source = SourceCron }, []string{"key.schedule: missing; a cron key floors the scheduled time"}},
+		{"empty key fields", func(s *Spec) { s.Key = Key{Source: SourceClient} },
+			[]string{"key.field: missing", "key.format: missing", "key.example: missing", "key.scope: missing; name what the key is scoped by", "key.rationale: missing"}},
+		{"unknown hash", func(s *Spec) { s.Hash.Algorithm = "md5" }, []string{`hash.algorithm: unknown value "md5"; one of sha256-jcs`}},
+		{"hash fields", func(s *Spec) {
+			s.Hash.Include = []string{"amount", "", "amount"}
+			s.Hash.Exclude = []Field{{Name: "amount", Reason: "x"}, {Name: "ip"}, {Name: "ip", Reason: "y"}, {Reason: "z"}}
+		}, []string{
+			"hash.include[1]: empty field name", `hash.include[2]: "amount" is listed twice`,
+			`hash.exclude[0].name: "amount" is both included in and excluded from the hash`,
+			`hash.exclude[1].reason: missing; say why "ip" is not part of the operation`,
+			`hash.exclude[2].name: "ip" is listed twice`, "hash.exclude[3].name: missing",
+		}},
+		{"memcached", func(s *Spec) { s.Store.Kind = "memcached" }, []string{"store.kind: memcached evicts keys"}},
+		{"empty store", func(s *Spec) { s.Store = Store{} },
+			[]string{"store.kind: missing; one of redis, postgres, dynamodb, workflow", "store.name: missing", "store.primitive: missing", "store.rationale: missing"}},
+		{"ttl shorter than window", func(s *Spec) {
+			s.TTL.Duration, s.TTL.RetryWindow, s.TTL.WindowSource = rules.MustDuration("24h"), rules.MustDuration("72h"), "Stripe webhooks"
+		},
+			[]string{"ttl.duration: 1d is shorter than the 3d retry window of Stripe webhooks; a late retry would run the operation again"}},
+		{"empty ttl", func(s *Spec) { s.TTL = TTL{} }, []string{
+			"ttl.duration: missing; keys must expire", "ttl.retry_window: missing", "ttl.window_source: missing",
+			"ttl.justification: missing", "ttl.lease: missing; without a lease a crashed holder",
+		}},
+		{"lease outlives ttl", func(s *Spec) { s.TTL.Lease = rules.MustDuration("2d") }, []string{"ttl.lease: 2d outlives the 1d TTL"}},
+		{"missing collision", func(s *Spec) { s.Collisions = s.Collisions[:3] },
+			[]string{"collisions: no row for expired; all four cases (completed, in_progress, mismatch, expired) must be answered"}},
+		{"no collisions", func(s *Spec) { s.Collisions = nil }, []string{
+			"collisions: no row for completed", "collisions: no row for in_progress", "collisions: no row for mismatch", "collisions: no row for expired",
+		}},
+		{"duplicate collision", func(s *Spec) { s.Collisions[3].Case = CaseCompleted }, []string{
+			"collisions[3].case: completed is answered twice (first at collisions[0])", "collisions: no row for expired",
+		}},
+		{"bad collision rows", func(s *Spec) {
+			s.Collisions[0] = Collision{Case: "retry", Status: 999}
+			s.Collisions[1].RetryAfter = 0
+			s.Collisions[2].Status = 200
+		}, []string{
+			`collisions[0].case: unknown value "retry"`, "collisions[0].when: missing", "collisions[0].response: missing",
+			"collisions[0].status: 999 is not an HTTP status",
+			"collisions[1].retry_after: missing; a 409 tells the client when to retry",
+			"collisions[2].status: 200 would accept a different payload under the same key; answer 422",
+			"collisions: no row for completed",
+		}},
+		{"bad steps", func(s *Spec) {
+			s.Downstream[0] = Step{Name: "charge"}
+			s.Downstream[1].Name, s.Downstream[1].Mechanism = "email", "hope"
+			s.Downstream[2].Key = "{key}:order"
+		}, []string{
+			"downstream[0].mechanism: missing; one of provider-key, on-conflict, audit-log, message-id", "downstream[0].key: missing",
+			`downstream[1].mechanism: unknown value "hope"`,
+			`downstream[2].name: "email" is also downstream[1]; each step needs its own name`,
+			`downstream[2].key: "{key}:order" is also the key of downstream[1]; two side effects sharing a key deduplicate each other`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := validSpec()
+			tt.mutate(s)
+			problems := s.Problems()
+			got := make([]string, len(problems))
+			for i, p := range problems {
+				got[i] = p.Error()
+				if !strings.HasPrefix(got[i], p.Field+": ") {
+					t.Errorf("problem %q does not start with its field %q", got[i], p.Field)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i, want := range tt.want {
+				if !strings.HasPrefix(got[i], want) {
+					t.Errorf("problem %d = %q, want it to start with %q", i, got[i], want)
+				}
+			}
+			err := s.Validate()
+			if err == nil || err.Error() != strings.Join(got, "\n") {
+				t.Errorf("Validate = %v, want the problems joined", err)
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != problems[0].Field {
+				t.Errorf("Validate error does not expose the first *FieldError")
+			}
+		})
+	}
+}
+
+func TestValidateNewerSchemaIs(t *testing.T) {
+	t.Parallel()
+	s := validSpec()
+	s.Schema = SchemaVersion + 1
+	if err := s.Validate(); !errors.Is(err, ErrNewerSchema) {
+		t.Errorf("Validate = %v, want ErrNewerSchema", err)
+	}
+}
+
+func TestCollisionCases(t *testing.T) {
+	t.Parallel()
+	got := CollisionCases()
+	if want := []string{"completed", "in_progress", "mismatch", "expired"}; !slices.Equal(got, want) {
+		t.Fatalf("CollisionCases = %v, want %v", got, want)
+	}
+	got[0] = "changed"
+	if CollisionCases()[0] != CaseCompleted {
+		t.Error("CollisionCases shares its backing array with callers")
+	}
+}
