@@ -151,17 +151,22 @@ func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 // UnmarshalYAML reads d with ParseDuration; "0s" and empty stay zero so that
 // optional durations can be omitted.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: expected a duration like 24h or 7d", n.Line)
-	}
-	if n.Value == "" || n.Value == "0s" {
-		*d = 0
-		return nil
-	}
-	v, err := ParseDuration(n.Value)
+	v, err := durationNode(n)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	*d = v
 	return nil
+}
+
+// durationNode is UnmarshalYAML without the line prefix, for the catalogue
+// loader, whose errors carry the file and line themselves.
+func durationNode(n *yaml.Node) (Duration, error) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, errors.New("expected a duration like 24h or 7d")
+	}
+	if n.Value == "" || n.Value == "0s" {
+		return 0, nil
+	}
+	return ParseDuration(n.Value)
 }

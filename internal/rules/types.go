@@ -2,8 +2,11 @@ package rules
 
 // Catalog is the whole body of knowledge idemkit reasons with. It is loaded
 // from the embedded YAML files (see Default) and may be extended or overridden
-// by a team's .idemkit.yaml (see Merge). Every entry has a stable lowercase ID
-// that design, audit and the generated specs refer to.
+// by a team's .idemkit.yaml (see Override). Every entry has a stable lowercase
+// ID that design, audit and the generated specs refer to.
+//
+// A Catalog from Default is shared: treat it, and the pointers its lookups
+// return, as read-only; Override returns a new Catalog instead of changing one.
 type Catalog struct {
 	// KeySources answers Q1: where an idempotency key comes from.
 	KeySources []KeySource `yaml:"key_sources"`
@@ -25,7 +28,23 @@ type Catalog struct {
 	Presets []Preset `yaml:"presets"`
 	// Defaults are the answers used when a question is left empty.
 	Defaults Defaults `yaml:"defaults"`
+
+	// pos remembers where each entry and field was written, so that an error
+	// found after a merge still points at the line that caused it.
+	pos map[string]position
+	// seq orders the writes recorded in pos: the latest write is the one to
+	// blame when two fields disagree.
+	seq int
 }
+
+// Provider kinds: what kind of system retries. Design asks a different
+// question for each (which provider sends the webhook, which queue delivers).
+const (
+	KindWebhook  = "webhook"  // an HTTP callback sender (Stripe, GitHub, ...)
+	KindQueue    = "queue"    // a message broker that redelivers (SQS, Kafka, ...)
+	KindInternal = "internal" // our own services' retry policies
+	KindUI       = "ui"       // people pressing the button again
+)
 
 // KeySource is one answer to "who supplies the key?".
 type KeySource struct {
@@ -40,7 +59,9 @@ type KeySource struct {
 	AntiPattern string `yaml:"anti_pattern,omitempty"`
 }
 
-// Provider is an upstream system that retries or redelivers.
+// Provider is an upstream system that retries or redelivers. Its retry
+// window is the number the TTL question (Q4) turns on, so each one carries
+// the documentation it came from.
 type Provider struct {
 	ID     string `yaml:"id"`     // lowercase, e.g. "stripe", "sqs-fifo"
 	Name   string `yaml:"name"`   // display name, e.g. "Stripe webhooks"
@@ -57,6 +78,10 @@ type Provider struct {
 	// arrive again; SuggestedTTL is what we recommend storing keys for.
 	RetryWindow  Duration `yaml:"retry_window"`
 	SuggestedTTL Duration `yaml:"suggested_ttl"`
+	// Unbounded marks a provider that no clock bounds (a broker that
+	// redelivers until acked); RetryWindow is then zero and Bound says what
+	// does end a redelivery, so SuggestedTTL is a policy, not a derivation.
+	Unbounded bool `yaml:"unbounded,omitempty"`
 	// Bound explains what really bounds a redelivery (for queues often a
 	// retention period or a visibility timeout, not a retry schedule).
 	Bound string `yaml:"bound"`
@@ -65,29 +90,36 @@ type Provider struct {
 	SeedDisagreement string `yaml:"seed_disagreement,omitempty"`
 	// Reference is the documentation the numbers came from.
 	Reference string `yaml:"reference"`
-	// Line is the line of the entry in the file it was loaded from.
+	// Line is the line of the entry in the file it was last loaded from (a
+	// team's override when it changed the entry), for messages.
 	Line int `yaml:"-"`
 }
 
-// VolatileField is a payload field excluded from the canonical hash.
+// VolatileField is a payload field excluded from the canonical hash: one
+// that differs between two attempts of the same logical request.
 type VolatileField struct {
 	Name   string `yaml:"name"`   // e.g. "timestamp"
 	Reason string `yaml:"reason"` // why it is noise
 }
 
-// Store is one answer to "where do you store keys?".
+// Store is one answer to "where do you store keys?", with the TTLs it can
+// hold in practice so design can tell when a TTL and a store do not fit.
 type Store struct {
-	ID          string   `yaml:"id"` // redis, postgres, dynamodb, workflow, memcached
-	Name        string   `yaml:"name"`
-	TTLMin      Duration `yaml:"ttl_min"`   // practical TTL range
-	TTLMax      Duration `yaml:"ttl_max"`   // zero means no practical upper bound
-	Primitive   string   `yaml:"primitive"` // the atomic claim, e.g. "SET key value NX EX ttl"
-	When        string   `yaml:"when"`
-	Rejected    bool     `yaml:"rejected,omitempty"`
-	AntiPattern string   `yaml:"anti_pattern,omitempty"`
+	ID       string   `yaml:"id"` // redis, postgres, dynamodb, workflow, memcached
+	Name     string   `yaml:"name"`
+	TTLMin   Duration `yaml:"ttl_min"`   // practical TTL range; zero when not a TTL at all
+	TTLMax   Duration `yaml:"ttl_max"`   // zero means no practical upper bound
+	TTLRange string   `yaml:"ttl_range"` // the range in words for tables, e.g. "hours to days"
+	// Primitive is the one atomic write that claims a key, e.g.
+	// "SET key value NX EX ttl"; a store without one invites check-then-act.
+	Primitive   string `yaml:"primitive"`
+	When        string `yaml:"when"` // when to pick it
+	Rejected    bool   `yaml:"rejected,omitempty"`
+	AntiPattern string `yaml:"anti_pattern,omitempty"`
 }
 
-// Collision is one row of the collision table.
+// Collision is one row of the collision table: what a second request with
+// a key already seen means, and what it gets back.
 type Collision struct {
 	ID       string `yaml:"id"` // completed, in_progress, mismatch, expired
 	Case     string `yaml:"case"`
@@ -96,7 +128,9 @@ type Collision struct {
 	Status   int    `yaml:"status,omitempty"` // HTTP status, 0 when not HTTP-specific
 }
 
-// Mechanism is a way to make one downstream side effect idempotent.
+// Mechanism is a way to make one downstream side effect idempotent: the
+// entrypoint's key only stops duplicate entries, each side effect needs its
+// own.
 type Mechanism struct {
 	ID    string `yaml:"id"` // provider-key, on-conflict, audit-log, message-id
 	Title string `yaml:"title"`

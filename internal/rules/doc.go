@@ -1,0 +1,13 @@
+// Package rules is idemkit's knowledge as data: the key sources, the
+// providers and their retry windows, the stores, the collision table, the
+// downstream mechanisms, the anti-patterns, the presets and the defaults
+// that design, audit and generate all reason with.
+//
+// The knowledge lives in YAML (catalog/*.yaml, embedded) rather than Go
+// literals so that a changed retry window is a reviewable one-line diff next
+// to the documentation URL it came from, and so that a team can extend or
+// override it with the same format in an .idemkit.yaml at its repo root.
+// Every load is validated as a whole, and every error names file, line and
+// field: a catalogue that is silently wrong would turn into specs whose TTLs
+// are silently too short.
+package rules

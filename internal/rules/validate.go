@@ -1,0 +1,352 @@
+package rules
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// validID is the shape of every ID: lowercase, so that a spec, a flag and a
+// finding name an entry the same way.
+var validID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// requiredCollisions are the four rows every spec's collision table has.
+var requiredCollisions = []string{"completed", "in_progress", "mismatch", "expired"}
+
+// Validate checks the catalogue as a whole: IDs present, lowercase and
+// unique; required fields given; references resolving (a provider's source,
+// a store's anti-pattern, a preset's provider, store and mechanisms); and
+// the arithmetic of TTLs (a provider's suggested_ttl at least its
+// retry_window, the default TTL inside the default store's range). It
+// returns every problem, joined, each a *FileError pointing at the line
+// last written among the fields involved, so that after a merge the blame
+// lands on the override that caused it.
+func (c *Catalog) Validate() error {
+	v := &validator{c: c}
+	v.antiPatterns()
+	v.keySources()
+	v.providers()
+	v.volatileFields()
+	v.stores()
+	v.collisions()
+	v.mechanisms()
+	v.presets()
+	v.defaults()
+	slices.SortStableFunc(v.errs, func(a, b *FileError) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	errs := make([]error, len(v.errs))
+	for i, e := range v.errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+type validator struct {
+	c    *Catalog
+	errs []*FileError
+	// ids per section, for references
+	sourceIDs, providerIDs, storeIDs, mechanismIDs, antiPatternIDs map[string]int
+}
+
+// ref names a recorded position (an entry "providers[3]" or a field
+// "providers[3].bound") and what to add to its path in the message.
+type ref struct{ key, sub string }
+
+// at is where field of entry i of section is: the field itself if it was
+// written, else its entry.
+func at(section string, i int, field string) []ref {
+	entry := fmt.Sprintf("%s[%d]", section, i)
+	return []ref{{entry + "." + field, ""}, {entry, "." + field}}
+}
+
+// fail records err at whichever of refs was written last.
+func (v *validator) fail(err error, refs ...ref) {
+	fe := &FileError{Field: refs[0].key + refs[0].sub, Err: err}
+	best := -1
+	for _, r := range refs {
+		if p, ok := v.c.pos[r.key]; ok && p.seq > best {
+			best = p.seq
+			fe.File, fe.Line, fe.Field = p.file, p.line, p.path+r.sub
+		}
+	}
+	v.errs = append(v.errs, fe)
+}
+
+// ids checks the IDs of one section and returns them with their index.
+func (v *validator) ids(section, noun string, n int, id func(int) string) map[string]int {
+	out := map[string]int{}
+	key := "id"
+	if section == "volatile_fields" {
+		key = "name"
+	}
+	for i := range n {
+		s := id(i)
+		switch first, dup := out[s]; {
+		case strings.TrimSpace(s) == "":
+			v.fail(fmt.Errorf("%w (every %s needs one)", ErrMissingField, noun), at(section, i, key)...)
+		case section != "volatile_fields" && !validID.MatchString(s):
+			v.fail(fmt.Errorf("%s %q must be lowercase letters, digits, '-' or '_'", key, s), at(section, i, key)...)
+		case dup:
+			v.fail(fmt.Errorf("%w %q: %s[%d] has it already", ErrDuplicateID, s, section, first), at(section, i, key)...)
+		default:
+			out[s] = i
+		}
+	}
+	return out
+}
+
+// require reports each empty field of entry i; fields alternates names and
+// values.
+func (v *validator) require(section, noun string, i int, fields ...string) {
+	for j := 0; j+1 < len(fields); j += 2 {
+		if strings.TrimSpace(fields[j+1]) == "" {
+			v.fail(fmt.Errorf("%w (every %s needs a %s)", ErrMissingField, noun, fields[j]), at(section, i, fields[j])...)
+		}
+	}
+}
+
+// ref checks that id names an entry of known, the section called what.
+func (v *validator) ref(id, what string, known map[string]int, refs []ref) bool {
+	if _, ok := known[id]; ok {
+		return true
+	}
+	v.fail(fmt.Errorf("%w: %q is not a %s (known: %s)", ErrUnknownRef, id, what, strings.Join(slices.Sorted(maps.Keys(known)), ", ")), refs...)
+	return false
+}
+
+func (v *validator) antiPatterns() {
+	a := v.c.AntiPatterns
+	v.antiPatternIDs = v.ids("anti_patterns", "anti-pattern", len(a), func(i int) string { return a[i].ID })
+	for i, p := range a {
+		v.require("anti_patterns", "anti-pattern", i, "title", p.Title, "why", p.Why, "fix", p.Fix)
+	}
+}
+
+func (v *validator) keySources() {
+	ks := v.c.KeySources
+	v.sourceIDs = v.ids("key_sources", "key source", len(ks), func(i int) string { return ks[i].ID })
+	for i, k := range ks {
+		v.require("key_sources", "key source", i, "title", k.Title, "format", k.Format, "example", k.Example, "description", k.Description)
+		v.rejection("key_sources", "key source", i, k.Rejected, k.AntiPattern)
+	}
+}
+
+// rejection checks that a rejected entry says why, with a known anti-pattern.
+func (v *validator) rejection(section, noun string, i int, rejected bool, antiPattern string) {
+	switch {
+	case antiPattern != "":
+		v.ref(antiPattern, "anti-pattern", v.antiPatternIDs, at(section, i, "anti_pattern"))
+	case rejected:
+		v.fail(fmt.Errorf("%w: a rejected %s names the anti-pattern it falls into", ErrMissingField, noun),
+			append(at(section, i, "anti_pattern"), at(section, i, "rejected")...)...)
+	}
+}
+
+func (v *validator) providers() {
+	ps := v.c.Providers
+	v.providerIDs = v.ids("providers", "provider", len(ps), func(i int) string { return ps[i].ID })
+	for i, p := range ps {
+		v.require("providers", "provider", i, "name", p.Name, "key_field", p.KeyField, "key_example", p.KeyExample, "bound", p.Bound)
+		switch p.Kind {
+		case KindWebhook, KindQueue, KindInternal, KindUI:
+		case "":
+			v.fail(fmt.Errorf("%w (every provider needs a kind: webhook, queue, internal or ui)", ErrMissingField), at("providers", i, "kind")...)
+		default:
+			v.fail(fmt.Errorf("kind %q is not one of webhook, queue, internal, ui", p.Kind), at("providers", i, "kind")...)
+		}
+		if p.Source == "" {
+			v.fail(fmt.Errorf("%w (every provider needs the key source its keys come from)", ErrMissingField), at("providers", i, "source")...)
+		} else if v.ref(p.Source, "key source", v.sourceIDs, at("providers", i, "source")) {
+			if k := v.c.KeySources[v.sourceIDs[p.Source]]; k.Rejected {
+				v.fail(fmt.Errorf("source %q is a rejected key source (%s)", p.Source, k.AntiPattern),
+					append(at("providers", i, "source"), at("key_sources", v.sourceIDs[p.Source], "rejected")...)...)
+			}
+		}
+		window := at("providers", i, "retry_window")
+		switch {
+		case p.Unbounded && p.RetryWindow != 0:
+			v.fail(fmt.Errorf("retry_window %s contradicts unbounded: true; say in bound what ends a redelivery", p.RetryWindow),
+				append(window, at("providers", i, "unbounded")...)...)
+		case !p.Unbounded && p.RetryWindow <= 0:
+			v.fail(fmt.Errorf("%w: the longest time over which the same delivery can arrive again, e.g. 72h or 3d (or unbounded: true if nothing bounds it)", ErrMissingField),
+				append(window, at("providers", i, "unbounded")...)...)
+		}
+		ttl := at("providers", i, "suggested_ttl")
+		switch {
+		case p.SuggestedTTL <= 0:
+			v.fail(fmt.Errorf("%w: how long to keep keys for this provider, at least its retry_window", ErrMissingField), ttl...)
+		case p.SuggestedTTL < p.RetryWindow:
+			v.fail(fmt.Errorf("suggested_ttl %s is shorter than retry_window %s: a redelivery after the key expired is processed twice (ttl-below-retry-window)",
+				p.SuggestedTTL, p.RetryWindow), append(ttl, window...)...)
+		}
+		if p.Reference != "" {
+			if u, err := url.Parse(p.Reference); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				v.fail(fmt.Errorf("reference %q is not an http(s) URL; link the documentation the window came from", p.Reference),
+					at("providers", i, "reference")...)
+			}
+		}
+	}
+}
+
+func (v *validator) volatileFields() {
+	fs := v.c.VolatileFields
+	v.ids("volatile_fields", "volatile field", len(fs), func(i int) string { return fs[i].Name })
+	for i, f := range fs {
+		v.require("volatile_fields", "volatile field", i, "reason", f.Reason)
+	}
+}
+
+func (v *validator) stores() {
+	ss := v.c.Stores
+	v.storeIDs = v.ids("stores", "store", len(ss), func(i int) string { return ss[i].ID })
+	for i, s := range ss {
+		v.require("stores", "store", i, "name", s.Name, "ttl_range", s.TTLRange, "primitive", s.Primitive, "when", s.When)
+		if s.TTLMin < 0 || s.TTLMax < 0 || (s.TTLMax != 0 && s.TTLMax < s.TTLMin) {
+			v.fail(fmt.Errorf("ttl_max %s is below ttl_min %s (leave ttl_max out for no upper bound)", s.TTLMax, s.TTLMin),
+				append(at("stores", i, "ttl_max"), at("stores", i, "ttl_min")...)...)
+		}
+		v.rejection("stores", "store", i, s.Rejected, s.AntiPattern)
+	}
+}
+
+func (v *validator) collisions() {
+	cs := v.c.Collisions
+	known := v.ids("collisions", "collision", len(cs), func(i int) string { return cs[i].ID })
+	for i, c := range cs {
+		v.require("collisions", "collision", i, "case", c.Case, "meaning", c.Meaning, "response", c.Response)
+		if c.Status != 0 && (c.Status < 100 || c.Status > 599) {
+			v.fail(fmt.Errorf("status %d is not an HTTP status (0 when the row is not HTTP-specific)", c.Status), at("collisions", i, "status")...)
+		}
+	}
+	for _, id := range requiredCollisions {
+		if _, ok := known[id]; !ok {
+			v.fail(fmt.Errorf("%w: the collision table has no %q row; every spec renders all four (%s)",
+				ErrMissingField, id, strings.Join(requiredCollisions, ", ")), ref{"collisions", ""})
+		}
+	}
+}
+
+func (v *validator) mechanisms() {
+	ms := v.c.Mechanisms
+	v.mechanismIDs = v.ids("mechanisms", "mechanism", len(ms), func(i int) string { return ms[i].ID })
+	for i, m := range ms {
+		v.require("mechanisms", "mechanism", i, "title", m.Title, "how", m.How)
+	}
+}
+
+// presets checks the references inside each preset's answers, which design
+// decodes later: a preset naming an unknown provider would fail there, far
+// from the line that caused it.
+func (v *validator) presets() {
+	ps := v.c.Presets
+	v.ids("presets", "preset", len(ps), func(i int) string { return ps[i].ID })
+	for i, p := range ps {
+		v.require("presets", "preset", i, "title", p.Title, "description", p.Description)
+		entry := fmt.Sprintf("presets[%d]", i)
+		if len(p.Answers) == 0 {
+			v.fail(fmt.Errorf("%w (every preset needs answers, in the shape of an --answers file)", ErrMissingField), at("presets", i, "answers")...)
+			continue
+		}
+		here := func(sub string) []ref {
+			return []ref{{entry + ".answers", sub}, {entry, ".answers" + sub}}
+		}
+		key := v.mapping(p.Answers, "key", here)
+		if src, ok := key["source"]; !ok {
+			v.fail(fmt.Errorf("%w (a preset says who supplies the key)", ErrMissingField), here(".key.source")...)
+		} else {
+			v.ref(fmt.Sprint(src), "key source", v.sourceIDs, here(".key.source"))
+		}
+		if provider, ok := key["provider"]; ok {
+			v.ref(fmt.Sprint(provider), "provider", v.providerIDs, here(".key.provider"))
+		}
+		if rb, ok := key["retried_by"]; ok {
+			list, isList := rb.([]any)
+			if !isList {
+				v.fail(errors.New("expected a list of provider IDs"), here(".key.retried_by")...)
+			}
+			for j, id := range list {
+				v.ref(fmt.Sprint(id), "provider", v.providerIDs, here(fmt.Sprintf(".key.retried_by[%d]", j)))
+			}
+		}
+		if kind, ok := v.mapping(p.Answers, "store", here)["kind"]; ok {
+			v.ref(fmt.Sprint(kind), "store", v.storeIDs, here(".store.kind"))
+		}
+		if ttl, ok := p.Answers["ttl"]; ok {
+			if _, err := ParseDuration(fmt.Sprint(ttl)); err != nil {
+				v.fail(err, here(".ttl")...)
+			}
+		}
+		steps, _ := p.Answers["downstream"].([]any)
+		if _, ok := p.Answers["downstream"]; ok && steps == nil {
+			v.fail(errors.New("expected a list of steps"), here(".downstream")...)
+		}
+		for j, s := range steps {
+			step, _ := s.(map[string]any)
+			if m, ok := step["mechanism"]; ok {
+				v.ref(fmt.Sprint(m), "mechanism", v.mechanismIDs, here(fmt.Sprintf(".downstream[%d].mechanism", j)))
+			} else {
+				v.fail(fmt.Errorf("%w (each downstream step says how it is made idempotent)", ErrMissingField), here(fmt.Sprintf(".downstream[%d].mechanism", j))...)
+			}
+		}
+	}
+}
+
+// mapping returns answers[name] as a mapping, reporting any other shape.
+func (v *validator) mapping(answers map[string]any, name string, here func(string) []ref) map[string]any {
+	x, ok := answers[name]
+	if !ok {
+		return nil
+	}
+	m, ok := x.(map[string]any)
+	if !ok {
+		v.fail(fmt.Errorf("expected a mapping of %s answers", name), here("."+name)...)
+	}
+	return m
+}
+
+func (v *validator) defaults() {
+	d := v.c.Defaults
+	field := func(name string) []ref { return []ref{{"defaults." + name, ""}, {"defaults", "." + name}} }
+	if d.Store == "" {
+		v.fail(fmt.Errorf("%w (the store used when none is chosen)", ErrMissingField), field("store")...)
+	} else if v.ref(d.Store, "store", v.storeIDs, field("store")) {
+		s := v.c.Stores[v.storeIDs[d.Store]]
+		if s.Rejected {
+			v.fail(fmt.Errorf("store %q is rejected (%s)", d.Store, s.AntiPattern), field("store")...)
+		}
+		if d.TTL > 0 && (d.TTL < s.TTLMin || (s.TTLMax != 0 && d.TTL > s.TTLMax)) {
+			v.fail(fmt.Errorf("ttl %s is outside %s's practical range %s–%s", d.TTL, d.Store, s.TTLMin, s.TTLMax),
+				append(field("ttl"), field("store")...)...)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		d    Duration
+		why  string
+	}{
+		{"ttl", d.TTL, "how long keys live when no provider's window decides"},
+		{"lease_ttl", d.LeaseTTL, "how long an in-progress claim lives before a retry may take it over"},
+		{"retry_after", d.RetryAfter, "the Retry-After sent with a 409"},
+	} {
+		if f.d <= 0 {
+			v.fail(fmt.Errorf("%w: %s", ErrMissingField, f.why), field(f.name)...)
+		}
+	}
+	if d.LeaseTTL > d.TTL && d.TTL > 0 {
+		v.fail(fmt.Errorf("lease_ttl %s is longer than ttl %s: the key would expire while its claim is still live", d.LeaseTTL, d.TTL),
+			append(field("lease_ttl"), field("ttl")...)...)
+	}
+	for i, kind := range d.AuditRowFor {
+		if !validID.MatchString(kind) {
+			sub := fmt.Sprintf("[%d]", i)
+			v.fail(fmt.Errorf("operation kind %q must be lowercase, e.g. payment", kind),
+				ref{"defaults.audit_row_for", sub}, ref{"defaults", ".audit_row_for" + sub})
+		}
+	}
+}
