@@ -1,0 +1,199 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Defaults used where a Keeper field is zero.
+const (
+	DefaultLease          = 30 * time.Second
+	DefaultTTL            = 24 * time.Hour
+	DefaultCleanupTimeout = 5 * time.Second
+)
+
+// Func is the work guarded by a key. Its context is cancelled when the caller's is, and when the
+// lease cannot be renewed (the cause is then ErrLeaseLost): work that sees it cancelled must stop,
+// because another holder may be running it.
+type Func func(ctx context.Context) (Response, error)
+
+// Keeper runs work at most once per key over a Store. The zero value of each field but Store is a
+// sensible default; a Keeper is safe for concurrent use and holds no state of its own.
+type Keeper struct {
+	Store Store
+	// Lease is how long a holder keeps the key without renewing it, and so how long a crashed
+	// holder blocks retries. Default DefaultLease.
+	Lease time.Duration
+	// TTL is how long a completed response is replayed; it should cover the longest retry window
+	// of whoever sends the requests. Default DefaultTTL.
+	TTL time.Duration
+	// Heartbeat is how often the lease is renewed while the work runs. Default Lease/3, so two
+	// renewals can fail before the lease runs out.
+	Heartbeat time.Duration
+	// Cacheable decides whether a response is stored for replays. Default: any status under 500.
+	// A response that is not cacheable releases the key, so the retry runs the work again.
+	Cacheable func(Response) bool
+	// CleanupTimeout bounds the Complete or Release that runs after the work, which uses a context
+	// detached from the caller's so a cancelled request still releases its key.
+	// Default DefaultCleanupTimeout.
+	CleanupTimeout time.Duration
+}
+
+// Result is what Do produced.
+type Result struct {
+	Response Response
+	// Replayed: Response is the stored answer of an earlier run; the work did not run now.
+	Replayed bool
+	// TakenOver: the work ran after an earlier holder's lease ran out; that holder may have done
+	// part of it.
+	TakenOver bool
+	// Stored: Response was recorded and will be replayed to retries.
+	Stored bool
+}
+
+// Do runs fn once for key with the default Keeper settings over s. See Keeper.Do.
+func Do(ctx context.Context, s Store, key, fingerprint string, fn Func) (Result, error) {
+	return (&Keeper{Store: s}).Do(ctx, key, fingerprint, fn)
+}
+
+// Do claims key and runs fn, or answers without running it:
+//   - a completed key with the same fingerprint: the stored response, Replayed;
+//   - another holder's live lease: an *InProgressError (ErrInProgress) with the lease's remainder;
+//   - a different fingerprint: a *MismatchError (ErrFingerprintMismatch);
+//   - a store that cannot answer: its error (ErrStoreUnavailable), and fn does not run.
+//
+// While fn runs its lease is renewed every Heartbeat. Afterwards the key is completed with fn's
+// response if fn succeeded, its context was not cancelled and the response is cacheable;
+// otherwise it is released so a retry can run at once — including when fn panics, in which case
+// the panic continues after the release. The response of a run is returned even when it was not
+// stored, along with any error of the Complete or Release.
+func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Result, error) {
+	lease := orDefault(k.Lease, DefaultLease)
+	start := time.Now()
+	c, err := k.Store.Claim(ctx, key, fingerprint, lease, orDefault(k.TTL, DefaultTTL))
+	if err != nil {
+		return Result{}, err
+	}
+	switch c.Outcome {
+	case Claimed, TakenOver:
+		return k.run(ctx, key, c, start.Add(lease), fn)
+	case Replay:
+		return Result{Response: c.Record.Response, Replayed: true}, nil
+	case InProgress:
+		return Result{}, &InProgressError{Key: key, RetryAfter: c.RetryAfter}
+	case Mismatch:
+		return Result{}, &MismatchError{Key: key, Stored: c.Record.Fingerprint, Got: fingerprint}
+	}
+	return Result{}, fmt.Errorf("idem: claim %q: unknown outcome %v", key, c.Outcome)
+}
+
+// run does the work of a held claim; leaseEnd is a local, conservative estimate of when the lease
+// runs out (measured from before the claim was sent).
+func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Time, fn Func) (res Result, err error) {
+	res.TakenOver = c.Outcome == TakenOver
+	work, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := k.heartbeat(work, key, c.Token, leaseEnd, cancel)
+
+	// The deferred release covers the paths that never reach the code after fn: a panic (which
+	// goes on unwinding afterwards) and runtime.Goexit.
+	finished := false
+	defer func() {
+		if !finished {
+			stop()
+			_ = k.release(ctx, key, c.Token, nil)
+		}
+	}()
+	resp, ferr := fn(work)
+	finished = true
+	stop()
+
+	res.Response = resp
+	if ferr != nil {
+		return res, k.release(ctx, key, c.Token, ferr)
+	}
+	if cause := context.Cause(work); cause != nil {
+		return res, k.release(ctx, key, c.Token, fmt.Errorf("idem: work for key %q cut off: %w", key, cause))
+	}
+	if !k.cacheable(resp) {
+		return res, k.release(ctx, key, c.Token, nil)
+	}
+	cctx, ccancel := k.cleanupContext(ctx)
+	defer ccancel()
+	// A failed Complete leaves the key claimed rather than released: the work has run, and a
+	// retry that ran it again at once would be the duplicate this package exists to prevent.
+	if err := k.Store.Complete(cctx, key, c.Token, resp, orDefault(k.TTL, DefaultTTL)); err != nil {
+		return res, fmt.Errorf("idem: complete %q: %w", key, err)
+	}
+	res.Stored = true
+	return res, nil
+}
+
+// heartbeat renews the lease every Heartbeat until stop is called. When the store refuses the
+// token, or cannot be reached until the lease has run out, it cancels the work with a cause that
+// matches ErrLeaseLost: from then on another holder may be running.
+func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time.Time, lost context.CancelCauseFunc) (stop func()) {
+	lease := orDefault(k.Lease, DefaultLease)
+	every := orDefault(k.Heartbeat, lease/3)
+	hctx, hcancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-t.C:
+			}
+			sent := time.Now()
+			err := k.Store.Extend(hctx, key, token, lease)
+			switch {
+			case err == nil:
+				leaseEnd = sent.Add(lease)
+			case hctx.Err() != nil:
+				return
+			case errors.Is(err, ErrLeaseLost):
+				lost(fmt.Errorf("idem: renew lease of %q: %w", key, err))
+				return
+			case !time.Now().Before(leaseEnd):
+				lost(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", key, ErrLeaseLost, err))
+				return
+			}
+		}
+	})
+	return func() { hcancel(); wg.Wait() }
+}
+
+// release gives the key back and returns cause joined with any error of the release itself. A
+// lease already lost is not worth reporting twice.
+func (k *Keeper) release(ctx context.Context, key, token string, cause error) error {
+	rctx, cancel := k.cleanupContext(ctx)
+	defer cancel()
+	err := k.Store.Release(rctx, key, token)
+	if err == nil || (errors.Is(err, ErrLeaseLost) && errors.Is(cause, ErrLeaseLost)) {
+		return cause
+	}
+	return errors.Join(cause, fmt.Errorf("idem: release %q: %w", key, err))
+}
+
+func (k *Keeper) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), orDefault(k.CleanupTimeout, DefaultCleanupTimeout))
+}
+
+func (k *Keeper) cacheable(r Response) bool {
+	if k.Cacheable != nil {
+		return k.Cacheable(r)
+	}
+	return r.Status < 500
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -1,0 +1,165 @@
+package idem
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Store keeps idempotency records. Each method is one atomic step on one key, so a backend can
+// implement it as a single round trip (a Lua script, one SQL statement) and stay correct when many
+// processes share it. Every write after Claim is fenced by the token the claim handed out.
+//
+// Times in records come from the store's clock (the Redis or Postgres server for those stores), so
+// application servers with skewed clocks still agree on when a lease ends.
+type Store interface {
+	// Claim is one atomic write that either takes the key for the caller — a new in-progress record
+	// with the fingerprint, a fresh token and a lease of the given length, kept at least ttl — or
+	// reports why not. A live record with another fingerprint is a Mismatch in any state; a
+	// completed one with the same fingerprint is a Replay; an in-progress one is InProgress while
+	// its lease is live and TakenOver (with a new token) once it has run out.
+	//
+	//idemkit:claim
+	Claim(ctx context.Context, key, fingerprint string, lease, ttl time.Duration) (Claim, error)
+
+	// Complete stores the response and keeps it for ttl, if token still holds the key's in-progress
+	// lease; otherwise it returns ErrLeaseLost and changes nothing. A holder whose lease ran out but
+	// was not taken over may still complete: the token, not the clock, decides who holds the key.
+	//
+	//idemkit:complete
+	Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error
+
+	// Release deletes the key's in-progress record if token holds it, so a retry can run at once;
+	// otherwise it returns ErrLeaseLost and changes nothing.
+	//
+	//idemkit:release
+	Release(ctx context.Context, key, token string) error
+
+	// Extend renews the lease of token's in-progress record to lease from now (and keeps the record
+	// at least that long); otherwise it returns ErrLeaseLost.
+	Extend(ctx context.Context, key, token string, lease time.Duration) error
+
+	// Get reads the key's live record, or returns ErrNotFound.
+	Get(ctx context.Context, key string) (Record, error)
+}
+
+// State is the stage of a record.
+type State uint8
+
+const (
+	// StateInProgress: a holder claimed the key and has not finished.
+	StateInProgress State = iota + 1
+	// StateCompleted: the response is stored and replayed to retries.
+	StateCompleted
+)
+
+func (s State) String() string {
+	switch s {
+	case StateInProgress:
+		return "in_progress"
+	case StateCompleted:
+		return "completed"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Response is what a completed operation answered, kept so a retry gets the same answer without
+// the work running again. Status and Header follow net/http; work that is not HTTP leaves Status 0
+// and puts its result in Body.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Record is a key's stored state. The lease token is deliberately absent: only the claim's caller
+// learns it, so nobody can write to a key by reading it first.
+type Record struct {
+	Key         string
+	Fingerprint string // present in every state: every path checks it
+	State       State
+	// LeaseExpires is when an in-progress holder's lease runs out; zero once completed.
+	LeaseExpires time.Time
+	// Expires is when the store forgets the record and the key is new again.
+	Expires time.Time
+	// Response is set once completed.
+	Response Response
+}
+
+// Outcome says what a Claim found.
+type Outcome uint8
+
+const (
+	// Claimed: the key was free (absent or expired); the caller holds a new lease.
+	Claimed Outcome = iota + 1
+	// TakenOver: the previous holder's lease ran out (it crashed or stalled); the caller holds a
+	// new lease and the old token is dead. The old holder may have done part of the work, which is
+	// why downstream steps need their own keys (Derive).
+	TakenOver
+	// Replay: the key completed for the same fingerprint; Claim.Record.Response is the answer.
+	Replay
+	// InProgress: another holder's lease is live; retry after Claim.RetryAfter.
+	InProgress
+	// Mismatch: the key is live for a different fingerprint; Claim.Record.Fingerprint is the
+	// stored one. The request must not run: it reuses a key for a different operation.
+	Mismatch
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Claimed:
+		return "claimed"
+	case TakenOver:
+		return "taken_over"
+	case Replay:
+		return "replay"
+	case InProgress:
+		return "in_progress"
+	case Mismatch:
+		return "mismatch"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// Claim is the result of Store.Claim.
+type Claim struct {
+	Outcome Outcome
+	// Token fences the caller's later writes; set only when the caller holds the key.
+	Token string
+	// Record is the key's record after the claim, whatever the outcome.
+	Record Record
+	// RetryAfter is what remains of the other holder's lease, measured on the store's clock; set
+	// for InProgress.
+	RetryAfter time.Duration
+}
+
+// Held reports whether the claim gave the caller the key.
+func (c Claim) Held() bool { return c.Outcome == Claimed || c.Outcome == TakenOver }
+
+// NewToken returns a fresh lease token: 128 random bits, so no holder can guess another's.
+func NewToken() string { return rand.Text() }
+
+// CheckClaim rejects Claim arguments that no store accepts. Stores call it first so that every
+// backend refuses the same inputs with ErrInvalid.
+func CheckClaim(key, fingerprint string, lease, ttl time.Duration) error {
+	if key == "" {
+		return fmt.Errorf("%w: empty key", ErrInvalid)
+	}
+	if fingerprint == "" {
+		return fmt.Errorf("%w: empty fingerprint for key %q", ErrInvalid, key)
+	}
+	if err := CheckDuration("lease", lease); err != nil {
+		return err
+	}
+	return CheckDuration("ttl", ttl)
+}
+
+// CheckDuration rejects a lease or TTL under a millisecond, the resolution every store keeps.
+func CheckDuration(what string, d time.Duration) error {
+	if d < time.Millisecond {
+		return fmt.Errorf("%w: %s %v is under a millisecond", ErrInvalid, what, d)
+	}
+	return nil
+}
