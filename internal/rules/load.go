@@ -231,9 +231,6 @@ func (d *decoder) value(n *yaml.Node, f reflect.Value, path string) error {
 	if f.Type() == reflect.TypeFor[Duration]() {
 		v, err := durationNode(n)
 		if err != nil {
-			if n.Kind == yaml.ScalarNode {
-				err = fmt.Errorf("%w; write it like 24h or 7d", err)
-			}
 			return &FileError{File: d.file, Line: n.Line, Field: path, Err: err}
 		}
 		f.SetInt(int64(v))

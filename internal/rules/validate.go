@@ -78,6 +78,22 @@ func (v *validator) fail(err error, refs ...ref) {
 	v.errs = append(v.errs, fe)
 }
 
+// where names an entry for a message: file:line when it came from a file.
+func (v *validator) where(entry string) string {
+	if p, ok := v.c.pos[entry]; ok {
+		return fmt.Sprintf("%s:%d", p.file, p.line)
+	}
+	return entry
+}
+
+// ttlRange writes a store's practical TTL range for a message.
+func ttlRange(s Store) string {
+	if s.TTLMax == 0 {
+		return "at least " + s.TTLMin.String()
+	}
+	return s.TTLMin.String() + " to " + s.TTLMax.String()
+}
+
 // ids checks the IDs of one section and returns them with their index.
 func (v *validator) ids(section, noun string, n int, id func(int) string) map[string]int {
 	out := map[string]int{}
@@ -93,7 +109,7 @@ func (v *validator) ids(section, noun string, n int, id func(int) string) map[st
 		case section != "volatile_fields" && !validID.MatchString(s):
 			v.fail(fmt.Errorf("%s %q must be lowercase letters, digits, '-' or '_'", key, s), at(section, i, key)...)
 		case dup:
-			v.fail(fmt.Errorf("%w %q: %s[%d] has it already", ErrDuplicateID, s, section, first), at(section, i, key)...)
+			v.fail(fmt.Errorf("%w %q, first given at %s", ErrDuplicateID, s, v.where(fmt.Sprintf("%s[%d]", section, first))), at(section, i, key)...)
 		default:
 			out[s] = i
 		}
@@ -116,7 +132,11 @@ func (v *validator) ref(id, what string, known map[string]int, refs []ref) bool 
 	if _, ok := known[id]; ok {
 		return true
 	}
-	v.fail(fmt.Errorf("%w: %q is not a %s (known: %s)", ErrUnknownRef, id, what, strings.Join(slices.Sorted(maps.Keys(known)), ", ")), refs...)
+	article := "a"
+	if strings.ContainsRune("aeiou", rune(what[0])) {
+		article = "an"
+	}
+	v.fail(fmt.Errorf("%w: %q is not %s %s (known: %s)", ErrUnknownRef, id, article, what, strings.Join(slices.Sorted(maps.Keys(known)), ", ")), refs...)
 	return false
 }
 
@@ -164,7 +184,7 @@ func (v *validator) providers() {
 			v.fail(fmt.Errorf("%w (every provider needs the key source its keys come from)", ErrMissingField), at("providers", i, "source")...)
 		} else if v.ref(p.Source, "key source", v.sourceIDs, at("providers", i, "source")) {
 			if k := v.c.KeySources[v.sourceIDs[p.Source]]; k.Rejected {
-				v.fail(fmt.Errorf("source %q is a rejected key source (%s)", p.Source, k.AntiPattern),
+				v.fail(fmt.Errorf("provider %s takes its keys from %q, a rejected key source", p.ID, p.Source),
 					append(at("providers", i, "source"), at("key_sources", v.sourceIDs[p.Source], "rejected")...)...)
 			}
 		}
@@ -316,13 +336,14 @@ func (v *validator) defaults() {
 	if d.Store == "" {
 		v.fail(fmt.Errorf("%w (the store used when none is chosen)", ErrMissingField), field("store")...)
 	} else if v.ref(d.Store, "store", v.storeIDs, field("store")) {
-		s := v.c.Stores[v.storeIDs[d.Store]]
+		i := v.storeIDs[d.Store]
+		s := v.c.Stores[i]
 		if s.Rejected {
-			v.fail(fmt.Errorf("store %q is rejected (%s)", d.Store, s.AntiPattern), field("store")...)
+			v.fail(fmt.Errorf("store %q is rejected: %s", d.Store, s.When), slices.Concat(field("store"), at("stores", i, "rejected"))...)
 		}
 		if d.TTL > 0 && (d.TTL < s.TTLMin || (s.TTLMax != 0 && d.TTL > s.TTLMax)) {
-			v.fail(fmt.Errorf("ttl %s is outside %s's practical range %s–%s", d.TTL, d.Store, s.TTLMin, s.TTLMax),
-				append(field("ttl"), field("store")...)...)
+			v.fail(fmt.Errorf("ttl %s is outside %s's practical range (%s)", d.TTL, d.Store, ttlRange(s)),
+				slices.Concat(field("ttl"), field("store"), at("stores", i, "ttl_min"), at("stores", i, "ttl_max"))...)
 		}
 	}
 	for _, f := range []struct {

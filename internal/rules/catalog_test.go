@@ -1,0 +1,287 @@
+package rules
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDefault proves the embedded catalogue loads and validates, so that
+// Default's panic is unreachable.
+func TestDefault(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("embedded catalogue does not validate:\n%v", err)
+	}
+	if Default() != c {
+		t.Error("Default() loaded the catalogue twice; it must be loaded once and shared")
+	}
+}
+
+func ids[T any](s []T, id func(T) string) []string {
+	out := make([]string, len(s))
+	for i, e := range s {
+		out[i] = id(e)
+	}
+	return out
+}
+
+// TestRequiredEntries pins the IDs other packages and the specs rely on.
+func TestRequiredEntries(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		section string
+		have    []string
+		want    []string
+	}{
+		{"key_sources", ids(c.KeySources, func(k KeySource) string { return k.ID }),
+			[]string{"client", "webhook", "queue", "workflow", "cron", "server"}},
+		{"providers", ids(c.Providers, func(p Provider) string { return p.ID }),
+			[]string{"stripe", "github", "shopify", "twilio", "slack", "paypal", "adyen", "standard-webhooks", "svix",
+				"sqs-standard", "sqs-fifo", "kafka", "rabbitmq", "internal-http", "ui"}},
+		{"stores", ids(c.Stores, func(s Store) string { return s.ID }),
+			[]string{"redis", "postgres", "dynamodb", "workflow", "memcached"}},
+		{"collisions", ids(c.Collisions, func(r Collision) string { return r.ID }),
+			[]string{"completed", "in_progress", "mismatch", "expired"}},
+		{"mechanisms", ids(c.Mechanisms, func(m Mechanism) string { return m.ID }),
+			[]string{"provider-key", "on-conflict", "audit-log", "message-id"}},
+		{"anti_patterns", ids(c.AntiPatterns, func(a AntiPattern) string { return a.ID }),
+			[]string{"we-never-retry", "per-attempt-key", "no-mismatch-detection", "check-then-act", "keys-forever",
+				"no-response-stored", "key-per-user", "memcached-store", "ttl-below-retry-window", "poisoned-key", "caching-5xx"}},
+		{"presets", ids(c.Presets, func(p Preset) string { return p.ID }),
+			[]string{"payment", "webhook", "queue", "workflow", "cron"}},
+		{"volatile_fields", ids(c.VolatileFields, func(f VolatileField) string { return f.Name }),
+			[]string{"timestamp", "created_at", "sent_at", "request_id", "client_request_id", "trace_id", "traceparent",
+				"span_id", "nonce", "signature", "ip", "user_agent", "retry_count", "attempt"}},
+	} {
+		for _, id := range tt.want {
+			if !slices.Contains(tt.have, id) {
+				t.Errorf("%s: no %q (have %v)", tt.section, id, tt.have)
+			}
+		}
+	}
+}
+
+// TestProviderFacts pins the numbers verified against each provider's
+// documentation (see the reference of each entry). A change here is a
+// change of fact and needs its source.
+func TestProviderFacts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		id         string
+		kind       string
+		retries    bool
+		window     string // "" for unbounded
+		ttl        string
+		keyField   string // must appear in KeyField
+		disagrees  bool   // the seed's table got it wrong
+		referenceH string // host of the reference
+	}{
+		{"stripe", KindWebhook, true, "3d", "7d", "id", false, "docs.stripe.com"},
+		{"github", KindWebhook, false, "3d", "7d", "X-GitHub-Delivery", true, "docs.github.com"},
+		{"shopify", KindWebhook, true, "4h", "24h", "X-Shopify-Event-Id", false, "shopify.dev"},
+		{"twilio", KindWebhook, true, "15s", "1h", "I-Twilio-Idempotency-Token", false, "www.twilio.com"},
+		{"slack", KindWebhook, true, "6m", "1h", "event_id", false, "docs.slack.dev"},
+		{"paypal", KindWebhook, true, "3d", "7d", "PAYPAL-TRANSMISSION-ID", false, "developer.paypal.com"},
+		{"adyen", KindWebhook, true, "30d", "60d", "pspReference + eventCode", false, "docs.adyen.com"},
+		{"standard-webhooks", KindWebhook, true, "76h", "7d", "webhook-id", false, "github.com"},
+		{"svix", KindWebhook, true, "28h", "3d", "svix-id", false, "docs.svix.com"},
+		{"sqs-standard", KindQueue, true, "14d", "15d", "MessageId", true, "docs.aws.amazon.com"},
+		{"sqs-fifo", KindQueue, true, "5m", "24h", "MessageDeduplicationId", false, "docs.aws.amazon.com"},
+		{"kafka", KindQueue, true, "7d", "14d", "topic-partition-offset", true, "kafka.apache.org"},
+		{"rabbitmq", KindQueue, true, "", "7d", "message_id", false, "www.rabbitmq.com"},
+		{"internal-http", KindInternal, true, "5m", "1h", "Idempotency-Key", false, "datatracker.ietf.org"},
+		{"ui", KindUI, true, "1h", "24h", "Idempotency-Key", false, "docs.stripe.com"},
+	} {
+		p, ok := Default().Provider(tt.id)
+		if !ok {
+			t.Errorf("no provider %q", tt.id)
+			continue
+		}
+		if p.Kind != tt.kind || p.Retries != tt.retries {
+			t.Errorf("%s: kind %q retries %v, want %q %v", tt.id, p.Kind, p.Retries, tt.kind, tt.retries)
+		}
+		if tt.window == "" {
+			if !p.Unbounded || p.RetryWindow != 0 {
+				t.Errorf("%s: want unbounded with no window, got unbounded=%v window %s", tt.id, p.Unbounded, p.RetryWindow)
+			}
+		} else if p.Unbounded || p.RetryWindow != MustDuration(tt.window) {
+			t.Errorf("%s: retry_window %s (unbounded %v), want %s", tt.id, p.RetryWindow, p.Unbounded, tt.window)
+		}
+		if p.SuggestedTTL != MustDuration(tt.ttl) {
+			t.Errorf("%s: suggested_ttl %s, want %s", tt.id, p.SuggestedTTL, tt.ttl)
+		}
+		if !strings.Contains(p.KeyField, tt.keyField) {
+			t.Errorf("%s: key_field %q does not name %q", tt.id, p.KeyField, tt.keyField)
+		}
+		if (p.SeedDisagreement != "") != tt.disagrees {
+			t.Errorf("%s: seed_disagreement %q, want one: %v", tt.id, p.SeedDisagreement, tt.disagrees)
+		}
+		u, err := url.Parse(p.Reference)
+		if err != nil || u.Scheme != "https" || u.Host != tt.referenceH {
+			t.Errorf("%s: reference %q, want an https URL on %s", tt.id, p.Reference, tt.referenceH)
+		}
+		if p.Line == 0 {
+			t.Errorf("%s: Line not set", tt.id)
+		}
+	}
+}
+
+// TestWebhookTTLs holds the webhook providers to the seed's webhook
+// pattern: keep keys at least twice the retry window.
+func TestWebhookTTLs(t *testing.T) {
+	t.Parallel()
+	for _, p := range Default().Providers {
+		if p.Kind == KindWebhook && p.SuggestedTTL < 2*p.RetryWindow {
+			t.Errorf("%s: suggested_ttl %s is less than twice retry_window %s", p.ID, p.SuggestedTTL, p.RetryWindow)
+		}
+	}
+}
+
+func TestKeySources(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		id, format  string
+		rejected    bool
+		antiPattern string
+	}{
+		{"client", "{uuid}", false, ""},
+		{"webhook", "{provider}:{event_id}", false, ""},
+		{"queue", "{queue}:{message_id}", false, ""},
+		{"workflow", "{workflow_id}:{step}:{param}", false, ""},
+		{"cron", "{job}:{slot}", false, ""},
+		{"server", "{uuid per attempt}", true, "per-attempt-key"},
+	} {
+		k, ok := c.KeySource(tt.id)
+		if !ok {
+			t.Fatalf("no key source %q", tt.id)
+		}
+		if k.Format != tt.format || k.Rejected != tt.rejected || k.AntiPattern != tt.antiPattern {
+			t.Errorf("%s: format %q rejected %v anti_pattern %q, want %q %v %q",
+				tt.id, k.Format, k.Rejected, k.AntiPattern, tt.format, tt.rejected, tt.antiPattern)
+		}
+		if k.Example == "" || k.Description == "" {
+			t.Errorf("%s: example or description missing", tt.id)
+		}
+	}
+}
+
+func TestStores(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		id, primitive   string
+		ttlMin, ttlMax  Duration
+		rejected        bool
+		antiPatternWant string
+	}{
+		{"redis", "SET key value NX EX", MustDuration("1h"), MustDuration("30d"), false, ""},
+		{"postgres", "ON CONFLICT", MustDuration("24h"), 0, false, ""},
+		{"dynamodb", "attribute_not_exists", MustDuration("24h"), MustDuration("48h"), false, ""},
+		{"workflow", "workflow ID", 0, 0, false, ""},
+		{"memcached", "add key", MustDuration("1m"), MustDuration("1h"), true, "memcached-store"},
+	} {
+		s, ok := c.Store(tt.id)
+		if !ok {
+			t.Fatalf("no store %q", tt.id)
+		}
+		if !strings.Contains(s.Primitive, tt.primitive) || s.TTLMin != tt.ttlMin || s.TTLMax != tt.ttlMax ||
+			s.Rejected != tt.rejected || s.AntiPattern != tt.antiPatternWant {
+			t.Errorf("%s: got primitive %q ttl %s–%s rejected %v %q", tt.id, s.Primitive, s.TTLMin, s.TTLMax, s.Rejected, s.AntiPattern)
+		}
+	}
+}
+
+func TestCollisions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		id, response string
+		status       int
+	}{
+		{"completed", "Idempotent-Replayed", 200},
+		{"in_progress", "Retry-After", 409},
+		{"mismatch", "never processed", 422},
+		{"expired", "new request", 0},
+	} {
+		r, ok := Default().Collision(tt.id)
+		if !ok {
+			t.Fatalf("no collision %q", tt.id)
+		}
+		if r.Status != tt.status || !strings.Contains(r.Response, tt.response) {
+			t.Errorf("%s: status %d response %q, want %d and %q", tt.id, r.Status, r.Response, tt.status, tt.response)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	t.Parallel()
+	d := Default().Defaults
+	if d.Store != "redis" || d.TTL != MustDuration("24h") || d.LeaseTTL != MustDuration("30s") ||
+		d.RetryAfter != MustDuration("5s") || !slices.Equal(d.AuditRowFor, []string{"payment", "billing"}) {
+		t.Errorf("defaults = %+v", d)
+	}
+}
+
+// TestPresets pins the seed's common patterns where other packages and the
+// generated specs depend on them.
+func TestPresets(t *testing.T) {
+	t.Parallel()
+	path := func(m map[string]any, keys ...string) any {
+		var x any = m
+		for _, k := range keys {
+			mm, _ := x.(map[string]any)
+			x = mm[k]
+		}
+		return x
+	}
+	mechanisms := func(p map[string]any) []string {
+		var out []string
+		steps, _ := p["downstream"].([]any)
+		for _, s := range steps {
+			out = append(out, s.(map[string]any)["mechanism"].(string))
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		id, source, provider, store, ttl, inProgress, completed string
+		mechanisms                                              []string
+	}{
+		{"payment", "client", "", "redis", "24h", "conflict", "replay", []string{"provider-key", "on-conflict", "message-id"}},
+		{"webhook", "webhook", "stripe", "postgres", "", "conflict", "ack", []string{"on-conflict"}},
+		{"queue", "queue", "sqs-standard", "redis", "", "requeue", "ack", []string{"on-conflict"}},
+		{"workflow", "workflow", "", "workflow", "", "", "", []string{"provider-key"}},
+		{"cron", "cron", "", "postgres", "7d", "conflict", "ack", []string{"on-conflict"}},
+	} {
+		var p *Preset
+		for i := range Default().Presets {
+			if Default().Presets[i].ID == tt.id {
+				p = &Default().Presets[i]
+			}
+		}
+		if p == nil {
+			t.Fatalf("no preset %q", tt.id)
+		}
+		a := p.Answers
+		got := []any{path(a, "key", "source"), path(a, "key", "provider"), path(a, "store", "kind"), path(a, "ttl"),
+			path(a, "collision", "in_progress"), path(a, "collision", "completed")}
+		want := []string{tt.source, tt.provider, tt.store, tt.ttl, tt.inProgress, tt.completed}
+		for i := range want {
+			if g, _ := got[i].(string); g != want[i] {
+				t.Errorf("%s: answer %d = %v, want %q", tt.id, i, got[i], want[i])
+			}
+		}
+		if m := mechanisms(a); !slices.Equal(m, tt.mechanisms) {
+			t.Errorf("%s: downstream mechanisms %v, want %v", tt.id, m, tt.mechanisms)
+		}
+	}
+	if got := path(Default().Presets[0].Answers, "store", "audit_row"); got != true {
+		t.Errorf("payment preset audit_row = %v, want true", got)
+	}
+	if got := path(Default().Presets[4].Answers, "key", "schedule"); got != "1h" {
+		t.Errorf("cron preset schedule = %v, want 1h (hourly slots)", got)
+	}
+}

@@ -1,0 +1,139 @@
+package rules
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestValidateErrors runs one override per class of error through Override
+// and checks the whole message: the check fires, and the blame lands on the
+// line of the override that caused it.
+func TestValidateErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, src string
+		want      []string // every line of the error, in order
+		is        error
+	}{
+		{"ID not lowercase", "providers:\n  - id: Acme\n    name: Acme\n    kind: webhook\n    source: webhook\n    key_field: body id\n    key_example: a1\n    retry_window: 1h\n    suggested_ttl: 2h\n    bound: retries for an hour\n",
+			[]string{`.idemkit.yaml:2: providers[0].id: id "Acme" must be lowercase letters, digits, '-' or '_'`}, nil},
+		{"required fields", "anti_patterns:\n  - id: x\n    title: X\n",
+			[]string{
+				`.idemkit.yaml:2: anti_patterns[0].why: missing required field (every anti-pattern needs a why)`,
+				`.idemkit.yaml:2: anti_patterns[0].fix: missing required field (every anti-pattern needs a fix)`,
+			}, ErrMissingField},
+		{"required field emptied", "volatile_fields:\n  - name: timestamp\n    reason: ''\n",
+			[]string{`.idemkit.yaml:3: volatile_fields[0].reason: missing required field (every volatile field needs a reason)`}, ErrMissingField},
+		{"unknown key source", "providers:\n  - id: stripe\n    source: webhooks\n",
+			[]string{`.idemkit.yaml:3: providers[0].source: unknown reference: "webhooks" is not a key source (known: client, cron, queue, server, webhook, workflow)`}, ErrUnknownRef},
+		{"rejected key source", "providers:\n  - id: stripe\n    source: server\n",
+			[]string{`.idemkit.yaml:3: providers[0].source: provider stripe takes its keys from "server", a rejected key source`}, nil},
+		{"unknown kind", "providers:\n  - id: stripe\n    kind: fax\n",
+			[]string{`.idemkit.yaml:3: providers[0].kind: kind "fax" is not one of webhook, queue, internal, ui`}, nil},
+		{"TTL below window, TTL changed", "providers:\n  - id: stripe\n    suggested_ttl: 1h\n",
+			[]string{`.idemkit.yaml:3: providers[0].suggested_ttl: suggested_ttl 1h is shorter than retry_window 3d: a redelivery after the key expired is processed twice (ttl-below-retry-window)`}, nil},
+		{"TTL below window, window changed", "providers:\n  - id: stripe\n    retry_window: 30d\n",
+			[]string{`.idemkit.yaml:3: providers[0].retry_window: suggested_ttl 7d is shorter than retry_window 30d: a redelivery after the key expired is processed twice (ttl-below-retry-window)`}, nil},
+		{"window on an unbounded provider", "providers:\n  - id: rabbitmq\n    retry_window: 1h\n",
+			[]string{`.idemkit.yaml:3: providers[0].retry_window: retry_window 1h contradicts unbounded: true; say in bound what ends a redelivery`}, nil},
+		{"window missing", "providers:\n  - id: rabbitmq\n    unbounded: false\n",
+			[]string{`.idemkit.yaml:3: providers[0].unbounded: missing required field: the longest time over which the same delivery can arrive again`}, ErrMissingField},
+		{"reference not a URL", "providers:\n  - id: stripe\n    reference: see the wiki\n",
+			[]string{`.idemkit.yaml:3: providers[0].reference: reference "see the wiki" is not an http(s) URL; link the documentation the window came from`}, nil},
+		{"rejected without anti-pattern", "stores:\n  - id: redis\n    rejected: true\n",
+			[]string{
+				`.idemkit.yaml:3: stores[0].rejected: missing required field: a rejected store names the anti-pattern it falls into`,
+				`.idemkit.yaml:3: stores[0].rejected: store "redis" is rejected: The default`,
+			}, ErrMissingField},
+		{"unknown anti-pattern", "key_sources:\n  - id: server\n    anti_pattern: fresh-keys\n",
+			[]string{`.idemkit.yaml:3: key_sources[0].anti_pattern: unknown reference: "fresh-keys" is not an anti-pattern`}, ErrUnknownRef},
+		{"store range inverted", "stores:\n  - id: redis\n    ttl_max: 30m\n",
+			[]string{
+				`.idemkit.yaml:3: stores[0].ttl_max: ttl_max 30m is below ttl_min 1h (leave ttl_max out for no upper bound)`,
+				`.idemkit.yaml:3: stores[0].ttl_max: ttl 1d is outside redis's practical range (1h to 30m)`,
+			}, nil},
+		{"collision status", "collisions:\n  - id: completed\n    status: 42\n",
+			[]string{`.idemkit.yaml:3: collisions[0].status: status 42 is not an HTTP status (0 when the row is not HTTP-specific)`}, nil},
+		{"preset references", "presets:\n  - id: payment\n    answers:\n      key: {source: client, provider: strip, retried_by: [ui, lb]}\n      store: {kind: memcache}\n      ttl: 2 days\n      downstream: [{name: x, mechanism: carrier-pigeon}, {name: y}]\n",
+			[]string{
+				`.idemkit.yaml:3: presets[0].answers.key.provider: unknown reference: "strip" is not a provider`,
+				`.idemkit.yaml:3: presets[0].answers.key.retried_by[1]: unknown reference: "lb" is not a provider`,
+				`.idemkit.yaml:3: presets[0].answers.store.kind: unknown reference: "memcache" is not a store`,
+				`.idemkit.yaml:3: presets[0].answers.ttl: invalid duration "2 days"`,
+				`.idemkit.yaml:3: presets[0].answers.downstream[0].mechanism: unknown reference: "carrier-pigeon" is not a mechanism`,
+				`.idemkit.yaml:3: presets[0].answers.downstream[1].mechanism: missing required field (each downstream step says how it is made idempotent)`,
+			}, ErrUnknownRef},
+		{"preset without a key source", "presets:\n  - id: mine\n    title: Mine\n    description: Mine\n    answers: {store: {kind: redis}}\n",
+			[]string{`.idemkit.yaml:5: presets[0].answers.key.source: missing required field (a preset says who supplies the key)`}, ErrMissingField},
+		{"preset answers of the wrong shape", "presets:\n  - id: payment\n    answers: {key: client, store: redis}\n",
+			[]string{
+				`.idemkit.yaml:3: presets[0].answers.key: expected a mapping of key answers`,
+				`.idemkit.yaml:3: presets[0].answers.key.source: missing required field`,
+				`.idemkit.yaml:3: presets[0].answers.store: expected a mapping of store answers`,
+			}, nil},
+		{"default store rejected", "defaults:\n  store: memcached\n",
+			[]string{
+				`.idemkit.yaml:2: defaults.store: store "memcached" is rejected: Not for idempotency`,
+				`.idemkit.yaml:2: defaults.store: ttl 1d is outside memcached's practical range (1m to 1h)`,
+			}, nil},
+		{"default store unknown", "defaults:\n  store: mongo\n",
+			[]string{`.idemkit.yaml:2: defaults.store: unknown reference: "mongo" is not a store`}, ErrUnknownRef},
+		{"lease longer than TTL", "defaults:\n  lease_ttl: 2d\n",
+			[]string{`.idemkit.yaml:2: defaults.lease_ttl: lease_ttl 2d is longer than ttl 1d: the key would expire while its claim is still live`}, nil},
+		{"audit kind not lowercase", "defaults:\n  audit_row_for: [payment, Billing]\n",
+			[]string{`.idemkit.yaml:2: defaults.audit_row_for[1]: operation kind "Billing" must be lowercase, e.g. payment`}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := LoadOverrides(".idemkit.yaml", []byte(tt.src))
+			if err == nil {
+				t.Fatalf("override accepted:\n%s", tt.src)
+			}
+			got := strings.Split(err.Error(), "\n")
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(got), len(tt.want), err)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("error %d:\n got %s\nwant %s", i, got[i], tt.want[i])
+				}
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("errors.Is(err, %v) = false", tt.is)
+			}
+		})
+	}
+}
+
+// TestValidateWithoutPositions covers a catalogue built in Go: no file to
+// blame, so errors name the field by its index in the catalogue.
+func TestValidateWithoutPositions(t *testing.T) {
+	t.Parallel()
+	d := Default()
+	providers := slices.Clone(d.Providers)
+	providers[1].Name = ""
+	providers = append(providers, providers[0])
+	c := &Catalog{KeySources: d.KeySources, Providers: providers, VolatileFields: d.VolatileFields, Stores: d.Stores,
+		Collisions: d.Collisions[:3], Mechanisms: d.Mechanisms, AntiPatterns: d.AntiPatterns, Presets: d.Presets, Defaults: d.Defaults}
+	want := []string{
+		`providers[1].name: missing required field (every provider needs a name)`,
+		`providers[15].id: duplicate id "stripe", first given at providers[0]`,
+		`collisions: missing required field: the collision table has no "expired" row; every spec renders all four (completed, in_progress, mismatch, expired)`,
+	}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted a broken catalogue")
+	}
+	got := strings.Split(err.Error(), "\n")
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Validate:\n got %q\nwant %q", got, want)
+	}
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.File != "" || fe.Line != 0 {
+		t.Errorf("first error %+v, want a *FileError with no file", fe)
+	}
+}
