@@ -1,0 +1,1005 @@
+package design
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/charmbracelet/huh"
+
+	"github.com/idemkit/idemkit/internal/rules"
+)
+
+// The anti-pattern that answering "no" to mismatch detection runs into.
+const antiNoMismatch = "no-mismatch-detection"
+
+// Interview asks the whole design interview and writes every answer into a,
+// in the order of the seed's decision sequence:
+//
+//  1. NewStartForm: the operation, what it does, and a preset to start from.
+//     A chosen preset is applied (ApplyPreset) before anything else is
+//     built, so every later default is the preset's.
+//  2. NewSourceForm: the kind of operation, and Q1, who supplies the key.
+//  3. NewKeyForm: the Q1 follow-ups that apply to that source, the scope,
+//     and who else retries the operation.
+//  4. NewForm: Q2 to Q5.
+//  5. Q6: one NewStepForm per downstream step already in a, then
+//     NewAddStepForm and a NewStepForm for each step added, until the
+//     answer is no.
+//
+// It asks in stages because later choices and defaults depend on earlier
+// answers (the provider bounds the TTL), and because huh's accessible mode
+// asks every field of a form, hidden groups included: building each stage
+// from the answers so far gives the terminal form and accessible mode the
+// same branching. run runs one form on the caller's streams (see RunWith);
+// its error, huh.ErrUserAborted included, is returned unchanged.
+func Interview(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
+	var preset string
+	if err := run(NewStartForm(a, cat, &preset)); err != nil {
+		return err
+	}
+	if preset != "" {
+		if err := ApplyPreset(cat, preset, a); err != nil {
+			return err
+		}
+	}
+	if err := run(NewSourceForm(a, cat)); err != nil {
+		return err
+	}
+	if err := run(NewKeyForm(a, cat)); err != nil {
+		return err
+	}
+	if err := run(NewForm(a, cat)); err != nil {
+		return err
+	}
+	return askSteps(a, cat, run)
+}
+
+// askSteps walks Q6: the steps a already has (an empty name drops one),
+// then new steps for as long as the person adds them.
+func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
+	var kept []StepAnswers
+	step := func(s StepAnswers) error {
+		if err := run(NewStepForm(&s, cat, len(kept)+1)); err != nil {
+			return err
+		}
+		if s.Name != "" {
+			kept = append(kept, s)
+		}
+		return nil
+	}
+	for _, s := range a.Downstream {
+		if err := step(s); err != nil {
+			return err
+		}
+	}
+	for {
+		var more bool
+		if err := run(NewAddStepForm(&more, len(kept))); err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		if err := step(StepAnswers{}); err != nil {
+			return err
+		}
+	}
+	a.Downstream = kept
+	return nil
+}
+
+// RunWith returns the run function Interview takes, bound to the command's
+// streams. The terminal form gets the streams as they are (Bubble Tea needs
+// the real terminal to switch it to raw mode). Accessible mode reads them one
+// line at a time: huh starts a new buffered scanner for every prompt, which
+// would swallow the answers to the later prompts of piped input. When the
+// input ends while a prompt waits for an answer, the form stops there and the
+// error wraps huh.ErrUserAborted, instead of huh taking every remaining
+// default, or re-asking a rejected one forever.
+func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error {
+	if !accessible {
+		return func(f *huh.Form) error {
+			return f.WithInput(in).WithOutput(out).Run()
+		}
+	}
+	lines := &lineReader{r: in}
+	return func(f *huh.Form) (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			end, ok := r.(inputEnded)
+			if !ok {
+				panic(r)
+			}
+			if errors.Is(end.err, io.EOF) {
+				err = fmt.Errorf("the input ended before the interview did: %w", huh.ErrUserAborted)
+				return
+			}
+			err = fmt.Errorf("reading answers: %w", end.err)
+		}()
+		return f.WithAccessible(true).WithInput(lines).WithOutput(out).Run()
+	}
+}
+
+// inputEnded is the panic lineReader stops a form with: huh's accessible
+// prompts cannot return a read error, so it travels up to RunWith.
+type inputEnded struct{ err error }
+
+// lineReader hands out at most one line per Read and never reads ahead, so
+// every huh prompt, and every later form, finds its own answer.
+type lineReader struct {
+	r       io.Reader
+	partial bool // bytes of an unfinished line were handed out
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := l.r.Read(p[n : n+1])
+		n += m
+		if m == 1 {
+			l.partial = p[n-1] != '\n'
+			if !l.partial {
+				return n, nil
+			}
+		}
+		if err != nil {
+			if n == 0 && !l.partial {
+				panic(inputEnded{err})
+			}
+			// The last line had no newline: hand it out, then end.
+			l.partial = false
+			return n, err
+		}
+		if m == 0 {
+			return n, nil
+		}
+	}
+	return n, nil
+}
+
+// NewStartForm asks for the operation, what it does, and the preset to start
+// from. The preset goes to *preset rather than into a because applying one
+// replaces the answers: the caller applies it (Interview does, with
+// ApplyPreset). The first choice, "", keeps the answers a already holds, so
+// a design loaded from a spec is not lost by pressing Enter.
+func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
+	keep := "none: start from the catalogue's defaults"
+	if a.Key.Source != "" {
+		keep = "keep the answers loaded"
+		if a.Preset != "" {
+			keep += " (from the " + a.Preset + " preset)"
+		}
+	}
+	presets := []huh.Option[string]{huh.NewOption(keep, "")}
+	for _, p := range cat.Presets {
+		presets = append(presets, huh.NewOption(p.ID+": "+p.Title, p.ID))
+	}
+	return huh.NewForm(huh.NewGroup(
+		note("idemkit design",
+			"Six questions, in order: who supplies the key, what makes two requests the same, "+
+				"where keys live and for how long, what a repeat gets, and how the key reaches every downstream call. "+
+				"Enter keeps the value in [brackets]; a single - clears a text answer."),
+		huh.NewInput().
+			Title(withDefault("Operation", a.Operation)).
+			Description("The state-changing operation this design is for, e.g. create-payment.").
+			Value(&a.Operation).
+			Validate(keepOr(func() string { return a.Operation }, required("an operation name"))),
+		huh.NewInput().
+			Title(withDefault("What does it do?", a.Description)).
+			Description("One line for the spec's Operation section.").
+			Accessor(clearable{&a.Description}),
+		huh.NewSelect[string]().
+			Title("Start from a common pattern?").
+			Description("A preset fills every later answer with the seed's pattern; you can change each one.").
+			Options(presets...).
+			Value(preset),
+	))
+}
+
+// Operation kinds the spec knows; payment and billing usually get an audit row.
+var kinds = []string{"payment", "billing", "email", "other"}
+
+// NewSourceForm asks what kind of operation this is and Q1, who supplies the
+// key. The catalogue's rejected sources (a key the server makes per attempt)
+// are offered so that the reason can be taught: choosing one fails with the
+// anti-pattern's reason.
+func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
+	if a.Kind == "" {
+		a.Kind = "other"
+	}
+	kindOpts := make([]huh.Option[string], 0, len(kinds)+1)
+	for _, k := range kinds {
+		label := k
+		if slices.Contains(cat.Defaults.AuditRowFor, k) {
+			label += " (gets a Postgres audit row by default)"
+		}
+		kindOpts = append(kindOpts, huh.NewOption(label, k))
+	}
+	if !slices.Contains(kinds, a.Kind) {
+		kindOpts = append(kindOpts, huh.NewOption(a.Kind, a.Kind))
+	}
+
+	if a.Key.Source == "" {
+		for _, s := range cat.KeySources {
+			if !s.Rejected {
+				a.Key.Source = s.ID
+				break
+			}
+		}
+	}
+	srcOpts := make([]huh.Option[string], 0, len(cat.KeySources))
+	for _, s := range cat.KeySources {
+		label := s.Title
+		if s.Rejected {
+			label = rejectedLabel(cat, s.AntiPattern)
+		}
+		srcOpts = append(srcOpts, huh.NewOption(fmt.Sprintf("%-9s %s", s.ID, label), s.ID))
+	}
+	return huh.NewForm(huh.NewGroup(
+		huh.NewSelect[string]().
+			Title(withDefault("What kind of operation is it?", a.Kind)).
+			Options(kindOpts...).
+			Value(&a.Kind),
+		note("Q1 · Who supplies the key?",
+			"The key must be the same on every retry of one logical action, so it comes from whoever "+
+				"retries: the client, the webhook sender, the queue, the workflow engine or the scheduler."),
+		huh.NewSelect[string]().
+			Title(withDefault("Who initiates the operation?", a.Key.Source)).
+			Options(srcOpts...).
+			Value(&a.Key.Source).
+			Validate(func(id string) error {
+				if s, ok := cat.KeySource(id); ok && s.Rejected {
+					return rejected(cat, "a "+id+" key", s.AntiPattern)
+				}
+				return nil
+			}),
+	))
+}
+
+// NewKeyForm asks the Q1 follow-ups that apply to a.Key.Source: the provider
+// for webhooks and queues, the header for clients, workflow name, step and
+// parameter for workflow steps, job and slot for cron jobs; then the scope of
+// stored keys and who else retries the operation. Answers that belong to
+// another source are dropped, so the spec never carries a stale provider.
+func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
+	k := &a.Key
+	src := k.Source
+	if src != "client" {
+		k.Header = ""
+	} else if k.Header == "" {
+		k.Header = "Idempotency-Key"
+	}
+	if src != "workflow" {
+		k.Workflow, k.Step, k.Param = "", "", ""
+	}
+	if src != "cron" {
+		k.Job, k.Schedule = "", ""
+	}
+	providers := providersOfKind(cat, src)
+	if len(providers) == 0 {
+		k.Provider = ""
+	}
+
+	title, text := "Q1 · The key", ""
+	if s, ok := cat.KeySource(src); ok {
+		title = "Q1 · " + s.Title
+		text = fmt.Sprintf("Key format %s, for example %s. %s", s.Format, s.Example, s.Description)
+	}
+	fields := []huh.Field{note(title, text)}
+
+	if len(providers) > 0 {
+		opts := make([]huh.Option[string], 0, len(providers))
+		for _, p := range providers {
+			opts = append(opts, huh.NewOption(providerLabel(p), p.ID))
+		}
+		if !slices.ContainsFunc(providers, func(p rules.Provider) bool { return p.ID == k.Provider }) {
+			k.Provider = providers[0].ID
+		}
+		fields = append(fields, huh.NewSelect[string]().
+			Title(withDefault("Which provider?", k.Provider)).
+			Description("Its retry window bounds the TTL (Q4).").
+			Options(opts...).
+			Value(&k.Provider))
+	}
+
+	switch src {
+	case "client":
+		fields = append(fields, huh.NewInput().
+			Title(withDefault("Header that carries the key", k.Header)).
+			Description("The client makes one UUID per logical action (a button press) and sends it on every retry.").
+			Value(&k.Header).
+			Validate(keepOr(func() string { return k.Header }, headerName)))
+	case "workflow":
+		fields = append(fields,
+			huh.NewInput().
+				Title(withDefault("Workflow name", k.Workflow)).
+				Description("The workflow ID is the key of the whole run; each step adds its own name.").
+				Value(&k.Workflow).
+				Validate(keepOr(func() string { return k.Workflow }, keyPart("a workflow name"))),
+			huh.NewInput().
+				Title(withDefault("Step name", k.Step)).
+				Value(&k.Step).
+				Validate(keepOr(func() string { return k.Step }, keyPart("a step name"))),
+			huh.NewInput().
+				Title(withDefault("Deterministic parameter", k.Param)).
+				Description("A field that is the same on every retry of the step, e.g. order_id; never a timestamp.").
+				Value(&k.Param).
+				Validate(keepOr(func() string { return k.Param }, fieldName)))
+	case "cron":
+		fields = append(fields,
+			huh.NewInput().
+				Title(withDefault("Job name", k.Job)).
+				Value(&k.Job).
+				Validate(keepOr(func() string { return k.Job }, keyPart("a job name"))),
+			huh.NewInput().
+				Title(withDefault("Slot length", k.Schedule)).
+				Description("The scheduled time is floored to its slot (1h for an hourly job), so two daemons firing the same slot share a key.").
+				Value(&k.Schedule).
+				Validate(keepOr(func() string { return k.Schedule }, duration)))
+	}
+
+	fields = append(fields, huh.NewInput().
+		Title(withDefault("Scope stored keys by (a tenant field, or unscoped)", k.Scope)).
+		Description("Two tenants may send the same key; scoping keeps them apart. unscoped opts out on purpose.").
+		Value(&k.Scope).
+		Validate(keepOr(func() string { return k.Scope }, scope)))
+
+	if others := retriers(cat); len(others) > 0 {
+		opts := make([]huh.Option[string], 0, len(others))
+		for _, p := range others {
+			opts = append(opts, huh.NewOption(providerLabel(p), p.ID))
+		}
+		fields = append(fields, huh.NewMultiSelect[string]().
+			Title("Who else retries it?").
+			Description("A retry policy or a reload also repeats the operation; the TTL must outlast the longest window of them all.").
+			Options(opts...).
+			Accessor(nameList{&k.RetriedBy}))
+	}
+	return huh.NewForm(huh.NewGroup(fields...))
+}
+
+// NewForm asks Q2 to Q5: the canonical hash, the store, the TTL and the
+// collision policy. It expects the answers of the earlier stages (the source,
+// the provider), which decide its defaults and its checks. Values a holds
+// are shown prefilled; empty ones are filled with the catalogue's defaults,
+// so what the person accepts is what they saw. Use Interview for the whole
+// sequence.
+func NewForm(a *Answers, cat *rules.Catalog) *huh.Form {
+	return huh.NewForm(
+		hashGroup(a, cat),
+		storeGroup(a, cat),
+		ttlGroup(a, cat),
+		collisionGroup(a, cat),
+	)
+}
+
+func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+	h := &a.Hash
+	if h.DetectMismatch == nil {
+		h.DetectMismatch = new(true)
+	}
+	include := fieldList{&h.Include}
+	fields := []huh.Field{
+		note("Q2 · What makes two requests the same?",
+			"A fingerprint of the request tells a retry from a different payload reusing the key. "+
+				"Include the fields that define the action (customer, amount, action type); "+
+				"exclude noise such as timestamps, request IDs and client IPs."),
+		huh.NewInput().
+			Title(withDefault("Included fields, comma separated", include.Get())).
+			Description("Empty means the whole body minus the excluded fields.").
+			Accessor(include).
+			Validate(keepOr(include.Get, fieldNames)),
+	}
+	if len(cat.VolatileFields) > 0 {
+		opts := make([]huh.Option[string], 0, len(cat.VolatileFields))
+		for _, v := range cat.VolatileFields {
+			opts = append(opts, huh.NewOption(v.Name+": "+v.Reason, v.Name))
+		}
+		fields = append(fields, huh.NewMultiSelect[string]().
+			Title("Volatile fields to exclude").
+			Options(opts...).
+			Accessor(volatileChoice{h, cat}).
+			Validate(func(names []string) error { return notIncluded(h, names) }))
+	}
+	other := otherExcluded{h, cat}
+	fields = append(fields,
+		huh.NewInput().
+			Title(withDefault("Other excluded fields (name: reason, comma separated)", other.Get())).
+			Description("Fields that change between retries of the same action, each with why it is noise.").
+			Accessor(other).
+			Validate(keepOr(other.Get, func(s string) error {
+				names, _, err := parseExcluded(s)
+				if err != nil {
+					return err
+				}
+				return notIncluded(h, names)
+			})),
+		huh.NewSelect[bool]().
+			Title("Same key, different payload?").
+			Options(
+				huh.NewOption("reject it: 422, logged, never processed", true),
+				huh.NewOption("process it anyway", false),
+			).
+			Value(h.DetectMismatch).
+			Validate(func(detect bool) error {
+				if detect {
+					return nil
+				}
+				return rejected(cat, "processing a different payload under a known key", antiNoMismatch)
+			}),
+	)
+	return huh.NewGroup(fields...)
+}
+
+func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+	st := &a.Store
+	if st.Kind == "" {
+		st.Kind = cat.Defaults.Store
+	}
+	if st.AuditRow == nil {
+		st.AuditRow = new(slices.Contains(cat.Defaults.AuditRowFor, a.Kind))
+	}
+	opts := make([]huh.Option[string], 0, len(cat.Stores))
+	for _, s := range cat.Stores {
+		label := s.Name + ", " + s.TTLRange
+		if s.Rejected {
+			label = rejectedLabel(cat, s.AntiPattern)
+		}
+		opts = append(opts, huh.NewOption(fmt.Sprintf("%-9s %s", s.ID, label), s.ID))
+	}
+	return huh.NewGroup(
+		note("Q3 · Where do keys live?",
+			"The store must claim a key in one atomic step (SET NX, INSERT ... ON CONFLICT) and keep it, "+
+				"with the response, for the whole TTL."),
+		huh.NewSelect[string]().
+			Title(withDefault("Store", st.Kind)).
+			Options(opts...).
+			Value(&st.Kind).
+			Validate(func(id string) error {
+				if s, ok := cat.Store(id); ok && s.Rejected {
+					return rejected(cat, id, s.AntiPattern)
+				}
+				return nil
+			}),
+		huh.NewConfirm().
+			Title("Also write a Postgres audit row?").
+			Description("The idempotency store is ephemeral; an audit trail is not. Payment and billing operations keep one.").
+			Value(st.AuditRow),
+	)
+}
+
+func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+	bound := longestWindow(cat, a.Key)
+	if a.TTL == "" {
+		a.TTL = suggestedTTL(cat, a.Key).String()
+	}
+	text := "Keys must outlast the longest retry window upstream, and must expire: a store that keeps keys forever grows without bound. " +
+		"No provider bounds this operation; the catalogue's default is " + cat.Defaults.TTL.String() + "."
+	if bound != nil {
+		text = fmt.Sprintf("Keys must outlast the longest retry window upstream, and must expire. "+
+			"%s can repeat a request for up to %s; suggested TTL %s. %s",
+			bound.Name, bound.RetryWindow, suggestedTTL(cat, a.Key), bound.Bound)
+	} else if p, ok := cat.Provider(a.Key.Provider); ok && p.Unbounded {
+		text = fmt.Sprintf("Keys must outlast every redelivery, and must expire. "+
+			"No clock bounds %s; suggested TTL %s. %s", p.Name, p.SuggestedTTL, p.Bound)
+	}
+	return huh.NewGroup(
+		note("Q4 · How long are keys kept?", text),
+		huh.NewInput().
+			Title(withDefault("TTL", a.TTL)).
+			Description("Like 24h, 7d or 30m.").
+			Value(&a.TTL).
+			Validate(keepOr(func() string { return a.TTL }, func(s string) error {
+				d, err := rules.ParseDuration(s)
+				if err != nil {
+					return err
+				}
+				if bound != nil && d < bound.RetryWindow {
+					return fmt.Errorf("a TTL of %s is shorter than the %s retry window of %s: a redelivery after the key expired would run the operation again",
+						d, bound.RetryWindow, bound.Name)
+				}
+				return nil
+			})),
+	)
+}
+
+func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+	c := &a.Collision
+	src := a.Key.Source
+	if c.Completed == "" {
+		c.Completed = "replay"
+		if src == "webhook" || src == "queue" {
+			c.Completed = "ack"
+		}
+	}
+	if c.InProgress == "" {
+		c.InProgress = "conflict"
+		if src == "queue" {
+			c.InProgress = "requeue"
+		}
+	}
+	if c.RetryAfter == "" {
+		c.RetryAfter = cat.Defaults.RetryAfter.String()
+	}
+	var fixed []string
+	for _, row := range cat.Collisions {
+		if row.ID == "mismatch" || row.ID == "expired" {
+			fixed = append(fixed, row.Case+": "+row.Response+".")
+		}
+	}
+	return huh.NewGroup(
+		note("Q5 · What does a repeat get?",
+			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get."), " ")),
+		huh.NewSelect[string]().
+			Title(withDefault("Same key and payload, completed", c.Completed)).
+			Options(
+				huh.NewOption("replay: return the stored status, headers and body", "replay"),
+				huh.NewOption("ack: 200 without a body (webhook senders and queues)", "ack"),
+			).
+			Value(&c.Completed).
+			Validate(func(v string) error {
+				if v == "ack" && src == "client" {
+					return errors.New("a client retrying needs the original response; ack would answer without it, so replay it")
+				}
+				return nil
+			}),
+		huh.NewSelect[string]().
+			Title(withDefault("Same key and payload, still in progress", c.InProgress)).
+			Options(
+				huh.NewOption("conflict: 409 with Retry-After; the caller retries later", "conflict"),
+				huh.NewOption("wait: hold briefly for the first attempt, then 409", "wait"),
+				huh.NewOption("requeue: return the message with a delay, unacked", "requeue"),
+			).
+			Value(&c.InProgress).
+			Validate(func(v string) error {
+				if v == "requeue" && src != "queue" {
+					return fmt.Errorf("only a queue consumer can requeue; a %s caller gets conflict or wait", src)
+				}
+				return nil
+			}),
+		huh.NewInput().
+			Title(withDefault("Retry-After", c.RetryAfter)).
+			Description("How long the caller waits before trying again (the requeue delay for a queue).").
+			Value(&c.RetryAfter).
+			Validate(keepOr(func() string { return c.RetryAfter }, duration)),
+	)
+}
+
+// NewStepForm asks Q6 for one downstream side effect: its name (which
+// becomes part of its derived key), its target and the mechanism that makes
+// it idempotent. n numbers the step for the person. An empty name means "no
+// such step": Interview drops it, which is how a step loaded from a spec or
+// a preset is removed.
+func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
+	opts := make([]huh.Option[string], 0, len(cat.Mechanisms))
+	for _, m := range cat.Mechanisms {
+		opts = append(opts, huh.NewOption(fmt.Sprintf("%-13s %s", m.ID, m.Title), m.ID))
+	}
+	if s.Mechanism == "" && len(cat.Mechanisms) > 0 {
+		s.Mechanism = cat.Mechanisms[0].ID
+	}
+	fields := []huh.Field{
+		note(fmt.Sprintf("Q6 · Downstream step %d", n),
+			"The entry key only stops a duplicate request. Each call the handler makes gets its own key, "+
+				"derived from the operation's (key:charge), and a mechanism the target honours. "+
+				"Leave the name empty to drop the step."),
+		huh.NewInput().
+			Title(withDefault("Step name", s.Name)).
+			Description("Part of the derived key, e.g. charge, email, ledger.").
+			Accessor(clearable{&s.Name}).
+			Validate(keepOr(func() string { return s.Name }, optional(keyPart("a step name")))),
+		huh.NewInput().
+			Title(withDefault("Target", s.Target)).
+			Description("The system it calls, e.g. stripe, postgres orders, sendgrid.").
+			Accessor(clearable{&s.Target}),
+	}
+	if len(opts) > 0 {
+		fields = append(fields, huh.NewSelect[string]().
+			Title(withDefault("Mechanism", s.Mechanism)).
+			Options(opts...).
+			Value(&s.Mechanism))
+	}
+	return huh.NewForm(huh.NewGroup(fields...))
+}
+
+// NewAddStepForm asks whether to add a downstream step; have is how many
+// the operation has so far. With none it opens Q6 and says why the question
+// matters. The answer defaults to no, so a loop over it always ends.
+func NewAddStepForm(more *bool, have int) *huh.Form {
+	if have > 0 {
+		return huh.NewForm(huh.NewGroup(
+			huh.NewConfirm().
+				Title(fmt.Sprintf("Add another downstream step? (%d so far)", have)).
+				Value(more),
+		))
+	}
+	return huh.NewForm(huh.NewGroup(
+		note("Q6 · Downstream side effects",
+			"This is where most designs fail: the entry key stops a duplicate request, but a charge, an email "+
+				"or a row in another system made by the handler needs its own key, derived from the operation's."),
+		huh.NewConfirm().
+			Title("Does the operation call anything downstream? Add a step?").
+			Value(more),
+	))
+}
+
+// teaching is a huh.Note whose text reaches both modes intact. The terminal
+// view renders a little markdown (an underscore starts italics, so tenant_id
+// would lose its underscore) while accessible mode prints the description
+// raw: the view gets an escaped copy, accessible mode the text as written.
+type teaching struct {
+	*huh.Note
+	title, text string
+}
+
+func note(title, text string) *teaching {
+	esc := strings.NewReplacer(`\`, `\\`, `_`, `\_`, `*`, `\*`, "`", "\\`")
+	return &teaching{Note: huh.NewNote().Title(title).Description(esc.Replace(text)), title: title, text: text}
+}
+
+// RunAccessible prints the note as written.
+func (n *teaching) RunAccessible(w io.Writer, _ io.Reader) error {
+	_, err := fmt.Fprintf(w, "%s\n%s\n", n.title, n.text)
+	return err
+}
+
+// WithAccessible returns the note itself: huh calls it just before
+// RunAccessible, and the embedded Note's would return the plain note.
+func (n *teaching) WithAccessible(bool) huh.Field { return n }
+
+// withDefault puts the value Enter keeps into the title, where accessible
+// mode, which prints no descriptions and no prefilled values, shows it too.
+func withDefault(title, value string) string {
+	if value == "" {
+		return title
+	}
+	return title + " [" + value + "]"
+}
+
+// keepOr checks what the person typed or, when they typed nothing, the value
+// the field holds. Accessible mode validates the raw line and then keeps the
+// prefilled value for an empty one; the terminal form validates the field's
+// content, which current also returns there.
+func keepOr(current func() string, check func(string) error) func(string) error {
+	return func(s string) error {
+		if s = strings.TrimSpace(s); s == "" {
+			s = current()
+		}
+		if s == "-" {
+			s = ""
+		}
+		return check(s)
+	}
+}
+
+// clearable binds an optional text answer; "-" clears it, which is the only
+// way to clear a prefilled value in accessible mode, where Enter keeps it.
+type clearable struct{ p *string }
+
+func (c clearable) Get() string { return *c.p }
+
+func (c clearable) Set(v string) {
+	if strings.TrimSpace(v) == "-" {
+		v = ""
+	}
+	*c.p = v
+}
+
+// fieldList binds a list of field names to one comma-separated input.
+type fieldList struct{ p *[]string }
+
+func (f fieldList) Get() string { return strings.Join(*f.p, ", ") }
+
+func (f fieldList) Set(v string) { *f.p = splitList(v) }
+
+// nameList binds a list answer to a multi-select. It copies what it is
+// given, and stores no choice as no list, the way the answers file omits it.
+type nameList struct{ p *[]string }
+
+func (l nameList) Get() []string { return *l.p }
+
+func (l nameList) Set(names []string) {
+	*l.p = nil
+	if len(names) > 0 {
+		*l.p = slices.Clone(names)
+	}
+}
+
+// volatileChoice binds the catalogue's volatile fields among the excluded
+// ones to a multi-select, leaving the other excluded fields alone.
+type volatileChoice struct {
+	h   *HashAnswers
+	cat *rules.Catalog
+}
+
+func (v volatileChoice) Get() []string {
+	var names []string
+	for _, n := range v.h.Exclude {
+		if isVolatile(v.cat, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func (v volatileChoice) Set(names []string) {
+	next := nameList{new([]string)}
+	next.Set(names)
+	for _, n := range v.h.Exclude {
+		if !isVolatile(v.cat, n) && !slices.Contains(*next.p, n) {
+			*next.p = append(*next.p, n)
+		}
+	}
+	v.h.Exclude = *next.p
+}
+
+// otherExcluded binds the excluded fields the catalogue does not know, with
+// their reasons, to one "name: reason, name" input.
+type otherExcluded struct {
+	h   *HashAnswers
+	cat *rules.Catalog
+}
+
+func (o otherExcluded) Get() string {
+	var parts []string
+	for _, n := range o.h.Exclude {
+		if isVolatile(o.cat, n) {
+			continue
+		}
+		if r := o.h.Reasons[n]; r != "" {
+			n += ": " + r
+		}
+		parts = append(parts, n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (o otherExcluded) Set(v string) {
+	names, reasons, err := parseExcluded(v)
+	if err != nil {
+		// The terminal form sets the value on every key press; the
+		// validator reports the error, and the last good value stays.
+		return
+	}
+	kept := volatileChoice{o.h, o.cat}.Get()
+	for _, n := range names {
+		if !slices.Contains(kept, n) {
+			kept = append(kept, n)
+		}
+	}
+	o.h.Exclude = kept
+	o.h.Reasons = nil
+	for n, r := range reasons {
+		if o.h.Reasons == nil {
+			o.h.Reasons = map[string]string{}
+		}
+		o.h.Reasons[n] = r
+	}
+}
+
+// notIncluded checks that no excluded name is also included. Each exclusion
+// field checks its own names, so the person can fix the one they are on.
+func notIncluded(h *HashAnswers, excluded []string) error {
+	for _, n := range excluded {
+		if slices.Contains(h.Include, n) {
+			return fmt.Errorf("%s is both included and excluded; a field is either part of the operation or noise", n)
+		}
+	}
+	return nil
+}
+
+// parseExcluded reads "name: reason, name" into names and their reasons.
+func parseExcluded(s string) ([]string, map[string]string, error) {
+	var names []string
+	reasons := map[string]string{}
+	for _, item := range splitList(s) {
+		name, reason, _ := strings.Cut(item, ":")
+		name, reason = strings.TrimSpace(name), strings.TrimSpace(reason)
+		if err := fieldName(name); err != nil {
+			return nil, nil, err
+		}
+		names = append(names, name)
+		if reason != "" {
+			reasons[name] = reason
+		}
+	}
+	return names, reasons, nil
+}
+
+// splitList splits a comma-separated answer; "-" alone is the empty list.
+func splitList(s string) []string {
+	if strings.TrimSpace(s) == "-" {
+		return nil
+	}
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+func required(what string) func(string) error {
+	return func(s string) error {
+		if s == "" {
+			return fmt.Errorf("%s is required", what)
+		}
+		return nil
+	}
+}
+
+func optional(check func(string) error) func(string) error {
+	return func(s string) error {
+		if s == "" {
+			return nil
+		}
+		return check(s)
+	}
+}
+
+// keyPart checks a name that becomes part of a key, where a colon separates
+// the parts.
+func keyPart(what string) func(string) error {
+	return func(s string) error {
+		if s == "" {
+			return fmt.Errorf("%s is required", what)
+		}
+		if strings.ContainsFunc(s, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }) {
+			return fmt.Errorf("%q becomes part of the key, where a colon separates the parts: use no spaces or colons", s)
+		}
+		return nil
+	}
+}
+
+// fieldName checks a payload field name or path (customer_id, amount.value).
+func fieldName(s string) error {
+	if s == "" {
+		return errors.New("a field name is required")
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-./[]", r) {
+			return fmt.Errorf("%q is not a field name; separate fields with commas", s)
+		}
+	}
+	return nil
+}
+
+func fieldNames(s string) error {
+	for _, n := range splitList(s) {
+		if err := fieldName(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func scope(s string) error {
+	if s == "" {
+		return errors.New("name the field that scopes stored keys (tenant_id), or answer unscoped")
+	}
+	if s == "unscoped" {
+		return nil
+	}
+	return fieldName(s)
+}
+
+// headerName checks an HTTP field name (RFC 9110 token).
+func headerName(s string) error {
+	if s == "" {
+		return errors.New("a header name is required")
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return fmt.Errorf("%q is not a header name", s)
+		}
+	}
+	return nil
+}
+
+func duration(s string) error {
+	_, err := rules.ParseDuration(s)
+	return err
+}
+
+// rejected explains why an answer is refused, from its anti-pattern.
+func rejected(cat *rules.Catalog, what, anti string) error {
+	if ap, ok := cat.AntiPattern(anti); ok {
+		return fmt.Errorf("%s is rejected (%s): %s %s", what, ap.Title, ap.Why, ap.Fix)
+	}
+	return fmt.Errorf("%s is rejected (%s)", what, anti)
+}
+
+// rejectedLabel names a rejected choice in a menu by its anti-pattern, so
+// the menu teaches the mistake before anyone picks it.
+func rejectedLabel(cat *rules.Catalog, anti string) string {
+	if ap, ok := cat.AntiPattern(anti); ok {
+		return "rejected: " + ap.Title
+	}
+	return "rejected: " + anti
+}
+
+func providerLabel(p rules.Provider) string {
+	switch {
+	case p.Unbounded:
+		return fmt.Sprintf("%s: no time limit on redelivery, suggested TTL %s", p.Name, p.SuggestedTTL)
+	case !p.Retries:
+		return fmt.Sprintf("%s: no automatic retries, resent for up to %s, suggested TTL %s", p.Name, p.RetryWindow, p.SuggestedTTL)
+	}
+	return fmt.Sprintf("%s: repeats for up to %s, suggested TTL %s", p.Name, p.RetryWindow, p.SuggestedTTL)
+}
+
+// providersOfKind lists the providers a source picks from: webhook senders
+// for webhooks, queues for queue consumers, none for the other sources.
+func providersOfKind(cat *rules.Catalog, source string) []rules.Provider {
+	if source != rules.KindWebhook && source != rules.KindQueue {
+		return nil
+	}
+	var out []rules.Provider
+	for _, p := range cat.Providers {
+		if p.Kind == source {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// retriers lists the providers that repeat an operation whatever supplies
+// its key: internal retry policies and people reloading a page.
+func retriers(cat *rules.Catalog) []rules.Provider {
+	var out []rules.Provider
+	for _, p := range cat.Providers {
+		if p.Kind == rules.KindInternal || p.Kind == rules.KindUI {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// reaching lists the catalogue providers that repeat the operation.
+func reaching(cat *rules.Catalog, k KeyAnswers) []*rules.Provider {
+	var out []*rules.Provider
+	for _, id := range append([]string{k.Provider}, k.RetriedBy...) {
+		if p, ok := cat.Provider(id); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// longestWindow is the provider with the longest retry window among those
+// that repeat the operation; nil when none does.
+func longestWindow(cat *rules.Catalog, k KeyAnswers) *rules.Provider {
+	var longest *rules.Provider
+	for _, p := range reaching(cat, k) {
+		if p.RetryWindow > 0 && (longest == nil || p.RetryWindow > longest.RetryWindow) {
+			longest = p
+		}
+	}
+	return longest
+}
+
+// suggestedTTL is the longest suggestion of the providers that repeat the
+// operation, or the catalogue's default when none is known.
+func suggestedTTL(cat *rules.Catalog, k KeyAnswers) rules.Duration {
+	var ttl rules.Duration
+	for _, p := range reaching(cat, k) {
+		ttl = max(ttl, p.SuggestedTTL)
+	}
+	if ttl == 0 {
+		return cat.Defaults.TTL
+	}
+	return ttl
+}
+
+func isVolatile(cat *rules.Catalog, name string) bool {
+	_, ok := cat.VolatileField(name)
+	return ok
+}

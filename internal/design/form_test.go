@@ -1,0 +1,606 @@
+package design_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/huh"
+	"gopkg.in/yaml.v3"
+
+	"github.com/idemkit/idemkit/internal/design"
+	"github.com/idemkit/idemkit/internal/rules"
+)
+
+// testCatalog is a small catalogue with every kind of entry the form reads,
+// so that the walks below do not move when the embedded data grows.
+func testCatalog() *rules.Catalog {
+	return &rules.Catalog{
+		KeySources: []rules.KeySource{
+			{ID: "client", Title: "External client (our SDK / direct caller)", Format: "{client_key}", Example: "9f1c0e8a-…", Description: "The client makes one key per logical action."},
+			{ID: "webhook", Title: "Webhook receiver", Format: "{event_id}", Example: "evt_1", Description: "The provider's event ID is the same on every redelivery."},
+			{ID: "queue", Title: "Message queue consumer", Format: "{message_id}", Example: "m-1", Description: "The message or dedupe ID survives redelivery."},
+			{ID: "workflow", Title: "Workflow step", Format: "{workflow_id}:{step}:{param}", Example: "wf-1:charge:o-1", Description: "Deterministic parts only."},
+			{ID: "cron", Title: "Internal cron job", Format: "{job}:{slot}", Example: "invoices:2026-01-01T00", Description: "The slot, not the wall clock."},
+			{ID: "server", Title: "A key the server makes per attempt", Rejected: true, AntiPattern: "per-attempt-key"},
+		},
+		Providers: []rules.Provider{
+			{ID: "stripe", Name: "Stripe webhooks", Kind: "webhook", Source: "webhook", Retries: true, RetryWindow: rules.MustDuration("3d"), SuggestedTTL: rules.MustDuration("7d"), Bound: "Stripe resends with backoff for three days."},
+			{ID: "github", Name: "GitHub webhooks", Kind: "webhook", Source: "webhook", Retries: false, RetryWindow: rules.MustDuration("3d"), SuggestedTTL: rules.MustDuration("7d"), Bound: "Redelivered by hand, within three days."},
+			{ID: "sqs", Name: "Amazon SQS standard", Kind: "queue", Source: "queue", Retries: true, RetryWindow: rules.MustDuration("12h"), SuggestedTTL: rules.MustDuration("24h"), Bound: "The visibility timeout."},
+			{ID: "rabbitmq", Name: "RabbitMQ", Kind: "queue", Source: "queue", Retries: true, Unbounded: true, SuggestedTTL: rules.MustDuration("7d"), Bound: "Redelivered until acked."},
+			{ID: "internal-http", Name: "Internal HTTP retry policy", Kind: "internal", Source: "client", Retries: true, RetryWindow: rules.MustDuration("5m"), SuggestedTTL: rules.MustDuration("1h"), Bound: "The retry budget."},
+			{ID: "ui", Name: "User-driven UI retry", Kind: "ui", Source: "client", Retries: true, RetryWindow: rules.MustDuration("30m"), SuggestedTTL: rules.MustDuration("24h"), Bound: "A page reload."},
+		},
+		VolatileFields: []rules.VolatileField{
+			{Name: "timestamp", Reason: "set per attempt"},
+			{Name: "request_id", Reason: "new per attempt"},
+			{Name: "client_ip", Reason: "changes with the route"},
+		},
+		Stores: []rules.Store{
+			{ID: "redis", Name: "Redis", TTLRange: "hours to days"},
+			{ID: "postgres", Name: "Postgres", TTLRange: "days to months"},
+			{ID: "dynamodb", Name: "DynamoDB", TTLRange: "24 to 48 hours"},
+			{ID: "workflow", Name: "Workflow engine state", TTLRange: "the workflow's lifetime"},
+			{ID: "memcached", Name: "Memcached", TTLRange: "minutes", Rejected: true, AntiPattern: "lossy-store"},
+		},
+		Collisions: []rules.Collision{
+			{ID: "completed", Case: "Same key, same payload, completed", Response: "the stored response"},
+			{ID: "mismatch", Case: "Same key, different payload", Response: "422, logged, not processed"},
+			{ID: "expired", Case: "Same key after the TTL", Response: "a new request"},
+		},
+		Mechanisms: []rules.Mechanism{
+			{ID: "provider-key", Title: "Pass a derived key to the provider"},
+			{ID: "on-conflict", Title: "INSERT ... ON CONFLICT DO NOTHING"},
+			{ID: "audit-log", Title: "Guard with an audit-log row"},
+			{ID: "message-id", Title: "A derived message ID the provider dedupes"},
+		},
+		AntiPatterns: []rules.AntiPattern{
+			{ID: "per-attempt-key", Title: "Fresh key per attempt", Why: "a key made per attempt is new on every retry, so nothing is ever deduplicated.", Fix: "Take the key from whoever retries."},
+			{ID: "lossy-store", Title: "Lossy store", Why: "memcached evicts keys under memory pressure, well inside any retry window.", Fix: "Use Redis or Postgres."},
+			{ID: "no-mismatch-detection", Title: "No mismatch detection", Why: "a different payload under a known key is silently replayed or applied.", Fix: "Fingerprint the request."},
+		},
+		Presets: []rules.Preset{
+			{ID: "payment", Title: "Payment endpoint", Answers: map[string]any{
+				"kind":      "payment",
+				"key":       map[string]any{"source": "client", "header": "Idempotency-Key", "scope": "tenant_id"},
+				"hash":      map[string]any{"include": []any{"customer_id", "amount", "currency"}, "exclude": []any{"timestamp"}},
+				"store":     map[string]any{"kind": "redis", "audit_row": true},
+				"ttl":       "24h",
+				"collision": map[string]any{"completed": "replay", "in_progress": "conflict", "retry_after": "5s"},
+				"downstream": []any{
+					map[string]any{"name": "charge", "target": "stripe", "mechanism": "provider-key"},
+				},
+			}},
+			{ID: "queue", Title: "Queue consumer", Answers: map[string]any{
+				"key":   map[string]any{"source": "queue", "provider": "sqs", "scope": "unscoped"},
+				"store": map[string]any{"kind": "redis"},
+			}},
+		},
+		Defaults: rules.Defaults{
+			Store:       "redis",
+			TTL:         rules.MustDuration("24h"),
+			RetryAfter:  rules.MustDuration("5s"),
+			AuditRowFor: []string{"payment", "billing"},
+		},
+	}
+}
+
+// script is the accessible-mode input: one answer per line, "" for Enter.
+func script(lines ...string) *strings.Reader {
+	return strings.NewReader(strings.Join(lines, "\n") + "\n")
+}
+
+// runAccessible runs form in accessible mode over in, and fails the test if
+// answers are left over: every script must match its prompts exactly.
+func runAccessible(t *testing.T, in *strings.Reader, run func(func(*huh.Form) error) error) string {
+	t.Helper()
+	var out strings.Builder
+	if err := run(design.RunWith(in, &out, true)); err != nil {
+		t.Fatalf("form: %v\noutput:\n%s", err, out.String())
+	}
+	if in.Len() > 0 {
+		rest := make([]byte, in.Len())
+		_, _ = in.Read(rest)
+		t.Fatalf("answers left over: %q\noutput:\n%s", rest, out.String())
+	}
+	return out.String()
+}
+
+func equalAnswers(t *testing.T, got, want design.Answers, output string) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		g, _ := yaml.Marshal(got)
+		w, _ := yaml.Marshal(want)
+		t.Errorf("answers:\n%s\nwant:\n%s\noutput:\n%s", g, w, output)
+	}
+}
+
+func TestFormInterviewWalks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		start  design.Answers
+		lines  []string
+		want   design.Answers
+		output []string // text each walk must show, defaults among it
+	}{
+		{
+			name:  "payment preset, a retry source, a new excluded field and a second step",
+			start: design.Answers{Operation: "create-payment"},
+			lines: []string{
+				"",               // operation [create-payment]
+				"Charges a card", // what it does
+				"2",              // preset: payment
+				"",               // kind [payment]
+				"",               // source [client]
+				"",               // header [Idempotency-Key]
+				"",               // scope [tenant_id]
+				"1", "0",         // retried by: internal-http, confirm
+				"",       // included [customer_id, amount, currency]
+				"2", "0", // volatile: + request_id, confirm
+				"trace_id: set per hop by the proxy", // other excluded
+				"",                                   // mismatch [reject]
+				"",                                   // store [redis]
+				"",                                   // audit row [Y]
+				"",                                   // TTL [24h]
+				"", "", "",                           // completed, in progress, Retry-After
+				"", "", "", // step 1 from the preset: name, target, mechanism
+				"y",                       // add another
+				"ledger", "postgres", "2", // step 2
+				"", // add another [N]
+			},
+			want: design.Answers{
+				Operation:   "create-payment",
+				Description: "Charges a card",
+				Preset:      "payment",
+				Kind:        "payment",
+				Key:         design.KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "tenant_id", RetriedBy: []string{"internal-http"}},
+				Hash: design.HashAnswers{
+					Include:        []string{"customer_id", "amount", "currency"},
+					Exclude:        []string{"timestamp", "request_id", "trace_id"},
+					Reasons:        map[string]string{"trace_id": "set per hop by the proxy"},
+					DetectMismatch: new(true),
+				},
+				Store:     design.StoreAnswers{Kind: "redis", AuditRow: new(true)},
+				TTL:       "24h",
+				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
+				Downstream: []design.StepAnswers{
+					{Name: "charge", Target: "stripe", Mechanism: "provider-key"},
+					{Name: "ledger", Target: "postgres", Mechanism: "on-conflict"},
+				},
+			},
+			output: []string{
+				"Operation [create-payment]",
+				"Header that carries the key [Idempotency-Key]",
+				"Scope stored keys by (a tenant field, or unscoped) [tenant_id]",
+				"Included fields, comma separated [customer_id, amount, currency]",
+				"1. ✓ timestamp: set per attempt",
+				"TTL [24h]",
+				"Step name [charge]",
+				"Add another downstream step? (1 so far)",
+			},
+		},
+		{
+			name:  "webhook from scratch: provider, TTL re-asked until it covers the window",
+			start: design.Answers{},
+			lines: []string{
+				"stripe-events", "", "", // operation, no description, no preset
+				"",  // kind [other]
+				"2", // source: webhook
+				"",  // provider [stripe]
+				"unscoped",
+				"0",        // retried by: nobody
+				"id, type", // included
+				"0",        // volatile: none
+				"",         // other excluded: none
+				"",         // mismatch [reject]
+				"2",        // store: postgres
+				"",         // audit row [N]
+				"1d",       // below Stripe's 3d window
+				"forever",  // keys must expire
+				"",         // TTL [7d]
+				"", "", "", // completed [ack], in progress [conflict], Retry-After [5s]
+				"", // no downstream step
+			},
+			want: design.Answers{
+				Operation: "stripe-events",
+				Kind:      "other",
+				Key:       design.KeyAnswers{Source: "webhook", Provider: "stripe", Scope: "unscoped"},
+				Hash:      design.HashAnswers{Include: []string{"id", "type"}, DetectMismatch: new(true)},
+				Store:     design.StoreAnswers{Kind: "postgres", AuditRow: new(false)},
+				TTL:       "7d",
+				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "conflict", RetryAfter: "5s"},
+			},
+			output: []string{
+				"Which provider? [stripe]",
+				"Stripe webhooks: repeats for up to 3d, suggested TTL 7d",
+				"Stripe webhooks can repeat a request for up to 3d; suggested TTL 7d. Stripe resends with backoff for three days.",
+				"a TTL of 1d is shorter than the 3d retry window of Stripe webhooks",
+				rules.ErrForever.Error(),
+				"TTL [7d]",
+				"Same key and payload, completed [ack]",
+				"Does the operation call anything downstream? Add a step?",
+			},
+		},
+		{
+			name:  "billing cron job with an email step",
+			start: design.Answers{},
+			lines: []string{
+				"nightly-invoices", "Bills every account once a night", "",
+				"2", // kind: billing
+				"5", // source: cron
+				"invoice-run", "1d", "account_id",
+				"2", "0", // retried by: ui
+				"", "0", "", "", // hash: nothing included, nothing excluded, mismatch [reject]
+				"2", "", // postgres, audit row [Y] for billing
+				"", // TTL [1d]
+				"", "", "",
+				"y", "email", "sendgrid", "4", // one step, message-id
+				"",
+			},
+			want: design.Answers{
+				Operation:   "nightly-invoices",
+				Description: "Bills every account once a night",
+				Kind:        "billing",
+				Key:         design.KeyAnswers{Source: "cron", Job: "invoice-run", Schedule: "1d", Scope: "account_id", RetriedBy: []string{"ui"}},
+				Hash:        design.HashAnswers{DetectMismatch: new(true)},
+				Store:       design.StoreAnswers{Kind: "postgres", AuditRow: new(true)},
+				TTL:         "1d",
+				Collision:   design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
+				Downstream:  []design.StepAnswers{{Name: "email", Target: "sendgrid", Mechanism: "message-id"}},
+			},
+			output: []string{
+				"billing (gets a Postgres audit row by default)",
+				"Job name",
+				"Also write a Postgres audit row? [Y/n]",
+				"User-driven UI retry can repeat a request for up to 30m; suggested TTL 1d. A page reload.",
+			},
+		},
+		{
+			name:  "queue preset defaults to requeue and ack",
+			start: design.Answers{Operation: "ship-order"},
+			lines: []string{
+				"", "", "3", // queue preset
+				"", "", // kind [other], source [queue]
+				"", "", "0", // provider [sqs], scope [unscoped], retried by nobody
+				"order_id", "0", "", "",
+				"", "", // store [redis], audit row [N]
+				"", // TTL [1d] from SQS
+				"", "", "",
+				"",
+			},
+			want: design.Answers{
+				Operation: "ship-order",
+				Preset:    "queue",
+				Kind:      "other",
+				Key:       design.KeyAnswers{Source: "queue", Provider: "sqs", Scope: "unscoped"},
+				Hash:      design.HashAnswers{Include: []string{"order_id"}, DetectMismatch: new(true)},
+				Store:     design.StoreAnswers{Kind: "redis", AuditRow: new(false)},
+				TTL:       "1d",
+				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "requeue", RetryAfter: "5s"},
+			},
+			output: []string{"Same key and payload, still in progress [requeue]", "TTL [1d]"},
+		},
+		{
+			name:  "workflow step",
+			start: design.Answers{},
+			lines: []string{
+				"charge-activity", "", "",
+				"", "4", // workflow
+				"checkout", "charge", "order_id", "tenant_id", "0",
+				"", "0", "", "",
+				"4", "", // workflow engine state
+				"", "", "", "",
+				"",
+			},
+			want: design.Answers{
+				Operation: "charge-activity",
+				Kind:      "other",
+				Key:       design.KeyAnswers{Source: "workflow", Workflow: "checkout", Step: "charge", Param: "order_id", Scope: "tenant_id"},
+				Hash:      design.HashAnswers{DetectMismatch: new(true)},
+				Store:     design.StoreAnswers{Kind: "workflow", AuditRow: new(false)},
+				TTL:       "1d",
+				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
+			},
+			output: []string{"Key format {workflow_id}:{step}:{param}, for example wf-1:charge:o-1."},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cat := testCatalog()
+			a := tc.start
+			out := runAccessible(t, script(tc.lines...), func(run func(*huh.Form) error) error {
+				return design.Interview(&a, cat, run)
+			})
+			equalAnswers(t, a, tc.want, out)
+			for _, s := range tc.output {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+		})
+	}
+}
+
+// clientAnswers are the answers NewForm sees after Q1 for a client key.
+func clientAnswers() design.Answers {
+	return design.Answers{Operation: "op", Kind: "other", Key: design.KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "tenant_id"}}
+}
+
+func TestFormRejectsInline(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog()
+	newForm := func(a *design.Answers) *huh.Form { return design.NewForm(a, cat) }
+	for _, tc := range []struct {
+		name  string
+		start design.Answers
+		form  func(*design.Answers) *huh.Form
+		lines []string
+		shown []string // the error, as the person reads it
+		check func(design.Answers) bool
+	}{
+		{
+			name:  "server-generated key",
+			start: design.Answers{},
+			form:  func(a *design.Answers) *huh.Form { return design.NewSourceForm(a, cat) },
+			lines: []string{"", "6", "3"},
+			shown: []string{"a server key is rejected (Fresh key per attempt): a key made per attempt is new on every retry", "6. server    rejected: Fresh key per attempt"},
+			check: func(a design.Answers) bool { return a.Key.Source == "queue" },
+		},
+		{
+			name:  "memcached",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "5", "1", "", "", "", "", ""},
+			shown: []string{"memcached is rejected (Lossy store): memcached evicts keys under memory pressure", "5. memcached rejected: Lossy store"},
+			check: func(a design.Answers) bool { return a.Store.Kind == "redis" },
+		},
+		{
+			name:  "forever TTL",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "forever", "never", "48h", "", "", ""},
+			shown: []string{rules.ErrForever.Error()},
+			check: func(a design.Answers) bool { return a.TTL == "48h" },
+		},
+		{
+			name:  "TTL without a unit",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "24", "", "", "", ""},
+			shown: []string{"24 has no unit"},
+			check: func(a design.Answers) bool { return a.TTL == "1d" },
+		},
+		{
+			name: "TTL below the window of a provider",
+			start: func() design.Answers {
+				a := clientAnswers()
+				a.Key = design.KeyAnswers{Source: "queue", Provider: "sqs", Scope: "unscoped"}
+				return a
+			}(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "6h", "12h", "", "", ""},
+			shown: []string{"a TTL of 6h is shorter than the 12h retry window of Amazon SQS standard"},
+			check: func(a design.Answers) bool { return a.TTL == "12h" },
+		},
+		{
+			name: "TTL below the window of a further retry source",
+			start: func() design.Answers {
+				a := clientAnswers()
+				a.Key.RetriedBy = []string{"internal-http", "ui"}
+				a.TTL = "10m"
+				return a
+			}(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "", "1h", "", "", ""},
+			shown: []string{"TTL [10m]", "a TTL of 10m is shorter than the 30m retry window of User-driven UI retry"},
+			check: func(a design.Answers) bool { return a.TTL == "1h" },
+		},
+		{
+			name:  "no mismatch detection",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "2", "1", "", "", "", "", "", ""},
+			shown: []string{"processing a different payload under a known key is rejected (No mismatch detection): a different payload under a known key is silently replayed or applied."},
+			check: func(a design.Answers) bool { return *a.Hash.DetectMismatch },
+		},
+		{
+			name:  "a field both included and excluded",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"amount, timestamp", "1", "0", "1", "2", "0", "amount: noise", "trace_id", "", "", "", "", "", "", ""},
+			shown: []string{"timestamp is both included and excluded", "amount is both included and excluded"},
+			check: func(a design.Answers) bool {
+				return reflect.DeepEqual(a.Hash.Include, []string{"amount", "timestamp"}) && reflect.DeepEqual(a.Hash.Exclude, []string{"request_id", "trace_id"})
+			},
+		},
+		{
+			name:  "a field name with a space",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"customer id", "customer_id", "0", "", "", "", "", "", "", "", ""},
+			shown: []string{`"customer id" is not a field name; separate fields with commas`},
+			check: func(a design.Answers) bool { return reflect.DeepEqual(a.Hash.Include, []string{"customer_id"}) },
+		},
+		{
+			name:  "requeue for a client",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "", "", "3", "2", ""},
+			shown: []string{"only a queue consumer can requeue; a client caller gets conflict or wait"},
+			check: func(a design.Answers) bool { return a.Collision.InProgress == "wait" },
+		},
+		{
+			name:  "ack for a client",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "", "2", "1", "", ""},
+			shown: []string{"a client retrying needs the original response"},
+			check: func(a design.Answers) bool { return a.Collision.Completed == "replay" },
+		},
+		{
+			name:  "no scope",
+			start: design.Answers{Key: design.KeyAnswers{Source: "cron"}},
+			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
+			lines: []string{"job", "1h", "", "unscoped", "0"},
+			shown: []string{"name the field that scopes stored keys (tenant_id), or answer unscoped"},
+			check: func(a design.Answers) bool { return a.Key.Scope == "unscoped" },
+		},
+		{
+			name:  "cron slot that never ends",
+			start: design.Answers{Key: design.KeyAnswers{Source: "cron"}},
+			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
+			lines: []string{"job", "forever", "15m", "unscoped", "0"},
+			shown: []string{rules.ErrForever.Error()},
+			check: func(a design.Answers) bool { return a.Key.Schedule == "15m" },
+		},
+		{
+			name:  "a header name with a space",
+			start: design.Answers{Key: design.KeyAnswers{Source: "client"}},
+			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
+			lines: []string{"Idempotency Key", "X-Request-Key", "unscoped", "0"},
+			shown: []string{`"Idempotency Key" is not a header name`},
+			check: func(a design.Answers) bool { return a.Key.Header == "X-Request-Key" },
+		},
+		{
+			name:  "a workflow step name with a colon",
+			start: design.Answers{Key: design.KeyAnswers{Source: "workflow"}},
+			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
+			lines: []string{"checkout", "charge:card", "charge", "order_id", "unscoped", "0"},
+			shown: []string{`"charge:card" becomes part of the key, where a colon separates the parts`},
+			check: func(a design.Answers) bool { return a.Key.Step == "charge" },
+		},
+		{
+			name:  "an operation without a name",
+			start: design.Answers{},
+			form: func(a *design.Answers) *huh.Form {
+				var preset string
+				return design.NewStartForm(a, cat, &preset)
+			},
+			lines: []string{"", "-", "refund", "", ""},
+			shown: []string{"an operation name is required"},
+			check: func(a design.Answers) bool { return a.Operation == "refund" },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := tc.start
+			out := runAccessible(t, script(tc.lines...), func(run func(*huh.Form) error) error {
+				return run(tc.form(&a))
+			})
+			for _, s := range tc.shown {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			if !tc.check(a) {
+				got, _ := yaml.Marshal(a)
+				t.Errorf("answers after the re-prompt are wrong:\n%s\noutput:\n%s", got, out)
+			}
+		})
+	}
+}
+
+// A loaded design keeps its answers unless the person changes them: Enter
+// keeps, "-" clears, and an empty step name drops the step.
+func TestFormKeepsClearsAndDrops(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog()
+	a := design.Answers{
+		Operation:   "refund",
+		Description: "Refunds a charge",
+		Kind:        "payment",
+		Key:         design.KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "tenant_id", Provider: "stripe", Job: "stale"},
+		Hash:        design.HashAnswers{Include: []string{"charge_id"}, Exclude: []string{"timestamp", "trace_id"}, Reasons: map[string]string{"trace_id": "per hop"}},
+		Store:       design.StoreAnswers{Kind: "postgres", AuditRow: new(false)},
+		TTL:         "2d",
+		Collision:   design.CollisionAnswers{Completed: "replay", InProgress: "wait", RetryAfter: "2s"},
+		Downstream: []design.StepAnswers{
+			{Name: "refund", Target: "stripe", Mechanism: "provider-key"},
+			{Name: "email", Target: "sendgrid", Mechanism: "message-id"},
+		},
+	}
+	out := runAccessible(t, script(
+		"", "-", "", // operation kept, description cleared, keep the loaded answers
+		"", "", // kind, source
+		"", "", "0", // header, scope, retried by
+		"-", "0", "", "", // included cleared, exclusions kept
+		"", "", "", // store, audit row, TTL
+		"", "", "", // collisions
+		"", "", "", // step refund kept
+		"-", "", "", // step email dropped
+		"",
+	), func(run func(*huh.Form) error) error { return design.Interview(&a, cat, run) })
+
+	want := design.Answers{
+		Operation: "refund",
+		Kind:      "payment",
+		Key:       design.KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "tenant_id"},
+		Hash: design.HashAnswers{
+			Exclude:        []string{"timestamp", "trace_id"},
+			Reasons:        map[string]string{"trace_id": "per hop"},
+			DetectMismatch: new(true),
+		},
+		Store:      design.StoreAnswers{Kind: "postgres", AuditRow: new(false)},
+		TTL:        "2d",
+		Collision:  design.CollisionAnswers{Completed: "replay", InProgress: "wait", RetryAfter: "2s"},
+		Downstream: []design.StepAnswers{{Name: "refund", Target: "stripe", Mechanism: "provider-key"}},
+	}
+	equalAnswers(t, a, want, out)
+	for _, s := range []string{
+		"1. keep the answers loaded",
+		"What does it do? [Refunds a charge]",
+		"Other excluded fields (name: reason, comma separated) [trace_id: per hop]",
+		"Store [postgres]",
+		"Also write a Postgres audit row? [y/N]",
+		"Same key and payload, still in progress [wait]",
+		"Step name [email]",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestFormInputEnds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		input     string
+		operation string // read before the end
+		preset    string // applied before the end
+	}{
+		{name: "nothing at all", input: ""},
+		{name: "in the middle", input: "refund\n\n", operation: "refund"},
+		{name: "after a last line without a newline", input: "refund\nRefunds\n2", operation: "refund", preset: "payment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var a design.Answers
+			var out strings.Builder
+			err := design.Interview(&a, testCatalog(), design.RunWith(strings.NewReader(tc.input), &out, true))
+			if !errors.Is(err, huh.ErrUserAborted) {
+				t.Fatalf("err = %v, want huh.ErrUserAborted\noutput:\n%s", err, out.String())
+			}
+			if a.Operation != tc.operation || a.Preset != tc.preset {
+				t.Errorf("operation, preset = %q, %q; want %q, %q", a.Operation, a.Preset, tc.operation, tc.preset)
+			}
+		})
+	}
+}
+
+// The terminal view renders a little markdown in notes; the catalogue's
+// text must survive it with its underscores.
+func TestFormNotesKeepUnderscores(t *testing.T) {
+	t.Parallel()
+	a := design.Answers{Key: design.KeyAnswers{Source: "workflow"}}
+	f := design.NewKeyForm(&a, testCatalog()).WithWidth(100)
+	f.Init()
+	f.Update(nil) // lays the group out
+	view := f.View()
+	if !strings.Contains(view, "{workflow_id}:{step}:{param}") {
+		t.Errorf("view lost the key format:\n%s", view)
+	}
+}
