@@ -279,8 +279,11 @@ func (v *validator) presets() {
 		key := v.mapping(p.Answers, "key", here)
 		if src, ok := key["source"]; !ok {
 			v.fail(fmt.Errorf("%w (a preset says who supplies the key)", ErrMissingField), here(".key.source")...)
-		} else {
-			v.ref(fmt.Sprint(src), "key source", v.sourceIDs, here(".key.source"))
+		} else if v.ref(fmt.Sprint(src), "key source", v.sourceIDs, here(".key.source")) {
+			if k := v.c.KeySources[v.sourceIDs[fmt.Sprint(src)]]; k.Rejected {
+				v.fail(fmt.Errorf("%q is a rejected key source (%s); a preset is a pattern to follow", k.ID, k.AntiPattern),
+					slices.Concat(here(".key.source"), at("key_sources", v.sourceIDs[k.ID], "rejected"))...)
+			}
 		}
 		if provider, ok := key["provider"]; ok {
 			v.ref(fmt.Sprint(provider), "provider", v.providerIDs, here(".key.provider"))

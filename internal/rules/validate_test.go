@@ -65,6 +65,8 @@ func TestValidateErrors(t *testing.T) {
 				`.idemkit.yaml:3: presets[0].answers.downstream[0].mechanism: unknown reference: "carrier-pigeon" is not a mechanism`,
 				`.idemkit.yaml:3: presets[0].answers.downstream[1].mechanism: missing required field (each downstream step says how it is made idempotent)`,
 			}, ErrUnknownRef},
+		{"preset with a rejected key source", "presets:\n  - id: payment\n    answers: {key: {source: server}}\n",
+			[]string{`.idemkit.yaml:3: presets[0].answers.key.source: "server" is a rejected key source (per-attempt-key); a preset is a pattern to follow`}, nil},
 		{"preset without a key source", "presets:\n  - id: mine\n    title: Mine\n    description: Mine\n    answers: {store: {kind: redis}}\n",
 			[]string{`.idemkit.yaml:5: presets[0].answers.key.source: missing required field (a preset says who supplies the key)`}, ErrMissingField},
 		{"preset answers of the wrong shape", "presets:\n  - id: payment\n    answers: {key: client, store: redis}\n",
