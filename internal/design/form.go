@@ -198,8 +198,8 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 		huh.NewSelect[string]().
 			Title("Start from a common pattern?").
 			Description("A preset fills every later answer with the seed's pattern; you can change each one.").
-			Options(presets...).
-			Value(preset),
+			Value(preset).
+			Options(presets...),
 	))
 }
 
@@ -245,15 +245,15 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 	return huh.NewForm(huh.NewGroup(
 		huh.NewSelect[string]().
 			Title(withDefault("What kind of operation is it?", a.Kind)).
-			Options(kindOpts...).
-			Value(&a.Kind),
+			Value(&a.Kind).
+			Options(kindOpts...),
 		note("Q1 · Who supplies the key?",
 			"The key must be the same on every retry of one logical action, so it comes from whoever "+
 				"retries: the client, the webhook sender, the queue, the workflow engine or the scheduler."),
 		huh.NewSelect[string]().
 			Title(withDefault("Who initiates the operation?", a.Key.Source)).
-			Options(srcOpts...).
 			Value(&a.Key.Source).
+			Options(srcOpts...).
 			Validate(func(id string) error {
 				if s, ok := cat.KeySource(id); ok && s.Rejected {
 					return rejected(cat, "a "+id+" key", s.AntiPattern)
@@ -305,8 +305,8 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		fields = append(fields, huh.NewSelect[string]().
 			Title(withDefault("Which provider?", k.Provider)).
 			Description("Its retry window bounds the TTL (Q4).").
-			Options(opts...).
-			Value(&k.Provider))
+			Value(&k.Provider).
+			Options(opts...))
 	}
 
 	switch src {
@@ -359,8 +359,8 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		fields = append(fields, huh.NewMultiSelect[string]().
 			Title("Who else retries it?").
 			Description("A retry policy or a reload also repeats the operation; the TTL must outlast the longest window of them all.").
-			Options(opts...).
-			Accessor(nameList{&k.RetriedBy}))
+			Accessor(nameList{&k.RetriedBy}).
+			Options(opts...))
 	}
 	return huh.NewForm(huh.NewGroup(fields...))
 }
@@ -404,8 +404,8 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		}
 		fields = append(fields, huh.NewMultiSelect[string]().
 			Title("Volatile fields to exclude").
-			Options(opts...).
 			Accessor(volatileChoice{h, cat}).
+			Options(opts...).
 			Validate(func(names []string) error { return notIncluded(h, names) }))
 	}
 	other := otherExcluded{h, cat}
@@ -421,13 +421,17 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				}
 				return notIncluded(h, names)
 			})),
+		// Every select binds its value before its options: huh scrolls the
+		// list to the bound value when the options arrive, and bound the
+		// other way round it scrolls to the option equal to the zero value
+		// (here "process it anyway") and hides the ones above it.
 		huh.NewSelect[bool]().
 			Title("Same key, different payload?").
+			Value(h.DetectMismatch).
 			Options(
 				huh.NewOption("reject it: 422, logged, never processed", true),
 				huh.NewOption("process it anyway", false),
 			).
-			Value(h.DetectMismatch).
 			Validate(func(detect bool) error {
 				if detect {
 					return nil
@@ -460,8 +464,8 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				"with the response, for the whole TTL."),
 		huh.NewSelect[string]().
 			Title(withDefault("Store", st.Kind)).
-			Options(opts...).
 			Value(&st.Kind).
+			Options(opts...).
 			Validate(func(id string) error {
 				if s, ok := cat.Store(id); ok && s.Rejected {
 					return rejected(cat, id, s.AntiPattern)
@@ -539,11 +543,11 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get."), " ")),
 		huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, completed", c.Completed)).
+			Value(&c.Completed).
 			Options(
 				huh.NewOption("replay: return the stored status, headers and body", "replay"),
 				huh.NewOption("ack: 200 without a body (webhook senders and queues)", "ack"),
 			).
-			Value(&c.Completed).
 			Validate(func(v string) error {
 				if v == "ack" && src == "client" {
 					return errors.New("a client retrying needs the original response; ack would answer without it, so replay it")
@@ -552,12 +556,12 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			}),
 		huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, still in progress", c.InProgress)).
+			Value(&c.InProgress).
 			Options(
 				huh.NewOption("conflict: 409 with Retry-After; the caller retries later", "conflict"),
 				huh.NewOption("wait: hold briefly for the first attempt, then 409", "wait"),
 				huh.NewOption("requeue: return the message with a delay, unacked", "requeue"),
 			).
-			Value(&c.InProgress).
 			Validate(func(v string) error {
 				if v == "requeue" && src != "queue" {
 					return fmt.Errorf("only a queue consumer can requeue; a %s caller gets conflict or wait", src)
@@ -603,8 +607,8 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
 	if len(opts) > 0 {
 		fields = append(fields, huh.NewSelect[string]().
 			Title(withDefault("Mechanism", s.Mechanism)).
-			Options(opts...).
-			Value(&s.Mechanism))
+			Value(&s.Mechanism).
+			Options(opts...))
 	}
 	return huh.NewForm(huh.NewGroup(fields...))
 }

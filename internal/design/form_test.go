@@ -591,16 +591,43 @@ func TestFormInputEnds(t *testing.T) {
 	}
 }
 
-// The terminal view renders a little markdown in notes; the catalogue's
-// text must survive it with its underscores.
-func TestFormNotesKeepUnderscores(t *testing.T) {
+// The terminal view must show what accessible mode shows: the catalogue's
+// text with its underscores (notes render a little markdown) and every
+// option of a select, the bound one under the cursor.
+func TestFormTerminalView(t *testing.T) {
 	t.Parallel()
-	a := design.Answers{Key: design.KeyAnswers{Source: "workflow"}}
-	f := design.NewKeyForm(&a, testCatalog()).WithWidth(100)
-	f.Init()
-	f.Update(nil) // lays the group out
-	view := f.View()
-	if !strings.Contains(view, "{workflow_id}:{step}:{param}") {
-		t.Errorf("view lost the key format:\n%s", view)
+	cat := testCatalog()
+	for _, tc := range []struct {
+		name string
+		form func(*design.Answers) *huh.Form
+		a    design.Answers
+		want []string
+	}{
+		{
+			name: "key format in a note",
+			form: func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
+			a:    design.Answers{Key: design.KeyAnswers{Source: "workflow"}},
+			want: []string{"{workflow_id}:{step}:{param}"},
+		},
+		{
+			name: "mismatch detection offers both answers",
+			form: func(a *design.Answers) *huh.Form { return design.NewForm(a, cat) },
+			a:    clientAnswers(),
+			want: []string{"> reject it: 422, logged, never processed", "process it anyway"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := tc.a
+			f := tc.form(&a).WithWidth(120)
+			f.Init()
+			f.Update(nil) // lays the first group out
+			view := f.View()
+			for _, s := range tc.want {
+				if !strings.Contains(view, s) {
+					t.Errorf("view lacks %q:\n%s", s, view)
+				}
+			}
+		})
 	}
 }
