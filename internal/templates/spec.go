@@ -1,0 +1,470 @@
+package templates
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/template"
+	"unicode"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/idemkit/idemkit/internal/spec"
+)
+
+//go:embed spec.md.tmpl
+var specTemplate string
+
+var specTmpl = template.Must(template.New("spec.md.tmpl").Funcs(template.FuncMap{
+	"heading":   heading,
+	"paragraph": paragraph,
+	"inline":    inline,
+	"cell":      cell,
+	"code":      code,
+	"codeCell":  codeCell,
+	"link":      linkTarget,
+}).Parse(specTemplate))
+
+// RenderSpec writes the spec document for s: its YAML front matter, which
+// holds every decision, then the markdown body in the output format of the
+// idempotency-keys skill, rendered from the front matter alone. Because the
+// body adds nothing, spec.Parse followed by RenderSpec gives back the same
+// bytes, and a body that drifted from its front matter is detected by
+// rendering again. RenderSpec renders invalid specs too — the self-check at
+// the end of the body marks what is missing — so a half-made design can be
+// shown before it is fixed.
+func RenderSpec(s *spec.Spec) ([]byte, error) {
+	if s == nil {
+		return nil, errors.New("render spec: no spec")
+	}
+	front, err := frontMatter(reflect.ValueOf(*s))
+	if err != nil {
+		return nil, fmt.Errorf("render spec %s: front matter: %w", s.Slug, err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(front); err != nil {
+		return nil, fmt.Errorf("render spec %s: front matter: %w", s.Slug, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("render spec %s: front matter: %w", s.Slug, err)
+	}
+	buf.WriteString("---\n")
+	if err := specTmpl.Execute(&buf, newSpecView(s)); err != nil {
+		return nil, fmt.Errorf("render spec %s: %w", s.Slug, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// frontMatter builds the YAML tree of v from the same field tags yaml.v3
+// reads, so that the style of every string can be chosen for a lossless
+// round trip: yaml.v3 left to itself writes some strings (one starting with
+// a newline, say) in a block style that reads back as a different string,
+// and then parse-then-render would not give back the same file. Strings
+// that are not UTF-8 are written as !!binary, as yaml.v3 does.
+func frontMatter(v reflect.Value) (*yaml.Node, error) {
+	if m, ok := v.Interface().(yaml.Marshaler); ok {
+		out, err := m.MarshalYAML()
+		if err != nil {
+			return nil, err
+		}
+		return frontMatter(reflect.ValueOf(out))
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for i := range v.NumField() {
+			name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+			if name == "" || name == "-" || opts == "omitempty" && v.Field(i).IsZero() {
+				continue
+			}
+			value, err := frontMatter(v.Field(i))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, value)
+		}
+		return n, nil
+	case reflect.Slice:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		if v.Len() == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		for i := range v.Len() {
+			item, err := frontMatter(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, item)
+		}
+		return n, nil
+	case reflect.String:
+		s := v.String()
+		if !utf8.ValidString(s) {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!binary", Value: base64.StdEncoding.EncodeToString([]byte(s))}, nil
+		}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+		if needsQuotes(s) {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n, nil
+	case reflect.Int, reflect.Int64:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(v.Int(), 10)}, nil
+	case reflect.Bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v.Bool())}, nil
+	}
+	return nil, fmt.Errorf("no YAML form for %s", v.Type())
+}
+
+// needsQuotes reports strings that only a double-quoted scalar, with its
+// escapes, keeps exactly: line breaks, other control characters, and
+// whitespace at either end.
+func needsQuotes(s string) bool {
+	if strings.TrimSpace(s) != s {
+		return true
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return true
+		}
+	}
+	return false
+}
+
+// specView is what the template reads: the spec, and the sentences derived
+// from it that would be unreadable as template logic. Every string in it is
+// already escaped for where it goes.
+type specView struct {
+	S          *spec.Spec
+	Source     string
+	Scope      string
+	Algorithm  string
+	Included   string
+	Collisions []collisionRow
+	Steps      []stepRow
+	Diagram    []string
+	Tests      []string
+	Checks     []string
+}
+
+type collisionRow struct {
+	Case, When, Answer string
+}
+
+type stepRow struct {
+	Name, Target, Mechanism, Key, How string
+}
+
+func newSpecView(s *spec.Spec) *specView {
+	v := &specView{
+		S:         s,
+		Source:    sourceText(&s.Key),
+		Scope:     scopeText(s.Key.Scope),
+		Algorithm: algorithmText(s.Hash.Algorithm),
+		Included:  includedText(s.Hash.Include),
+	}
+	for _, c := range s.Collisions {
+		v.Collisions = append(v.Collisions, collisionRow{Case: codeCell(c.Case), When: cell(c.When), Answer: cell(answer(&c))})
+	}
+	for _, st := range s.Downstream {
+		v.Steps = append(v.Steps, stepRow{
+			Name:      cell(st.Name),
+			Target:    cell(st.Target),
+			Mechanism: mechanismText(st.Mechanism),
+			Key:       codeCell(st.Key),
+			How:       cell(st.How),
+		})
+	}
+	v.Diagram = diagram(s)
+	v.Tests = tests(s)
+	v.Checks = selfCheck(s)
+	return v
+}
+
+func sourceText(k *spec.Key) string {
+	provider := k.ProviderName
+	if provider == "" {
+		provider = k.Provider
+	}
+	provider = inline(provider)
+	switch k.Source {
+	case spec.SourceClient:
+		return "client — the caller makes one key per logical action and sends it again on every retry"
+	case spec.SourceWebhook:
+		return "webhook — the event ID " + provider + " sends again with every redelivery"
+	case spec.SourceQueue:
+		return "queue — the message ID " + provider + " keeps across redeliveries"
+	case spec.SourceWorkflow:
+		return "workflow — the workflow ID, the step name and a deterministic parameter"
+	case spec.SourceCron:
+		return "cron — the job name and the scheduled time floored to its slot"
+	}
+	return code(k.Source)
+}
+
+func scopeText(scope string) string {
+	if scope == "unscoped" {
+		return "unscoped — the key is global on purpose"
+	}
+	return code(scope) + " — the stored key is namespaced by it, so equal keys from two of them never collide"
+}
+
+func algorithmText(alg string) string {
+	if alg == spec.HashSHA256JCS {
+		return "SHA-256 over the RFC 8785 (JCS) canonical JSON of the included fields (`sha256-jcs`)"
+	}
+	return code(alg)
+}
+
+func includedText(fields []string) string {
+	if len(fields) == 0 {
+		return "the whole body, less the excluded fields"
+	}
+	spans := make([]string, len(fields))
+	for i, f := range fields {
+		spans[i] = code(f)
+	}
+	return strings.Join(spans, ", ")
+}
+
+// answer is a collision row's response as one line: status, Retry-After
+// (in seconds, as the header carries it) and what happens.
+func answer(c *spec.Collision) string {
+	var parts []string
+	if c.Status != 0 {
+		parts = append(parts, fmt.Sprint(c.Status))
+	}
+	if c.RetryAfter > 0 {
+		parts = append(parts, fmt.Sprintf("Retry-After: %d", c.RetryAfter.Seconds()))
+	}
+	head := strings.Join(parts, " + ")
+	switch {
+	case head == "":
+		return c.Response
+	case strings.TrimSpace(c.Response) == "":
+		return head
+	}
+	return head + " — " + c.Response
+}
+
+var mechanismTitles = map[string]string{
+	spec.MechanismProviderKey: "the provider's idempotency key",
+	spec.MechanismOnConflict:  "unique constraint + `ON CONFLICT DO NOTHING`",
+	spec.MechanismAuditLog:    "audit-log guard: check, call, record",
+	spec.MechanismMessageID:   "the provider's message or deduplication ID",
+}
+
+func mechanismText(m string) string {
+	if t, ok := mechanismTitles[m]; ok {
+		return t + " (`" + m + "`)"
+	}
+	return codeCell(m)
+}
+
+// initiator is who sends the request and retries it, as the diagram names
+// them.
+func initiator(k *spec.Key) string {
+	switch k.Source {
+	case spec.SourceClient:
+		return "Client"
+	case spec.SourceWorkflow:
+		return "Workflow engine"
+	case spec.SourceCron:
+		return "Scheduler"
+	}
+	if k.ProviderName != "" {
+		return k.ProviderName
+	}
+	if k.Provider != "" {
+		return k.Provider
+	}
+	return "Sender"
+}
+
+// diagram is the body of the Mermaid sequence diagram: the request claims
+// its key, calls each downstream target with the step's derived key, and
+// completes with the response; or a failure releases the key; or a key seen
+// before gets the collision table's answer. Participants are declared with
+// aliases (C, H, S, A, D1...) so that user text only ever appears as a label
+// or a message, never as syntax.
+func diagram(s *spec.Spec) []string {
+	lines := []string{
+		"participant C as " + mermaidLabel(initiator(&s.Key), "Sender"),
+		"participant H as " + mermaidLabel(s.Operation, "Handler"),
+		"participant S as " + mermaidLabel(s.Store.Name, "Store"),
+	}
+	if s.Store.AuditRow {
+		lines = append(lines, "participant A as Postgres audit log")
+	}
+	targets := map[string]string{}
+	for i, st := range s.Downstream {
+		label := mermaidLabel(st.Target, mermaidLabel(st.Name, fmt.Sprintf("Step %d", i+1)))
+		if _, ok := targets[label]; !ok {
+			targets[label] = fmt.Sprintf("D%d", len(targets)+1)
+			lines = append(lines, "participant "+targets[label]+" as "+label)
+		}
+	}
+	lines = append(lines,
+		"C->>H: "+mermaidText("request, key from "+s.Key.Field, "request with its key"),
+		"H->>S: "+mermaidText(fmt.Sprintf("claim key with fingerprint, lease %s", s.TTL.Lease), "claim key"),
+		"alt new key, every step succeeds",
+	)
+	for i, st := range s.Downstream {
+		label := mermaidLabel(st.Target, mermaidLabel(st.Name, fmt.Sprintf("Step %d", i+1)))
+		lines = append(lines, "    H->>"+targets[label]+": "+mermaidText(st.Name+", key "+st.Key, fmt.Sprintf("step %d", i+1)))
+	}
+	if s.Store.AuditRow {
+		lines = append(lines, "    H->>A: write audit row")
+	}
+	lines = append(lines,
+		"    H->>S: "+mermaidText(fmt.Sprintf("complete with the response, kept %s", s.TTL.Duration), "complete with the response"),
+		"    H-->>C: response",
+		"else a step fails, 5xx, panic or timeout",
+		"    H->>S: release key",
+		"    H-->>C: error, the retry starts over",
+		"else key seen before",
+		"    S-->>H: stored state and fingerprint",
+		"    H-->>C: the collision table's answer",
+		"end",
+	)
+	return lines
+}
+
+// collision is the row for one case, or nil when the spec lacks it.
+func collision(s *spec.Spec, c string) *spec.Collision {
+	for i := range s.Collisions {
+		if s.Collisions[i].Case == c {
+			return &s.Collisions[i]
+		}
+	}
+	return nil
+}
+
+// expected is what a test should observe for a collision case: the row's
+// answer, or a note that the row is missing.
+func expected(s *spec.Spec, c string) string {
+	if row := collision(s, c); row != nil {
+		if a := answer(row); strings.TrimSpace(a) != "" {
+			return inline(a)
+		}
+	}
+	return "(no " + c + " row in the collision table)"
+}
+
+// tests are the five tests every design names, with the answers this spec
+// expects.
+func tests(s *spec.Spec) []string {
+	crash := fmt.Sprintf("the key is released (or its %s lease lapses) and the next retry runs the operation once", s.TTL.Lease)
+	if len(s.Downstream) > 0 {
+		crash += ", each step deduplicating on its derived key"
+	}
+	return []string{
+		"**Replay**: the same key and payload after completion → " + expected(s, spec.CaseCompleted),
+		"**Mismatch**: the same key with a different payload → " + expected(s, spec.CaseMismatch),
+		"**Concurrent retries**: two requests with one key at once → one runs the operation; the other → " + expected(s, spec.CaseInProgress),
+		fmt.Sprintf("**TTL expiry**: the same key after the %s TTL → ", s.TTL.Duration) + expected(s, spec.CaseExpired),
+		"**Crash mid-flight**: the handler fails or dies after claiming the key → " + crash,
+	}
+}
+
+// checkItem is one line of the self-check: the seed's success metric, the
+// front-matter fields whose problems fail it, and what to say when it holds.
+type checkItem struct {
+	title  string
+	fields []string // field prefixes
+	ok     func(s *spec.Spec) string
+}
+
+var checkItems = []checkItem{
+	{"Key stable across retries", []string{"key."}, keyStable},
+	{"TTL covers every retry window", []string{"ttl.duration", "ttl.retry_window", "ttl.window_source", "ttl.justification"}, func(s *spec.Spec) string {
+		return fmt.Sprintf("TTL %s ≥ the %s retry window of %s", s.TTL.Duration, s.TTL.RetryWindow, inline(s.TTL.WindowSource))
+	}},
+	{"All collision types handled", []string{"collisions", "hash."}, func(s *spec.Spec) string {
+		return "completed, in_progress, mismatch and expired each have one row; the " + code(s.Hash.Algorithm) + " hash tells a mismatch from a retry"
+	}},
+	{"Every side effect has its own mechanism", []string{"downstream"}, sideEffects},
+	{"Tests cover replay, mismatch, concurrency, expiry and crash mid-flight", []string{"collisions"}, func(*spec.Spec) string {
+		return "the five tests above take their answers from the collision table"
+	}},
+	{"No error path leaves a poisoned key", []string{"ttl.lease"}, func(s *spec.Spec) string {
+		return fmt.Sprintf("errors, 5xx answers and panics release the key, and a crashed holder's claim lapses after its %s lease", s.TTL.Lease)
+	}},
+}
+
+func keyStable(s *spec.Spec) string {
+	format := code(s.Key.Format)
+	switch s.Key.Source {
+	case spec.SourceClient:
+		return "the client sends the same " + format + " key (" + inline(s.Key.Field) + ") on every retry of one action"
+	case spec.SourceCron:
+		return format + fmt.Sprintf(" floors the scheduled time to the %s slot, so every run of one slot makes the same key", s.Key.Schedule)
+	case spec.SourceWorkflow:
+		return format + " is built from the workflow, the step and a deterministic parameter, never from the attempt"
+	}
+	return format + " is the ID the sender repeats on every redelivery (" + inline(s.Key.Field) + ")"
+}
+
+func sideEffects(s *spec.Spec) string {
+	if len(s.Downstream) == 0 {
+		return "no downstream side effects; the key guards the only write"
+	}
+	keys := make([]string, len(s.Downstream))
+	for i, st := range s.Downstream {
+		keys[i] = code(st.Key)
+	}
+	if len(keys) == 1 {
+		return "1 step, with its own mechanism and a key derived from the parent (" + keys[0] + ")"
+	}
+	return fmt.Sprintf("%d steps, each with its own mechanism and a key derived from the parent (%s)", len(keys), strings.Join(keys, ", "))
+}
+
+// selfCheck answers the success metrics from the spec: an item fails with
+// the validation problems of its fields. A last item collects the problems
+// no metric covers, so that an incomplete spec never reads as all ticks.
+func selfCheck(s *spec.Spec) []string {
+	problems := s.Problems()
+	claimed := make([]bool, len(problems))
+	lines := make([]string, 0, len(checkItems)+1)
+	for _, item := range checkItems {
+		var found []string
+		for i, p := range problems {
+			if hasAnyPrefix(p.Field, item.fields) {
+				claimed[i] = true
+				found = append(found, inline(p.Error()))
+			}
+		}
+		if len(found) > 0 {
+			lines = append(lines, "❌ "+item.title+": "+strings.Join(found, "; "))
+			continue
+		}
+		lines = append(lines, "✅ "+item.title+": "+item.ok(s))
+	}
+	var rest []string
+	for i, p := range problems {
+		if !claimed[i] {
+			rest = append(rest, inline(p.Error()))
+		}
+	}
+	if len(rest) > 0 {
+		return append(lines, "❌ Front matter complete: "+strings.Join(rest, "; "))
+	}
+	return append(lines, "✅ Front matter complete: every field validates (`idemkit specs`)")
+}
+
+func hasAnyPrefix(field string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(field, p) {
+			return true
+		}
+	}
+	return false
+}
