@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -122,12 +124,19 @@ type decoder struct {
 }
 
 func (c *Catalog) decode(file string, data []byte, merge bool) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, next yaml.Node
+	switch err := dec.Decode(&doc); {
+	case errors.Is(err, io.EOF):
+		return nil // empty, or only comments
+	case err != nil:
 		return syntaxError(file, err)
 	}
-	if len(doc.Content) == 0 {
-		return nil // empty, or only comments
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return &FileError{File: file, Line: next.Line, Err: errors.New("a second YAML document (---); put every section in one document")}
+	case !errors.Is(err, io.EOF):
+		return syntaxError(file, err)
 	}
 	root := deref(doc.Content[0])
 	if isNull(root) {
@@ -141,10 +150,10 @@ func (c *Catalog) decode(file string, data []byte, merge bool) error {
 // position is recorded ("providers[3]"), display how the file names it
 // ("providers[1]"); both are empty for the catalogue itself.
 func (d *decoder) fields(n *yaml.Node, v reflect.Value, key, display string) error {
-	noun := nouns[v.Type().Name()]
 	if isNull(n) {
 		return nil
 	}
+	noun := nouns[v.Type().Name()]
 	if n.Kind != yaml.MappingNode {
 		return d.errorf(n, display, "expected a mapping of %s fields, got %s", noun, kindName(n))
 	}
@@ -194,11 +203,12 @@ func (d *decoder) list(n *yaml.Node, s reflect.Value, section string) error {
 	if n.Kind != yaml.SequenceNode {
 		return d.errorf(n, section, "expected a list of entries, got %s", kindName(n))
 	}
+	fields := yamlFields(s.Type().Elem())
 	idField := "id"
-	if _, ok := yamlFields(s.Type().Elem())["id"]; !ok {
-		idField = "name"
+	if _, ok := fields["id"]; !ok {
+		idField = "name" // volatile fields are known by name
 	}
-	idIndex := yamlFields(s.Type().Elem())[idField]
+	idIndex := fields[idField]
 	for i, item := range n.Content {
 		item = deref(item)
 		display := fmt.Sprintf("%s[%d]", section, i)
@@ -207,7 +217,11 @@ func (d *decoder) list(n *yaml.Node, s reflect.Value, section string) error {
 		}
 		at := -1
 		if id := scalarField(item, idField); d.merge && id != "" {
-			at = slices.IndexFunc(sliceValues(s), func(e reflect.Value) bool { return e.Field(idIndex).String() == id })
+			for j := range s.Len() {
+				if s.Index(j).Field(idIndex).String() == id {
+					at = j
+				}
+			}
 		}
 		if at < 0 {
 			s.Set(reflect.Append(s, reflect.Zero(s.Type().Elem())))
@@ -321,14 +335,6 @@ func yamlFields(t reflect.Type) map[string]int {
 		if f.IsExported() && name != "" && name != "-" {
 			out[name] = i
 		}
-	}
-	return out
-}
-
-func sliceValues(s reflect.Value) []reflect.Value {
-	out := make([]reflect.Value, s.Len())
-	for i := range out {
-		out[i] = s.Index(i)
 	}
 	return out
 }
