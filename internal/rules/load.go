@@ -123,6 +123,8 @@ type decoder struct {
 	merge bool // match entries by ID instead of appending
 }
 
+// decode reads one catalogue file into c: appending every entry (Load), or
+// merging entries by ID (Override).
 func (c *Catalog) decode(file string, data []byte, merge bool) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc, next yaml.Node
