@@ -124,7 +124,7 @@ func checkSchema(root *yaml.Node) error {
 		v := root.Content[i+1]
 		var n int
 		if v.Decode(&n) == nil && n > SchemaVersion {
-			return &ParseError{Line: v.Line + 1, Field: "schema", Err: fmt.Errorf("%w (schema %d; this idemkit reads up to %d); upgrade idemkit", ErrNewerSchema, n, SchemaVersion)}
+			return &ParseError{Line: v.Line + 1, Field: "schema", Err: fmt.Errorf("%w (schema %d); upgrade idemkit", ErrNewerSchema, n)}
 		}
 	}
 	return nil

@@ -65,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 		{name: "list for a struct", old: "store:\n  kind: redis\n", new: "store:\n  - kind: redis\nunused:\n", at: "  - kind: redis", field: "store", msg: "expected fields, found a list"},
 		{name: "set twice", old: "slug: charge-card\n", new: "slug: charge-card\nslug: other\n", at: "slug: other", field: "slug", msg: "set twice (first at line 5)"},
 		{name: "yaml syntax", old: "kind: payment\n", new: "kind: @payment\n", at: "kind: @payment", msg: "found character that cannot start any token"},
-		{name: "newer schema wins over unknown fields", old: "schema: 1\n", new: "schema: 2\nfuture_field: x\n", at: "schema: 2", field: "schema", msg: "written by a newer idemkit (schema 2; this idemkit reads up to 1); upgrade idemkit", is: ErrNewerSchema},
+		{name: "newer schema wins over unknown fields", old: "schema: 1\n", new: "schema: 2\nfuture_field: x\n", at: "schema: 2", field: "schema", msg: "line 2: schema: written by a newer idemkit (schema 2); upgrade idemkit", is: ErrNewerSchema},
 		{name: "no front matter", old: "---\nschema", new: "schema", at: "schema", msg: `no front matter: a spec starts with a "---" line`, is: ErrNoFrontMatter},
 		{name: "unclosed", old: "\n---\n#", new: "\n#", at: "The body", msg: `not closed by a "---" line`},
 	}

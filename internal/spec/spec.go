@@ -46,8 +46,11 @@ type Key struct {
 	// "tenant_id"; "unscoped" when deliberately global.
 	Scope string `yaml:"scope"`
 	// Schedule is the cron slot length the scheduled time is floored to.
-	Schedule  rules.Duration `yaml:"schedule,omitempty"`
-	Rationale string         `yaml:"rationale"`
+	Schedule rules.Duration `yaml:"schedule,omitempty"`
+	// RetriedBy lists the catalogue providers whose retries reach this
+	// operation besides the key's own provider; the TTL covers them all.
+	RetriedBy []string `yaml:"retried_by,omitempty"`
+	Rationale string   `yaml:"rationale"`
 }
 
 // Hash is Q2: the canonical request hash.
@@ -87,7 +90,10 @@ type TTL struct {
 
 // Collision is one row of Q5's table, as decided for this operation.
 type Collision struct {
-	Case       string         `yaml:"case"` // completed, in_progress, mismatch, expired
+	Case string `yaml:"case"` // completed, in_progress, mismatch, expired
+	// Policy is the answer chosen where the case has a choice: replay or
+	// ack for completed; conflict, wait or requeue for in_progress.
+	Policy     string         `yaml:"policy,omitempty"`
 	When       string         `yaml:"when"` // "Same key, same hash, completed"
 	Response   string         `yaml:"response"`
 	Status     int            `yaml:"status,omitempty"`

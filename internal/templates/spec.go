@@ -143,16 +143,17 @@ func needsQuotes(s string) bool {
 // from it that would be unreadable as template logic. Every string in it is
 // already escaped for where it goes.
 type specView struct {
-	S          *spec.Spec
-	Source     string
-	Scope      string
-	Algorithm  string
-	Included   string
-	Collisions []collisionRow
-	Steps      []stepRow
-	Diagram    []string
-	Tests      []string
-	Checks     []string
+	S            *spec.Spec
+	Source       string
+	WindowSource string
+	Scope        string
+	Algorithm    string
+	Included     string
+	Collisions   []collisionRow
+	Steps        []stepRow
+	Diagram      []string
+	Tests        []string
+	Checks       []string
 }
 
 type collisionRow struct {
@@ -165,11 +166,12 @@ type stepRow struct {
 
 func newSpecView(s *spec.Spec) *specView {
 	v := &specView{
-		S:         s,
-		Source:    sourceText(&s.Key),
-		Scope:     scopeText(s.Key.Scope),
-		Algorithm: algorithmText(s.Hash.Algorithm),
-		Included:  includedText(s.Hash.Include),
+		S:            s,
+		Source:       sourceText(&s.Key),
+		WindowSource: windowSource(s),
+		Scope:        scopeText(s.Key.Scope),
+		Algorithm:    algorithmText(s.Hash.Algorithm),
+		Included:     includedText(s.Hash.Include),
 	}
 	for _, c := range s.Collisions {
 		v.Collisions = append(v.Collisions, collisionRow{Case: codeCell(c.Case), When: cell(c.When), Answer: cell(answer(&c))})
@@ -210,11 +212,23 @@ func sourceText(k *spec.Key) string {
 	return code(k.Source)
 }
 
+// windowSource names whatever has the longest retry window, by the
+// provider's display name when it is the key's provider.
+func windowSource(s *spec.Spec) string {
+	if s.TTL.WindowSource == s.Key.Provider && s.Key.ProviderName != "" {
+		return inline(s.Key.ProviderName)
+	}
+	if strings.TrimSpace(s.TTL.WindowSource) == "" {
+		return "an unnamed source"
+	}
+	return inline(s.TTL.WindowSource)
+}
+
 func scopeText(scope string) string {
 	if scope == "unscoped" {
 		return "unscoped — the key is global on purpose"
 	}
-	return code(scope) + " — the stored key is namespaced by it, so equal keys from two of them never collide"
+	return code(scope) + " — the stored key is prefixed with it, so equal keys under two of its values never collide"
 }
 
 func algorithmText(alg string) string {
@@ -236,7 +250,8 @@ func includedText(fields []string) string {
 }
 
 // answer is a collision row's response as one line: status, Retry-After
-// (in seconds, as the header carries it) and what happens.
+// (in seconds, as the header carries it) and what happens. A response that
+// already starts with its status is shown as written.
 func answer(c *spec.Collision) string {
 	var parts []string
 	if c.Status != 0 {
@@ -247,7 +262,7 @@ func answer(c *spec.Collision) string {
 	}
 	head := strings.Join(parts, " + ")
 	switch {
-	case head == "":
+	case head == "" || c.Status != 0 && strings.HasPrefix(strings.TrimSpace(c.Response), fmt.Sprint(c.Status)):
 		return c.Response
 	case strings.TrimSpace(c.Response) == "":
 		return head
@@ -386,7 +401,7 @@ type checkItem struct {
 var checkItems = []checkItem{
 	{"Key stable across retries", []string{"key."}, keyStable},
 	{"TTL covers every retry window", []string{"ttl.duration", "ttl.retry_window", "ttl.window_source", "ttl.justification"}, func(s *spec.Spec) string {
-		return fmt.Sprintf("TTL %s ≥ the %s retry window of %s", s.TTL.Duration, s.TTL.RetryWindow, inline(s.TTL.WindowSource))
+		return fmt.Sprintf("TTL %s ≥ the %s retry window of %s", s.TTL.Duration, s.TTL.RetryWindow, windowSource(s))
 	}},
 	{"All collision types handled", []string{"collisions", "hash."}, func(s *spec.Spec) string {
 		return "completed, in_progress, mismatch and expired each have one row; the " + code(s.Hash.Algorithm) + " hash tells a mismatch from a retry"

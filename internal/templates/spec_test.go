@@ -103,13 +103,13 @@ func stripeWebhook() *spec.Spec {
 		TTL: spec.TTL{
 			Duration:      rules.MustDuration("7d"),
 			RetryWindow:   rules.MustDuration("72h"),
-			WindowSource:  "Stripe webhooks",
+			WindowSource:  "stripe",
 			Justification: "twice Stripe's three days of redeliveries, and a manual resend after them",
 			Lease:         rules.MustDuration("1m"),
 		},
 		Collisions: []spec.Collision{
 			{Case: spec.CaseCompleted, When: "Same event, already processed", Response: "acknowledge without processing again", Status: 200},
-			{Case: spec.CaseInProgress, When: "Same event, still being processed", Response: "Stripe redelivers later", Status: 409, RetryAfter: rules.MustDuration("1m")},
+			{Case: spec.CaseInProgress, When: "Same event, still being processed", Response: "409 + Retry-After: 60 — Stripe redelivers later", Status: 409, RetryAfter: rules.MustDuration("1m")},
 			{Case: spec.CaseMismatch, When: "Same event ID, different body", Response: "reject and alert: a forged or corrupted delivery", Status: 422},
 			{Case: spec.CaseExpired, When: "Same event after 7 days", Response: "processed as new; past every redelivery Stripe makes"},
 		},
@@ -285,10 +285,10 @@ func TestRenderSpecSections(t *testing.T) {
 		"# Idempotency Design: charge card\n",
 		"- Source: client — the caller makes one key per logical action",
 		"- Format: `{uuid}`\n- Example: `8e03978e-40d5-43e8-bc93-6894a57f9324`\n- Read from: header Idempotency-Key\n",
-		"- Scope: `tenant_id` — the stored key is namespaced by it",
+		"- Scope: `tenant_id` — the stored key is prefixed with it",
 		"- Included fields: `customer_id`, `order_id`, `amount`, `currency`\n",
 		"| `request_id` | new on every attempt; it traces, it does not identify |\n",
-		"- TTL: 1d — a page reload a day later is still the same press of Pay (the longest retry window is 5m, from internal HTTP retry policy)\n",
+		"- TTL: 1d, for the 5m retry window of internal HTTP retry policy — a page reload a day later is still the same press of Pay\n",
 		"- Lease: 30s — a claim still in progress after this is taken over by the next attempt with a new fencing token",
 		"- Audit row: yes",
 		"| `in_progress` | Same key, same hash, in progress | 409 + Retry-After: 5 — problem+json; the client retries after the delay |\n",
@@ -350,7 +350,7 @@ func TestRenderSpecSelfCheckFailures(t *testing.T) {
 	doc := string(roundTrip(t, s))
 	for _, want := range []string{
 		"- ✅ Key stable across retries: `{event_id}` is the ID the sender repeats on every redelivery",
-		"- ❌ TTL covers every retry window: ttl.duration: 1d is shorter than the 3d retry window of Stripe webhooks; a late retry would run the operation again\n",
+		"- ❌ TTL covers every retry window: ttl.duration: 1d is shorter than the 3d retry window of stripe; a late retry would run the operation again\n",
 		"- ❌ All collision types handled: collisions: no row for expired",
 		"- ❌ Every side effect has its own mechanism: downstream[0].mechanism: missing",
 		"- ❌ Tests cover replay, mismatch, concurrency, expiry and crash mid-flight: collisions: no row for expired",
