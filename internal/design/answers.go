@@ -41,6 +41,10 @@ type KeyAnswers struct {
 	// this operation (an internal HTTP retry policy, a load balancer); the
 	// TTL must cover the longest window of them all.
 	RetriedBy []string `yaml:"retried_by,omitempty"`
+	// Window is the longest time over which a retry can arrive when no
+	// catalogue provider says it: for a workflow step, the workflow's run
+	// timeout, because the engine retries its steps until then.
+	Window string `yaml:"window,omitempty"`
 }
 
 // HashAnswers answer Q2.

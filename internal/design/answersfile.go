@@ -1,0 +1,169 @@
+package design
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/idemkit/idemkit/internal/spec"
+)
+
+// AnswersError is a problem in an answers file, located by line.
+type AnswersError struct {
+	Line int // 1-based; 0 when the problem has no single line
+	Msg  string
+}
+
+func (e *AnswersError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+// ParseAnswers reads an answers file (the YAML shape of Answers). Unknown
+// fields are errors, so a typo never silently falls back to a default.
+func ParseAnswers(data []byte) (Answers, error) {
+	var a Answers
+	if len(bytes.TrimSpace(data)) == 0 {
+		return a, &AnswersError{Msg: "the answers file is empty; start from a preset, e.g. idemkit design --preset payment --print"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&a); err != nil {
+		return Answers{}, answersError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return Answers{}, &AnswersError{Msg: "the answers file holds more than one YAML document; keep one"}
+	}
+	return a, nil
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// answersError turns yaml.v3's messages into AnswersErrors with the Go type
+// names replaced by the answers-file words a user knows.
+func answersError(err error) error {
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	first := &AnswersError{}
+	var rest []string
+	for i, m := range msgs {
+		line, msg := 0, m
+		if sm := yamlLine.FindStringSubmatch(m); sm != nil {
+			line, _ = strconv.Atoi(sm[1])
+			msg = sm[2]
+		}
+		msg = strings.NewReplacer(
+			"in type design.Answers", "at the top level",
+			"in type design.KeyAnswers", "in key",
+			"in type design.HashAnswers", "in hash",
+			"in type design.StoreAnswers", "in store",
+			"in type design.CollisionAnswers", "in collision",
+			"in type design.StepAnswers", "in a downstream step",
+			"!!seq", "a list", "!!map", "a mapping", "!!str", "a string", "!!int", "a number", "!!bool", "a boolean",
+		).Replace(msg)
+		if i == 0 {
+			first.Line, first.Msg = line, msg
+			continue
+		}
+		if line > 0 {
+			msg = fmt.Sprintf("line %d: %s", line, msg)
+		}
+		rest = append(rest, msg)
+	}
+	if len(rest) > 0 {
+		first.Msg += "; " + strings.Join(rest, "; ")
+	}
+	return first
+}
+
+// MarshalAnswers writes a as an answers file.
+func MarshalAnswers(a Answers) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(a); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// AnswersFromSpec recovers the answers a spec was decided from, so that
+// "idemkit design --from SPEC.md" can reopen it for editing and deciding
+// them again gives back the same spec.
+func AnswersFromSpec(s *spec.Spec) Answers {
+	a := Answers{
+		Operation:   s.Operation,
+		Description: s.Description,
+		Preset:      s.Preset,
+		Kind:        s.Kind,
+		Key: KeyAnswers{
+			Source:    s.Key.Source,
+			Provider:  s.Key.Provider,
+			Scope:     s.Key.Scope,
+			RetriedBy: append([]string(nil), s.Key.RetriedBy...),
+		},
+		Store: StoreAnswers{Kind: s.Store.Kind, AuditRow: ptr(s.Store.AuditRow)},
+		TTL:   s.TTL.Duration.String(),
+	}
+	if s.TTL.WindowSource == "answers" {
+		a.Key.Window = s.TTL.RetryWindow.String()
+	}
+	if a.Description == a.Operation {
+		a.Description = ""
+	}
+	switch s.Key.Source {
+	case "client":
+		a.Key.Header = strings.TrimPrefix(s.Key.Field, "header ")
+	case "cron":
+		a.Key.Schedule = s.Key.Schedule.String()
+		a.Key.Job, _, _ = strings.Cut(s.Key.Format, ":{")
+	case "workflow":
+		a.Key.Workflow, a.Key.Step, a.Key.Param = parseWorkflowField(s.Key.Field)
+	}
+	a.Hash.Include = append([]string(nil), s.Hash.Include...)
+	for _, f := range s.Hash.Exclude {
+		a.Hash.Exclude = append(a.Hash.Exclude, f.Name)
+		if a.Hash.Reasons == nil {
+			a.Hash.Reasons = map[string]string{}
+		}
+		a.Hash.Reasons[f.Name] = f.Reason
+	}
+	for _, c := range s.Collisions {
+		switch c.Case {
+		case "completed":
+			a.Collision.Completed = c.Policy
+		case "in_progress":
+			a.Collision.InProgress = c.Policy
+			if c.RetryAfter > 0 {
+				a.Collision.RetryAfter = c.RetryAfter.String()
+			}
+		}
+	}
+	for _, st := range s.Downstream {
+		a.Downstream = append(a.Downstream, StepAnswers{Name: st.Name, Target: st.Target, Mechanism: st.Mechanism})
+	}
+	return a
+}
+
+// parseWorkflowField reads back the Field Decide writes for workflow keys:
+// "workflow ID of W, step S, parameter P".
+func parseWorkflowField(f string) (workflow, step, param string) {
+	f = strings.TrimPrefix(f, "workflow ID of ")
+	workflow, rest, _ := strings.Cut(f, ", step ")
+	step, param, _ = strings.Cut(rest, ", parameter ")
+	return workflow, step, param
+}
+
+func ptr[T any](v T) *T { return &v }

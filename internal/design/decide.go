@@ -1,0 +1,553 @@
+// Package design turns an engineer's answers to the six questions (who
+// supplies the key, the canonical hash, the store, the TTL, the collision
+// answers, the downstream steps) into a spec. Decide is pure: the form, the
+// answers file and the CLI live elsewhere; the catalogue is passed in.
+package design
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemkit/idemkit/internal/rules"
+	"github.com/idemkit/idemkit/internal/spec"
+	"github.com/idemkit/idemkit/internal/version"
+)
+
+// Design is the outcome of Decide: the spec to render, and notes worth
+// showing the engineer that do not stop the design (a TTL longer than the
+// store keeps keys in practice, a volatile field in the hash).
+type Design struct {
+	Spec  *spec.Spec
+	Notes []string
+}
+
+// RejectedError is a design that falls into one of the catalogue's
+// anti-patterns. The CLI exits 1 on it: the input was understood and is wrong.
+type RejectedError struct {
+	AntiPattern string // catalogue ID, e.g. "per-attempt-key"
+	Reason      string // what in these answers is wrong, with the numbers
+	Fix         string // what to do instead
+}
+
+func (e *RejectedError) Error() string {
+	msg := fmt.Sprintf("design rejected (%s): %s", e.AntiPattern, e.Reason)
+	if e.Fix != "" {
+		msg += "; " + e.Fix
+	}
+	return msg
+}
+
+// InputError is an answer that cannot be understood: a missing operation, an
+// unknown provider, a malformed duration. The CLI exits 2 on it.
+type InputError struct {
+	Field string // the answers-file path of the field, e.g. "key.provider"
+	Err   error
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(field, format string, a ...any) error {
+	return &InputError{Field: field, Err: fmt.Errorf(format, a...)}
+}
+
+func reject(cat *rules.Catalog, id, reason string) error {
+	e := &RejectedError{AntiPattern: id, Reason: reason}
+	if ap, ok := cat.AntiPattern(id); ok {
+		e.Fix = ap.Fix
+	}
+	return e
+}
+
+// Decide applies the six questions to a and returns the resulting design.
+// It fails with *InputError for answers it cannot use and *RejectedError for
+// a design that would be one of the anti-patterns.
+func Decide(a Answers, cat *rules.Catalog) (Design, error) {
+	d := &decider{a: a, cat: cat, s: &spec.Spec{
+		Schema:   spec.SchemaVersion,
+		Idemkit:  version.String(),
+		Patterns: spec.PatternsLink,
+		Preset:   a.Preset,
+		Kind:     strings.ToLower(strings.TrimSpace(a.Kind)),
+	}}
+	for _, step := range []func() error{d.operation, d.key, d.hash, d.store, d.ttl, d.collisions, d.downstream} {
+		if err := step(); err != nil {
+			return Design{}, err
+		}
+	}
+	return Design{Spec: d.s, Notes: d.notes}, nil
+}
+
+type decider struct {
+	a     Answers
+	cat   *rules.Catalog
+	s     *spec.Spec
+	notes []string
+	// windows are the providers whose retries reach this operation; the
+	// longest bounds the TTL.
+	windows []*rules.Provider
+	// slot is the cron schedule's slot length.
+	slot rules.Duration
+	// window is a retry window stated in the answers (key.window).
+	window rules.Duration
+}
+
+func (d *decider) operation() error {
+	op := strings.TrimSpace(d.a.Operation)
+	if op == "" {
+		return inputErr("operation", "required: name the state-changing operation, e.g. \"charge card\"")
+	}
+	if strings.ContainsAny(op, "\r\n") {
+		return inputErr("operation", "must be one line")
+	}
+	slug, err := spec.Slug(op)
+	if err != nil {
+		return &InputError{Field: "operation", Err: err}
+	}
+	d.s.Operation, d.s.Slug = op, slug
+	d.s.Description = strings.TrimSpace(d.a.Description)
+	if d.s.Description == "" {
+		d.s.Description = op
+	}
+	return nil
+}
+
+// perAttempt matches format placeholders that change on every attempt.
+var perAttempt = regexp.MustCompile(`(?i)\{(random|rand|nonce|now|time|timestamp|attempt|attempt_id|request_id)\}`)
+
+// serverMade matches placeholders that are per-attempt unless the client
+// made them once per logical action and resends them.
+var serverMade = regexp.MustCompile(`(?i)\{(uuid|ulid)\}`)
+
+// userOnly matches a format that is nothing but a user or account ID.
+var userOnly = regexp.MustCompile(`(?i)^\{?(user|user_id|userid|customer|customer_id|account|account_id|tenant|tenant_id)\}?$`)
+
+func (d *decider) key() error {
+	k := d.a.Key
+	src := strings.ToLower(strings.TrimSpace(k.Source))
+	if src == "" {
+		return inputErr("key.source", "required: one of %s", strings.Join(d.sourceIDs(), ", "))
+	}
+	ks, ok := d.cat.KeySource(src)
+	if !ok {
+		return inputErr("key.source", "unknown source %q; known sources: %s", src, strings.Join(d.sourceIDs(), ", "))
+	}
+	if ks.Rejected {
+		return reject(d.cat, ks.AntiPattern, fmt.Sprintf("a %s key (%s) is different on every attempt, so a retry is never recognised as one", src, ks.Title))
+	}
+	out := spec.Key{Source: src, Format: ks.Format, Example: ks.Example, Rationale: ks.Description}
+
+	if err := d.keyProvider(src, k.Provider, &out); err != nil {
+		return err
+	}
+	for i, id := range k.RetriedBy {
+		p, ok := d.cat.Provider(strings.ToLower(strings.TrimSpace(id)))
+		if !ok {
+			return inputErr(fmt.Sprintf("key.retried_by[%d]", i), "unknown provider %q; known providers: %s", id, strings.Join(d.cat.ProviderIDs(""), ", "))
+		}
+		if !slices.Contains(out.RetriedBy, p.ID) {
+			out.RetriedBy = append(out.RetriedBy, p.ID)
+			d.windows = append(d.windows, p)
+		}
+	}
+
+	if w := strings.TrimSpace(k.Window); w != "" {
+		v, err := rules.ParseDuration(w)
+		if err != nil {
+			return &InputError{Field: "key.window", Err: err}
+		}
+		d.window = v
+	}
+
+	switch src {
+	case "client":
+		h := strings.TrimSpace(k.Header)
+		if h == "" {
+			h = "Idempotency-Key"
+		}
+		out.Field = "header " + h
+	case "workflow":
+		for _, f := range []struct{ name, v string }{{"key.workflow", k.Workflow}, {"key.step", k.Step}} {
+			if strings.TrimSpace(f.v) == "" {
+				return inputErr(f.name, "required for a workflow step key {workflow_id}:{step}:{param}")
+			}
+		}
+		param := strings.TrimSpace(k.Param)
+		if param == "" {
+			param = "param"
+		}
+		out.Format = fmt.Sprintf("{workflow_id}:%s:{%s}", strings.TrimSpace(k.Step), param)
+		out.Example = fmt.Sprintf("%s-7f3c:%s:%s-42", slugOr(k.Workflow), strings.TrimSpace(k.Step), param)
+		out.Field = fmt.Sprintf("workflow ID of %s, step %s, parameter %s", strings.TrimSpace(k.Workflow), strings.TrimSpace(k.Step), param)
+		if d.window == 0 && len(d.windows) == 0 {
+			return inputErr("key.window", "required for a workflow step key: the engine retries the step until the workflow times out, so give the workflow's run timeout, e.g. 7d")
+		}
+	case "cron":
+		job := strings.TrimSpace(k.Job)
+		if job == "" {
+			job = d.s.Slug
+		}
+		sched := strings.TrimSpace(k.Schedule)
+		if sched == "" {
+			return inputErr("key.schedule", "required for a cron key: the slot length the scheduled time is floored to, e.g. 1h or 1d")
+		}
+		slot, err := rules.ParseDuration(sched)
+		if err != nil {
+			return &InputError{Field: "key.schedule", Err: err}
+		}
+		d.slot = slot
+		out.Schedule = slot
+		out.Format = job + ":{scheduled_time floored to " + slot.String() + "}"
+		out.Example = job + ":" + exampleSlot(slot)
+		out.Field = "the job's scheduled time, floored to its " + slot.String() + " slot"
+	}
+
+	if f := strings.TrimSpace(k.Format); f != "" {
+		if m := perAttempt.FindString(f); m != "" || src != "client" && serverMade.MatchString(f) {
+			if m == "" {
+				m = serverMade.FindString(f) + " made by this service"
+			}
+			return reject(d.cat, "per-attempt-key", fmt.Sprintf("key format %q includes %s, which is new on every attempt", f, m))
+		}
+		if userOnly.MatchString(f) {
+			return reject(d.cat, "key-per-user", fmt.Sprintf("key format %q is the user alone, but one user legitimately repeats the action", f))
+		}
+		out.Format = f
+	}
+
+	out.Scope = strings.TrimSpace(k.Scope)
+	if out.Scope == "" {
+		switch {
+		case src == "client":
+			out.Scope = "tenant_id"
+		case out.Provider != "":
+			out.Scope = "provider " + out.Provider
+		default:
+			out.Scope = "unscoped"
+		}
+	}
+	d.s.Key = out
+	return nil
+}
+
+// keyProvider resolves the provider whose retries bound the TTL. Webhook and
+// queue keys need one of their kind; client keys default to user-driven
+// retries; workflow and cron keys have none unless one is named.
+func (d *decider) keyProvider(src, id string, out *spec.Key) error {
+	id = strings.ToLower(strings.TrimSpace(id))
+	kinds := map[string][]string{
+		"webhook": {"webhook"}, "queue": {"queue"},
+		"client": {"ui", "internal"}, "workflow": {"internal", "queue"}, "cron": {"internal"},
+	}[src]
+	if id == "" {
+		switch src {
+		case "webhook", "queue":
+			return inputErr("key.provider", "required for a %s key; known %s providers: %s", src, src, strings.Join(d.cat.ProviderIDs(src), ", "))
+		case "client":
+			id = "ui"
+		default:
+			return nil
+		}
+	}
+	p, ok := d.cat.Provider(id)
+	if !ok {
+		var known []string
+		for _, kind := range kinds {
+			known = append(known, d.cat.ProviderIDs(kind)...)
+		}
+		return inputErr("key.provider", "unknown provider %q; known providers for a %s key: %s", id, src, strings.Join(known, ", "))
+	}
+	if !slices.Contains(kinds, p.Kind) {
+		return inputErr("key.provider", "%s is a %s provider and cannot supply a %s key", p.ID, p.Kind, src)
+	}
+	d.windows = append(d.windows, p)
+	if src == "webhook" || src == "queue" {
+		out.Provider, out.ProviderName = p.ID, p.Name
+		out.Field = p.KeyField
+		if p.KeyExample != "" {
+			out.Example = p.KeyExample
+		}
+	}
+	return nil
+}
+
+func (d *decider) sourceIDs() []string {
+	var ids []string
+	for _, ks := range d.cat.KeySources {
+		if !ks.Rejected {
+			ids = append(ids, ks.ID)
+		}
+	}
+	return ids
+}
+
+func (d *decider) hash() error {
+	h := d.a.Hash
+	if h.DetectMismatch != nil && !*h.DetectMismatch {
+		return reject(d.cat, "no-mismatch-detection", "hash.detect_mismatch is false, so a reused key with a different payload would silently return the first payload's result")
+	}
+	out := spec.Hash{Algorithm: "sha256-jcs", Include: []string{}, Exclude: []spec.Field{}}
+	seen := map[string]string{}
+	for i, f := range h.Include {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return inputErr(fmt.Sprintf("hash.include[%d]", i), "empty field name")
+		}
+		if seen[f] != "" {
+			continue
+		}
+		seen[f] = "include"
+		out.Include = append(out.Include, f)
+		if _, volatile := d.cat.VolatileField(f); volatile {
+			d.notes = append(d.notes, fmt.Sprintf("hash.include has %s, which is usually noise; a retry that changes it will be answered 422", f))
+		}
+	}
+	for i, f := range h.Exclude {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return inputErr(fmt.Sprintf("hash.exclude[%d]", i), "empty field name")
+		}
+		switch seen[f] {
+		case "include":
+			return inputErr(fmt.Sprintf("hash.exclude[%d]", i), "%s is both included in and excluded from the hash; keep it in one list", f)
+		case "exclude":
+			continue
+		}
+		seen[f] = "exclude"
+		reason := strings.TrimSpace(h.Reasons[f])
+		if reason == "" {
+			if vf, ok := d.cat.VolatileField(f); ok {
+				reason = vf.Reason
+			} else {
+				return inputErr("hash.reasons."+f, "say why %s is noise for this operation (the catalogue does not know it)", f)
+			}
+		}
+		out.Exclude = append(out.Exclude, spec.Field{Name: f, Reason: reason})
+	}
+	d.s.Hash = out
+	return nil
+}
+
+func (d *decider) store() error {
+	kind := strings.ToLower(strings.TrimSpace(d.a.Store.Kind))
+	if kind == "" {
+		kind = d.cat.Defaults.Store
+	}
+	st, ok := d.cat.Store(kind)
+	if !ok {
+		var ids []string
+		for _, s := range d.cat.Stores {
+			if !s.Rejected {
+				ids = append(ids, s.ID)
+			}
+		}
+		return inputErr("store.kind", "unknown store %q; known stores: %s", kind, strings.Join(ids, ", "))
+	}
+	if st.Rejected {
+		return reject(d.cat, st.AntiPattern, fmt.Sprintf("%s keeps keys for %s at best and evicts them under memory pressure, so retries slip through", st.Name, st.TTLMax.Human()))
+	}
+	audit := slices.Contains(d.cat.Defaults.AuditRowFor, d.s.Kind)
+	if d.a.Store.AuditRow != nil {
+		audit = *d.a.Store.AuditRow
+	}
+	d.s.Store = spec.Store{Kind: st.ID, Name: st.Name, Primitive: st.Primitive, AuditRow: audit, Rationale: st.When}
+	return nil
+}
+
+func (d *decider) ttl() error {
+	var window rules.Duration
+	var from *rules.Provider
+	for _, p := range d.windows {
+		if p.RetryWindow > window {
+			window, from = p.RetryWindow, p
+		}
+	}
+	suggested := d.cat.Defaults.TTL
+	if from != nil && from.SuggestedTTL > 0 {
+		suggested = from.SuggestedTTL
+	}
+	source := "default"
+	if from != nil {
+		source = from.ID
+	}
+	if d.window > window {
+		window, from, source = d.window, nil, "answers"
+		if d.window > suggested {
+			suggested = d.window
+		}
+	}
+	if d.slot > 0 {
+		// A cron slot can fire twice (two daemons, a catch-up run) any time
+		// within the slot; keep the key for two slots.
+		if d.slot > window {
+			window, from, source = d.slot, nil, "schedule"
+		}
+		if 2*d.slot > suggested {
+			suggested = 2 * d.slot
+		}
+	}
+
+	ttl := suggested
+	if s := strings.TrimSpace(d.a.TTL); s != "" {
+		v, err := rules.ParseDuration(s)
+		if errors.Is(err, rules.ErrForever) {
+			return reject(d.cat, "keys-forever", fmt.Sprintf("ttl %q: the store would grow without bound and slow down; audit history belongs in an audit table, not the key store", s))
+		}
+		if err != nil {
+			return &InputError{Field: "ttl", Err: err}
+		}
+		ttl = v
+	}
+	if ttl < window {
+		return reject(d.cat, "ttl-below-retry-window", fmt.Sprintf("ttl %s is shorter than the %s retry window of %s, so a late retry would run the operation again",
+			ttl, window, windowName(from, source)))
+	}
+
+	just := "no upstream retry window is known for this source; the catalogue default applies"
+	switch {
+	case from != nil:
+		just = from.Bound
+		if from.Reference != "" {
+			just += " Source: " + from.Reference
+		}
+	case source == "answers":
+		just = fmt.Sprintf("covers the %s retry window stated for this %s key (key.window)", window, d.s.Key.Source)
+	case d.slot > 0:
+		just = fmt.Sprintf("covers two %s schedule slots, so a duplicate or catch-up run of the same slot is recognised", d.slot)
+	}
+	if st, ok := d.cat.Store(d.s.Store.Kind); ok && st.TTLMax > 0 && ttl > st.TTLMax {
+		d.notes = append(d.notes, fmt.Sprintf("ttl %s is longer than %s keeps keys in practice (%s); consider postgres", ttl, st.Name, st.TTLMax))
+	}
+	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: source, Justification: just, Lease: d.cat.Defaults.LeaseTTL}
+	return nil
+}
+
+func windowName(p *rules.Provider, source string) string {
+	switch {
+	case p != nil:
+		return p.Name
+	case source == "answers":
+		return "this operation (key.window)"
+	}
+	return "the schedule"
+}
+
+func (d *decider) collisions() error {
+	c := d.a.Collision
+	retryAfter := d.cat.Defaults.RetryAfter
+	if s := strings.TrimSpace(c.RetryAfter); s != "" {
+		v, err := rules.ParseDuration(s)
+		if err != nil {
+			return &InputError{Field: "collision.retry_after", Err: err}
+		}
+		retryAfter = v
+	}
+	completed := orWord(strings.ToLower(strings.TrimSpace(c.Completed)), "replay")
+	inProgress := orWord(strings.ToLower(strings.TrimSpace(c.InProgress)), "conflict")
+
+	var rows []spec.Collision
+	for _, id := range []string{"completed", "in_progress", "mismatch", "expired"} {
+		col, ok := d.cat.Collision(id)
+		if !ok {
+			return fmt.Errorf("catalogue has no %q collision row", id)
+		}
+		row := spec.Collision{Case: id, When: col.Case, Response: col.Response, Status: col.Status}
+		switch id {
+		case "completed":
+			row.Policy = completed
+			switch completed {
+			case "replay":
+				row.Response, row.Status = "200 + cached response (stored status, headers and body; Idempotent-Replayed: true)", 200
+			case "ack":
+				row.Response, row.Status = "200 without processing: acknowledge the delivered event so the sender stops retrying", 200
+				if d.s.Key.Source == "queue" {
+					row.Response, row.Status = "ack (delete the message from the queue) without processing", 0
+				}
+			default:
+				return inputErr("collision.completed", "unknown answer %q; one of replay, ack", completed)
+			}
+		case "in_progress":
+			row.Policy = inProgress
+			switch inProgress {
+			case "conflict":
+				row.Response, row.Status = "409 + Retry-After: "+retryAfter.String(), 409
+			case "wait":
+				row.Response, row.Status = "wait briefly on the claim, then 409 + Retry-After: "+retryAfter.String(), 409
+			case "requeue":
+				row.Response, row.Status = "return the message to the queue with a "+retryAfter.String()+" delay; do not ack", 0
+			default:
+				return inputErr("collision.in_progress", "unknown answer %q; one of conflict, wait, requeue", inProgress)
+			}
+			row.RetryAfter = retryAfter
+		}
+		rows = append(rows, row)
+	}
+	d.s.Collisions = rows
+	return nil
+}
+
+func (d *decider) downstream() error {
+	steps := []spec.Step{}
+	seen := map[string]bool{}
+	for i, sa := range d.a.Downstream {
+		field := fmt.Sprintf("downstream[%d]", i)
+		name := strings.TrimSpace(sa.Name)
+		if name == "" {
+			return inputErr(field+".name", "required: name the side effect, e.g. charge or email")
+		}
+		if strings.ContainsAny(name, "\r\n") {
+			return inputErr(field+".name", "must be one line")
+		}
+		slug, err := spec.Slug(name)
+		if err != nil {
+			return &InputError{Field: field + ".name", Err: err}
+		}
+		if seen[slug] {
+			return inputErr(field+".name", "%q appears twice; each step needs its own derived key", name)
+		}
+		seen[slug] = true
+		mech := orWord(strings.ToLower(strings.TrimSpace(sa.Mechanism)), "provider-key")
+		m, ok := d.cat.Mechanism(mech)
+		if !ok {
+			var ids []string
+			for _, m := range d.cat.Mechanisms {
+				ids = append(ids, m.ID)
+			}
+			return inputErr(field+".mechanism", "unknown mechanism %q; known mechanisms: %s", mech, strings.Join(ids, ", "))
+		}
+		steps = append(steps, spec.Step{
+			Name:      name,
+			Target:    orWord(strings.TrimSpace(sa.Target), name),
+			Mechanism: m.ID,
+			Key:       "{key}:" + slug,
+			How:       m.How,
+		})
+	}
+	d.s.Downstream = steps
+	return nil
+}
+
+func orWord(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func slugOr(s string) string {
+	if slug, err := spec.Slug(s); err == nil {
+		return slug
+	}
+	return "workflow"
+}
+
+// exampleSlot is a fixed example of a scheduled time floored to slot, so
+// that Decide stays pure and specs are reproducible.
+func exampleSlot(slot rules.Duration) string {
+	t := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC).Truncate(slot.Std())
+	return t.Format(time.RFC3339)
+}

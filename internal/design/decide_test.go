@@ -1,0 +1,300 @@
+package design
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemkit/idemkit/internal/rules"
+	"github.com/idemkit/idemkit/internal/spec"
+	"github.com/idemkit/idemkit/internal/templates"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func presetAnswers(t *testing.T, id, op string) Answers {
+	t.Helper()
+	a := Answers{Operation: op}
+	if err := ApplyPreset(rules.Default(), id, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestPresetGolden decides every preset and pins the rendered spec. Run
+// with -update to rewrite testdata/presets/*.md, and review the diff.
+func TestPresetGolden(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, id := range PresetIDs(cat) {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			d, err := Decide(presetAnswers(t, id, id+" example"), cat)
+			if err != nil {
+				t.Fatalf("Decide(preset %s): %v", id, err)
+			}
+			if err := d.Spec.Validate(); err != nil {
+				t.Fatalf("preset %s decides an invalid spec: %v", id, err)
+			}
+			d.Spec.Idemkit = "test"
+			got, err := templates.RenderSpec(d.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "presets", id+".md")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("preset %s: rendered spec differs from %s; run go test ./internal/design -update and review the diff", id, golden)
+			}
+		})
+	}
+}
+
+// TestRoundTrip decides, renders, parses the rendered spec, recovers its
+// answers, and decides again: the second spec must be the first.
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	cases := map[string]Answers{}
+	for _, id := range PresetIDs(cat) {
+		cases[id] = presetAnswers(t, id, "round trip "+id)
+	}
+	demo, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", "charge-card.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cases["demo"], err = ParseAnswers(demo); err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d1, err := Decide(a, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc1, err := templates.RenderSpec(d1.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed, err := spec.Parse(doc1)
+			if err != nil {
+				t.Fatalf("rendered spec does not parse: %v", err)
+			}
+			d2, err := Decide(AnswersFromSpec(parsed), cat)
+			if err != nil {
+				t.Fatalf("answers recovered from the spec do not decide: %v", err)
+			}
+			doc2, err := templates.RenderSpec(d2.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(doc1) != string(doc2) {
+				t.Errorf("design -> spec -> answers -> design changed the spec:\n--- first\n%s\n--- second\n%s", doc1, doc2)
+			}
+		})
+	}
+}
+
+func TestDecideRejects(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	no := false
+	cases := []struct {
+		name        string
+		edit        func(*Answers)
+		antiPattern string
+		wantMsg     []string
+	}{
+		{"server per-attempt key", func(a *Answers) { a.Key.Source = "server" }, "per-attempt-key", []string{"every attempt"}},
+		{"server uuid in key format", func(a *Answers) {
+			a.Key.Source, a.Key.Provider, a.Key.Format, a.TTL = "queue", "sqs-fifo", "{uuid}", ""
+		}, "per-attempt-key", []string{"{uuid} made by this service"}},
+		{"attempt in key format", func(a *Answers) { a.Key.Format = "{order_id}:{attempt}" }, "per-attempt-key", []string{"{attempt}"}},
+		{"memcached", func(a *Answers) { a.Store.Kind = "memcached" }, "memcached-store", []string{"Memcached"}},
+		{"keys forever", func(a *Answers) { a.TTL = "forever" }, "keys-forever", []string{"forever"}},
+		{"user id alone", func(a *Answers) { a.Key.Format = "{user_id}" }, "key-per-user", []string{"user alone"}},
+		{"no mismatch detection", func(a *Answers) { a.Hash.DetectMismatch = &no }, "no-mismatch-detection", []string{"different payload"}},
+		{"ttl below stripe window", func(a *Answers) {
+			a.Key.Source, a.Key.Provider, a.TTL = "webhook", "stripe", "24h"
+		}, "ttl-below-retry-window", []string{"1d", "3d", "Stripe"}},
+		{"ttl below internal retries", func(a *Answers) { a.TTL = "2m" }, "ttl-below-retry-window", []string{"2m", "1h"}},
+		{"ttl below cron slot", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "cron", Job: "nightly", Schedule: "1d"}
+			a.TTL = "12h"
+		}, "ttl-below-retry-window", []string{"12h", "1d", "schedule"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := presetAnswers(t, "payment", "charge")
+			if _, err := Decide(a, cat); err != nil {
+				t.Fatalf("the unedited preset must decide: %v", err)
+			}
+			tc.edit(&a)
+			_, err := Decide(a, cat)
+			var rej *RejectedError
+			if !errors.As(err, &rej) {
+				t.Fatalf("Decide = %v, want a RejectedError (%s)", err, tc.antiPattern)
+			}
+			if rej.AntiPattern != tc.antiPattern {
+				t.Errorf("anti-pattern = %s, want %s (%v)", rej.AntiPattern, tc.antiPattern, err)
+			}
+			if rej.Fix == "" {
+				t.Errorf("rejection has no fix from the catalogue: %v", err)
+			}
+			for _, w := range tc.wantMsg {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDecideInputErrors(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	cases := []struct {
+		name    string
+		edit    func(*Answers)
+		field   string
+		wantMsg []string
+	}{
+		{"no operation", func(a *Answers) { a.Operation = " " }, "operation", []string{"required"}},
+		{"only punctuation", func(a *Answers) { a.Operation = "../../" }, "operation", []string{"ASCII"}},
+		{"newline in operation", func(a *Answers) { a.Operation = "a\nb" }, "operation", []string{"one line"}},
+		{"no source", func(a *Answers) { a.Key.Source = "" }, "key.source", []string{"client", "webhook"}},
+		{"unknown source", func(a *Answers) { a.Key.Source = "fax" }, "key.source", []string{"fax", "cron"}},
+		{"unknown provider", func(a *Answers) { a.Key.Source, a.Key.Provider = "webhook", "strype" }, "key.provider", []string{"strype", "stripe", "github"}},
+		{"webhook without provider", func(a *Answers) { a.Key.Source, a.Key.Provider = "webhook", "" }, "key.provider", []string{"required", "stripe"}},
+		{"queue provider for webhook", func(a *Answers) { a.Key.Source, a.Key.Provider = "webhook", "kafka" }, "key.provider", []string{"queue provider"}},
+		{"unknown retried_by", func(a *Answers) { a.Key.RetriedBy = []string{"nope"} }, "key.retried_by[0]", []string{"nope"}},
+		{"cron without schedule", func(a *Answers) { a.Key = KeyAnswers{Source: "cron", Job: "j"} }, "key.schedule", []string{"required"}},
+		{"workflow without step", func(a *Answers) { a.Key = KeyAnswers{Source: "workflow", Workflow: "orders"} }, "key.step", []string{"required"}},
+		{"bad ttl", func(a *Answers) { a.TTL = "3 days" }, "ttl", []string{"3 days"}},
+		{"unknown store", func(a *Answers) { a.Store.Kind = "etcd" }, "store.kind", []string{"etcd", "redis", "postgres"}},
+		{"excluded and included", func(a *Answers) { a.Hash.Exclude = append(a.Hash.Exclude, "amount") }, "hash.exclude[2]", []string{"both"}},
+		{"unknown excluded field without reason", func(a *Answers) { a.Hash.Exclude = []string{"shard"} }, "hash.reasons.shard", []string{"why"}},
+		{"bad collision answer", func(a *Answers) { a.Collision.Completed = "ignore" }, "collision.completed", []string{"replay, ack"}},
+		{"unknown mechanism", func(a *Answers) { a.Downstream[0].Mechanism = "hope" }, "downstream[0].mechanism", []string{"hope", "provider-key"}},
+		{"duplicate step", func(a *Answers) { a.Downstream[1].Name = "Charge" }, "downstream[1].name", []string{"twice"}},
+		{"step without name", func(a *Answers) { a.Downstream[0].Name = "" }, "downstream[0].name", []string{"required"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := presetAnswers(t, "payment", "charge")
+			tc.edit(&a)
+			_, err := Decide(a, cat)
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Decide = %v, want an InputError on %s", err, tc.field)
+			}
+			if ie.Field != tc.field {
+				t.Errorf("field = %s, want %s (%v)", ie.Field, tc.field, err)
+			}
+			for _, w := range tc.wantMsg {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDecideDefaults(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	d, err := Decide(Answers{Operation: "Stripe events", Key: KeyAnswers{Source: "webhook", Provider: "stripe"}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.Spec
+	stripe, _ := cat.Provider("stripe")
+	if s.TTL.Duration != stripe.SuggestedTTL || s.TTL.RetryWindow != stripe.RetryWindow || s.TTL.WindowSource != "stripe" {
+		t.Errorf("TTL = %+v, want Stripe's suggested %s over its %s window", s.TTL, stripe.SuggestedTTL, stripe.RetryWindow)
+	}
+	if s.Store.Kind != cat.Defaults.Store || s.Store.AuditRow {
+		t.Errorf("store = %+v, want the default %s without an audit row", s.Store, cat.Defaults.Store)
+	}
+	if s.Slug != "stripe-events" || s.Key.Provider != "stripe" || s.Key.Example != stripe.KeyExample {
+		t.Errorf("key = %+v slug %q", s.Key, s.Slug)
+	}
+	var cases []string
+	for _, c := range s.Collisions {
+		cases = append(cases, c.Case)
+	}
+	if got := strings.Join(cases, ","); got != "completed,in_progress,mismatch,expired" {
+		t.Errorf("collision rows = %s", got)
+	}
+	if s.Collisions[1].Status != 409 || s.Collisions[1].RetryAfter != cat.Defaults.RetryAfter {
+		t.Errorf("in-progress row = %+v, want 409 with Retry-After %s", s.Collisions[1], cat.Defaults.RetryAfter)
+	}
+
+	// A payment operation gets a Postgres audit row on top of Redis.
+	pay, err := Decide(Answers{Operation: "pay", Kind: "payment", Key: KeyAnswers{Source: "client"}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pay.Spec.Store.AuditRow || pay.Spec.Store.Kind != "redis" {
+		t.Errorf("payment store = %+v, want redis plus a Postgres audit row", pay.Spec.Store)
+	}
+	if pay.Spec.Key.Scope != "tenant_id" || pay.Spec.Key.Field != "header Idempotency-Key" {
+		t.Errorf("client key = %+v", pay.Spec.Key)
+	}
+}
+
+func TestDecideCronAndWorkflow(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	cron, err := Decide(Answers{Operation: "hourly invoices", Key: KeyAnswers{Source: "cron", Job: "invoices", Schedule: "1h"}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cron.Spec.Key.Example, "invoices:2026-03-14T15:00:00Z"; got != want {
+		t.Errorf("cron example = %q, want the slot floored to the hour %q", got, want)
+	}
+	if cron.Spec.TTL.RetryWindow != rules.MustDuration("1h") || cron.Spec.TTL.Duration < rules.MustDuration("2h") {
+		t.Errorf("cron TTL = %+v, want at least two 1h slots", cron.Spec.TTL)
+	}
+	wf, err := Decide(Answers{Operation: "reserve stock", Key: KeyAnswers{Source: "workflow", Workflow: "order fulfilment", Step: "reserve", Param: "sku", Window: "7d"}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.Spec.Key.Format != "{workflow_id}:reserve:{sku}" {
+		t.Errorf("workflow format = %q", wf.Spec.Key.Format)
+	}
+}
+
+func TestDecideNotes(t *testing.T) {
+	t.Parallel()
+	a := presetAnswers(t, "payment", "charge")
+	a.Hash.Include = append(a.Hash.Include, "timestamp")
+	a.Hash.Exclude = nil
+	a.TTL = "60d"
+	d, err := Decide(a, rules.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(d.Notes, "\n")
+	for _, w := range []string{"timestamp", "60d"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q do not mention %s", notes, w)
+		}
+	}
+}
