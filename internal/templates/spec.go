@@ -377,7 +377,7 @@ func expected(s *spec.Spec, c string) string {
 // tests are the five tests every design names, with the answers this spec
 // expects.
 func tests(s *spec.Spec) []string {
-	crash := fmt.Sprintf("the key is released (or its %s lease lapses) and the next retry runs the operation once", s.TTL.Lease)
+	crash := fmt.Sprintf("the key is released (or its %s lease lapses) and the next retry succeeds, running the operation once", s.TTL.Lease)
 	if len(s.Downstream) > 0 {
 		crash += ", each step deduplicating on its derived key"
 	}

@@ -301,7 +301,7 @@ func TestRenderSpecSections(t *testing.T) {
 		"- **Mismatch**: the same key with a different payload → 422 — problem+json",
 		"- **Concurrent retries**: two requests with one key at once → one runs the operation; the other → 409 + Retry-After: 5",
 		"- **TTL expiry**: the same key after the 1d TTL → treated as a new request\n",
-		"- **Crash mid-flight**: the handler fails or dies after claiming the key → the key is released (or its 30s lease lapses) and the next retry runs the operation once, each step deduplicating on its derived key\n",
+		"- **Crash mid-flight**: the handler fails or dies after claiming the key → the key is released (or its 30s lease lapses) and the next retry succeeds, running the operation once, each step deduplicating on its derived key\n",
 		"- ✅ TTL covers every retry window: TTL 1d ≥ the 5m retry window of internal HTTP retry policy\n",
 		"- ✅ Every side effect has its own mechanism: 3 steps, each with its own mechanism and a key derived from the parent (`{key}:charge`, `{key}:record-order`, `{key}:receipt-email`)\n",
 		"\nPatterns: [idempotency patterns](../patterns/idempotency-patterns.md)\n",
