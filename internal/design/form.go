@@ -452,7 +452,8 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	}
 	opts := make([]huh.Option[string], 0, len(cat.Stores))
 	for _, s := range cat.Stores {
-		label := s.Name + ", " + s.TTLRange
+		ttl, _, _ := strings.Cut(s.TTLRange, " (") // the range, without its footnote
+		label := s.Name + ": " + ttl
 		if s.Rejected {
 			label = rejectedLabel(cat, s.AntiPattern)
 		}
@@ -703,17 +704,30 @@ func (f fieldList) Get() string { return strings.Join(*f.p, ", ") }
 
 func (f fieldList) Set(v string) { *f.p = splitList(v) }
 
-// nameList binds a list answer to a multi-select. It copies what it is
-// given, and stores no choice as no list, the way the answers file omits it.
+// nameList binds a list answer to a multi-select. huh hands back the
+// choices in menu order; nameList keeps the order the answers had, adds new
+// choices after them, and stores no choice as no list, the way the answers
+// file omits it, so that accepting a loaded design changes nothing in it.
 type nameList struct{ p *[]string }
 
 func (l nameList) Get() []string { return *l.p }
 
-func (l nameList) Set(names []string) {
-	*l.p = nil
-	if len(names) > 0 {
-		*l.p = slices.Clone(names)
+func (l nameList) Set(names []string) { *l.p = keepOrder(*l.p, names) }
+
+// keepOrder returns chosen ordered as in old, then the choices old lacks.
+func keepOrder(old, chosen []string) []string {
+	var out []string
+	for _, n := range old {
+		if slices.Contains(chosen, n) {
+			out = append(out, n)
+		}
 	}
+	for _, n := range chosen {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // volatileChoice binds the catalogue's volatile fields among the excluded
@@ -734,14 +748,13 @@ func (v volatileChoice) Get() []string {
 }
 
 func (v volatileChoice) Set(names []string) {
-	next := nameList{new([]string)}
-	next.Set(names)
+	kept := slices.Clone(names)
 	for _, n := range v.h.Exclude {
-		if !isVolatile(v.cat, n) && !slices.Contains(*next.p, n) {
-			*next.p = append(*next.p, n)
+		if !isVolatile(v.cat, n) {
+			kept = append(kept, n)
 		}
 	}
-	v.h.Exclude = *next.p
+	v.h.Exclude = keepOrder(v.h.Exclude, kept)
 }
 
 // otherExcluded binds the excluded fields the catalogue does not know, with
@@ -781,6 +794,9 @@ func (o otherExcluded) Set(v string) {
 	o.h.Exclude = kept
 	o.h.Reasons = nil
 	for n, r := range reasons {
+		if isVolatile(o.cat, n) {
+			continue // the catalogue's reason stands
+		}
 		if o.h.Reasons == nil {
 			o.h.Reasons = map[string]string{}
 		}

@@ -2,7 +2,9 @@ package design_test
 
 import (
 	"errors"
+	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -629,5 +631,101 @@ func TestFormTerminalView(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// responder answers accessible prompts from what the form printed last: the
+// given lines first, then "0" to confirm a multi-select, "unscoped" to a
+// scope with no default, and Enter to everything else. It gives up (ends
+// the input, which aborts the form) after max answers, so a prompt that
+// keeps re-asking fails the test instead of hanging it.
+type responder struct {
+	out     *strings.Builder
+	first   []string
+	pending []byte
+	max     int
+}
+
+func (r *responder) Read(p []byte) (int, error) {
+	if len(r.pending) == 0 {
+		if r.max == 0 {
+			return 0, io.EOF
+		}
+		r.max--
+		out := r.out.String()
+		prompt := out[strings.LastIndex(out, "\n")+1:]
+		answer := ""
+		switch {
+		case len(r.first) > 0:
+			answer, r.first = r.first[0], r.first[1:]
+		case strings.HasPrefix(prompt, "Enter a number between 0 and"):
+			answer = "0"
+		case strings.HasPrefix(prompt, "Scope stored keys by") && !strings.Contains(prompt, "["):
+			answer = "unscoped"
+		}
+		r.pending = []byte(answer + "\n")
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+// Every preset of the embedded catalogue walks through the interview with
+// Enter alone, and keeps every answer it gives: its answers all apply to its
+// key source and pass the form's checks.
+func TestFormDefaultCatalogPresets(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for i, id := range design.PresetIDs(cat) {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			want := design.Answers{Operation: "op"}
+			if err := design.ApplyPreset(cat, id, &want); err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			in := &responder{out: &out, first: []string{"", "", strconv.Itoa(i + 2)}, max: 200}
+			a := design.Answers{Operation: "op"}
+			if err := design.Interview(&a, cat, design.RunWith(in, &out, true)); err != nil {
+				t.Fatalf("interview: %v\noutput:\n%s", err, out.String())
+			}
+			if a.Preset != id {
+				t.Fatalf("preset = %q, want %q", a.Preset, id)
+			}
+			keeps(t, "", toMap(t, want), toMap(t, a))
+			if a.Key.Scope == "" || a.TTL == "" || a.Store.Kind == "" || a.Collision.Completed == "" {
+				t.Errorf("an answer was left empty:\n%s", yamlOf(a))
+			}
+		})
+	}
+}
+
+func toMap(t *testing.T, a design.Answers) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(yamlOf(a)), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func yamlOf(a design.Answers) string {
+	b, _ := yaml.Marshal(a)
+	return string(b)
+}
+
+// keeps reports every value in want that got does not hold the same.
+func keeps(t *testing.T, path string, want, got map[string]any) {
+	t.Helper()
+	for k, w := range want {
+		g := got[k]
+		if wm, ok := w.(map[string]any); ok {
+			gm, _ := g.(map[string]any)
+			keeps(t, path+k+".", wm, gm)
+			continue
+		}
+		if !reflect.DeepEqual(w, g) {
+			t.Errorf("%s%s = %v, the preset gave %v", path, k, g, w)
+		}
 	}
 }
