@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Store keeps idempotency records. Each method is one atomic step on one key, so a backend can
@@ -141,19 +143,40 @@ func (c Claim) Held() bool { return c.Outcome == Claimed || c.Outcome == TakenOv
 // NewToken returns a fresh lease token: 128 random bits, so no holder can guess another's.
 func NewToken() string { return rand.Text() }
 
+// MaxKeyLen bounds a stored key (the client's key with its scope), leaving room in a Postgres
+// index entry.
+const MaxKeyLen = 1024
+
 // CheckClaim rejects Claim arguments that no store accepts. Stores call it first so that every
 // backend refuses the same inputs with ErrInvalid.
 func CheckClaim(key, fingerprint string, lease, ttl time.Duration) error {
-	if key == "" {
-		return fmt.Errorf("%w: empty key", ErrInvalid)
+	if err := CheckKey(key); err != nil {
+		return err
 	}
-	if fingerprint == "" {
-		return fmt.Errorf("%w: empty fingerprint for key %q", ErrInvalid, key)
+	if err := checkText("fingerprint", fingerprint); err != nil {
+		return err
 	}
 	if err := CheckDuration("lease", lease); err != nil {
 		return err
 	}
 	return CheckDuration("ttl", ttl)
+}
+
+// CheckKey rejects a key no store accepts: empty, over MaxKeyLen bytes, not UTF-8, or holding a
+// NUL byte (Postgres text cannot), so every backend takes exactly the same keys. A key that
+// fails it can never have been claimed.
+func CheckKey(key string) error { return checkText("key", key) }
+
+func checkText(what, s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("%w: empty %s", ErrInvalid, what)
+	case len(s) > MaxKeyLen:
+		return fmt.Errorf("%w: %s of %d bytes is over %d", ErrInvalid, what, len(s), MaxKeyLen)
+	case !utf8.ValidString(s) || strings.ContainsRune(s, 0):
+		return fmt.Errorf("%w: %s %q is not UTF-8 text without NUL", ErrInvalid, what, s)
+	}
+	return nil
 }
 
 // CheckDuration rejects a lease or TTL under a millisecond, the resolution every store keeps.

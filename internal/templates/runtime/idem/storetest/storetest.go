@@ -435,10 +435,11 @@ func testEmptyResponse(t *testing.T, s idem.Store) {
 // testKeysIndependent: keys that look alike (prefixes, separators, odd bytes, long) never share
 // a record.
 func testKeysIndependent(t *testing.T, s idem.Store) {
-	keys := []string{"a", "a:", "a:b", "A", " a", "ä", "a\x00b", "a*", "{a}", string(bytes.Repeat([]byte("k"), 1000))}
+	keys := []string{"a", "a:", "a:b", "A", " a", "ä", "a\tb", "a*", "{a}", "a%", "a_", string(bytes.Repeat([]byte("k"), idem.MaxKeyLen))}
 	tokens := map[string]string{}
-	for _, k := range keys {
-		c := mustClaim(t, s, k, "fp-"+k, long, long)
+	fp := func(i int) string { return fmt.Sprint("fp-", i) }
+	for i, k := range keys {
+		c := mustClaim(t, s, k, fp(i), long, long)
 		if c.Outcome != idem.Claimed {
 			t.Fatalf("claim %q = %v, want claimed: it shares a record with another key", k, c.Outcome)
 		}
@@ -450,8 +451,8 @@ func testKeysIndependent(t *testing.T, s idem.Store) {
 			t.Fatalf("complete %q: %v", k, err)
 		}
 	}
-	for _, k := range keys {
-		r := mustClaim(t, s, k, "fp-"+k, long, long)
+	for i, k := range keys {
+		r := mustClaim(t, s, k, fp(i), long, long)
 		if r.Outcome != idem.Replay || string(r.Record.Response.Body) != "for "+k || r.Record.Key != k {
 			t.Errorf("key %q replayed %v %q (key %q)", k, r.Outcome, r.Record.Response.Body, r.Record.Key)
 		}
@@ -470,9 +471,29 @@ func testInvalid(t *testing.T, s idem.Store) {
 		{"zero lease", "k", "fp", 0, long},
 		{"negative ttl", "k", "fp", long, -time.Second},
 		{"sub-millisecond lease", "k", "fp", time.Microsecond, long},
+		{"NUL in key", "a\x00b", "fp", long, long},
+		{"key not UTF-8", "a\xffb", "fp", long, long},
+		{"key too long", string(bytes.Repeat([]byte("k"), idem.MaxKeyLen+1)), "fp", long, long},
+		{"NUL in fingerprint", "k", "f\x00p", long, long},
 	} {
 		if _, err := s.Claim(ctx, tc.key, tc.fp, tc.lease, tc.ttl); !errors.Is(err, idem.ErrInvalid) {
 			t.Errorf("%s: Claim = %v, want ErrInvalid", tc.name, err)
+		}
+		if tc.key == "k" {
+			continue
+		}
+		// A key no claim accepts was never claimed: the other operations say so plainly.
+		if _, err := s.Get(ctx, tc.key); !errors.Is(err, idem.ErrNotFound) {
+			t.Errorf("%s: Get = %v, want ErrNotFound", tc.name, err)
+		}
+		if err := s.Release(ctx, tc.key, "tok"); !errors.Is(err, idem.ErrLeaseLost) {
+			t.Errorf("%s: Release = %v, want ErrLeaseLost", tc.name, err)
+		}
+		if err := s.Complete(ctx, tc.key, "tok", idem.Response{}, long); !errors.Is(err, idem.ErrLeaseLost) {
+			t.Errorf("%s: Complete = %v, want ErrLeaseLost", tc.name, err)
+		}
+		if err := s.Extend(ctx, tc.key, "tok", long); !errors.Is(err, idem.ErrLeaseLost) {
+			t.Errorf("%s: Extend = %v, want ErrLeaseLost", tc.name, err)
 		}
 	}
 	if _, err := s.Get(ctx, "k"); !errors.Is(err, idem.ErrNotFound) {

@@ -1,0 +1,309 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/internal/testenv"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/pgstore"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/storetest"
+)
+
+// connect opens a pool on the test database, or skips (fails under CI) when there is none.
+func connect(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(testenv.URL(t, testenv.DatabaseURL))
+	if err != nil {
+		t.Fatalf("%s: %v", testenv.DatabaseURL, err)
+	}
+	cfg.MaxConns = 32
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := pool.Ping(t.Context()); err != nil {
+		testenv.Unreachable(t, testenv.DatabaseURL, err)
+	}
+	return pool
+}
+
+// newStore returns a migrated Store in a schema of the test's own, dropped afterwards.
+func newStore(t *testing.T, pool *pgxpool.Pool) (*pgstore.Store, string) {
+	t.Helper()
+	schema := testenv.Name(t)
+	t.Cleanup(func() {
+		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	s := pgstore.New(pool, pgstore.Options{Schema: schema})
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return s, schema
+}
+
+func TestConformance(t *testing.T) {
+	pool := connect(t)
+	storetest.Run(t, func(t *testing.T) idem.Store {
+		s, _ := newStore(t, pool)
+		return s
+	})
+}
+
+// TestMigrateConcurrent: every instance migrates at start-up, at the same time, repeatedly.
+func TestMigrateConcurrent(t *testing.T) {
+	pool := connect(t)
+	schema := testenv.Name(t)
+	t.Cleanup(func() {
+		pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := pgstore.New(pool, pgstore.Options{Schema: schema, Table: "keys"}).Migrate(t.Context()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var n int
+	if err := pool.QueryRow(t.Context(), "SELECT count(*) FROM "+pgx.Identifier{schema, "keys"}.Sanitize()).Scan(&n); err != nil || n != 0 {
+		t.Errorf("table %s.keys after migrating: %d rows, %v", schema, n, err)
+	}
+}
+
+// TestClaimTx: the claim, the business write and the response commit or roll back together.
+func TestClaimTx(t *testing.T) {
+	pool := connect(t)
+	s, schema := newStore(t, pool)
+	ctx := t.Context()
+	orders := pgx.Identifier{schema, "orders"}.Sanitize()
+	if _, err := pool.Exec(ctx, "CREATE TABLE "+orders+" (id text PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	run := func(commit bool) idem.Claim {
+		t.Helper()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		c, err := s.ClaimTx(ctx, tx, "k", "fp", time.Minute, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Held() {
+			return c
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+orders+" VALUES ('o1')"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CompleteTx(ctx, tx, "k", c.Token, idem.Response{Status: 201, Body: []byte("o1")}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	countOrders := func() int {
+		var n int
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+orders).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	if c := run(false); c.Outcome != idem.Claimed {
+		t.Fatalf("first claim in a transaction = %v", c.Outcome)
+	}
+	if _, err := s.Get(ctx, "k"); !errors.Is(err, idem.ErrNotFound) || countOrders() != 0 {
+		t.Fatalf("after rollback: Get = %v and %d orders; want neither the key nor the order", err, countOrders())
+	}
+	if c := run(true); c.Outcome != idem.Claimed {
+		t.Fatalf("claim after the rollback = %v, want claimed", c.Outcome)
+	}
+	if c := run(true); c.Outcome != idem.Replay || string(c.Record.Response.Body) != "o1" {
+		t.Fatalf("claim after the commit = %v %q, want the replayed response", c.Outcome, c.Record.Response.Body)
+	}
+	if n := countOrders(); n != 1 {
+		t.Errorf("%d orders, want 1", n)
+	}
+}
+
+// TestClaimTxBlocksConcurrentClaim: a claim of a key another transaction has claimed waits for
+// that transaction, then sees what it committed — a replay, not a second run.
+func TestClaimTxBlocksConcurrentClaim(t *testing.T) {
+	pool := connect(t)
+	s, _ := newStore(t, pool)
+	ctx := t.Context()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	c, err := s.ClaimTx(ctx, tx, "k", "fp", time.Minute, time.Hour)
+	if err != nil || c.Outcome != idem.Claimed {
+		t.Fatalf("ClaimTx = %v, %v", c.Outcome, err)
+	}
+	var txPID int
+	if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&txPID); err != nil {
+		t.Fatal(err)
+	}
+	other := make(chan idem.Claim, 1)
+	go func() {
+		c, err := s.Claim(ctx, "k", "fp", time.Minute, time.Hour)
+		if err != nil {
+			t.Error(err)
+		}
+		other <- c
+	}()
+	// The concurrent claim must be waiting on the transaction's lock before the commit.
+	end := time.Now().Add(15 * time.Second)
+	for {
+		var blocked bool
+		err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)))", txPID).Scan(&blocked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blocked {
+			break
+		}
+		select {
+		case got := <-other:
+			t.Fatalf("the concurrent claim returned %v before the transaction ended", got.Outcome)
+		default:
+		}
+		if time.Now().After(end) {
+			t.Fatal("the concurrent claim never waited on the transaction")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.CompleteTx(ctx, tx, "k", c.Token, idem.Response{Status: 200, Body: []byte("done")}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-other; got.Outcome != idem.Replay || string(got.Record.Response.Body) != "done" {
+		t.Errorf("concurrent claim after commit = %v %q, want the replay", got.Outcome, got.Record.Response.Body)
+	}
+}
+
+// TestSweep: expired rows are already invisible; Sweep deletes them in batches and leaves live ones.
+func TestSweep(t *testing.T) {
+	pool := connect(t)
+	s, schema := newStore(t, pool)
+	ctx := t.Context()
+	const expiring = 7
+	for i := range expiring {
+		key := string(rune('a' + i))
+		c, err := s.Claim(ctx, key, "fp", time.Millisecond, 20*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 { // completed and in-progress rows both expire
+			if err := s.Complete(ctx, key, c.Token, idem.Response{Status: 200}, 20*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := s.Claim(ctx, "live", "fp", time.Hour, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for i := range expiring {
+		for end := time.Now().Add(15 * time.Second); ; {
+			_, err := s.Get(ctx, string(rune('a'+i)))
+			if errors.Is(err, idem.ErrNotFound) {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("row %c never expired: %v", 'a'+i, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	n, err := s.Sweep(ctx, 3)
+	if err != nil || n != expiring {
+		t.Fatalf("Sweep = %d, %v; want %d deleted", n, err, expiring)
+	}
+	var rows int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, pgstore.DefaultTable}.Sanitize()).Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("%d rows left, %v; want the live one", rows, err)
+	}
+	if _, err := s.Sweep(ctx, 0); !errors.Is(err, idem.ErrInvalid) {
+		t.Errorf("Sweep with batch 0 = %v, want ErrInvalid", err)
+	}
+}
+
+// TestRunSweeper: the background sweeper removes rows as they expire and stops with its context.
+func TestRunSweeper(t *testing.T) {
+	pool := connect(t)
+	s, schema := newStore(t, pool)
+	ctx, cancel := context.WithCancel(t.Context())
+	if _, err := s.Claim(ctx, "k", "fp", time.Millisecond, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		s.RunSweeper(ctx, 10*time.Millisecond, 100, func(err error) { t.Error(err) })
+		close(done)
+	}()
+	table := pgx.Identifier{schema, pgstore.DefaultTable}.Sanitize()
+	for end := time.Now().Add(15 * time.Second); ; {
+		var rows int
+		if err := pool.QueryRow(t.Context(), "SELECT count(*) FROM "+table).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the sweeper never removed the expired row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+}
+
+// TestUnavailable: with no Postgres listening every operation fails with ErrStoreUnavailable and
+// Do does not run the work. It needs no server.
+func TestUnavailable(t *testing.T) {
+	pool, err := pgxpool.New(t.Context(), "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s := pgstore.New(pool, pgstore.Options{})
+	ctx := t.Context()
+	for name, op := range map[string]func() error{
+		"Claim":    func() error { _, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute); return err },
+		"Complete": func() error { return s.Complete(ctx, "k", "tok", idem.Response{}, time.Minute) },
+		"Release":  func() error { return s.Release(ctx, "k", "tok") },
+		"Extend":   func() error { return s.Extend(ctx, "k", "tok", time.Minute) },
+		"Get":      func() error { _, err := s.Get(ctx, "k"); return err },
+		"Sweep":    func() error { _, err := s.Sweep(ctx, 10); return err },
+	} {
+		if err := op(); !errors.Is(err, idem.ErrStoreUnavailable) {
+			t.Errorf("%s with Postgres down = %v, want ErrStoreUnavailable", name, err)
+		}
+	}
+	if _, err := idem.Do(ctx, s, "k", "fp", func(context.Context) (idem.Response, error) {
+		t.Error("the work ran without a claim")
+		return idem.Response{}, nil
+	}); !errors.Is(err, idem.ErrStoreUnavailable) {
+		t.Errorf("Do with Postgres down = %v, want ErrStoreUnavailable", err)
+	}
+}
