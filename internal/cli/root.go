@@ -44,6 +44,9 @@ library that gets the hard parts right into your module (generate).`,
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 
+	root.AddCommand(NewCmdDesign(f, nil))
+	root.AddCommand(NewCmdSpecs(f, nil))
+	root.AddCommand(NewCmdDerive(f, nil))
 	root.AddCommand(newCmdVersion(f))
 	root.AddCommand(newCmdCompletion(f))
 	return root
