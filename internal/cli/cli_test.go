@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"regexp"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )

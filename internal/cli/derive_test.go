@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDerive(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Member order and whitespace differ from canonical form; the
+	// timestamp and the key are excluded.
+	writeFile(t, filepath.Join(dir, "p.json"), `{ "currency": "eur", "amount": 1000, "idempotency_key": "k1",
+	  "customer_id": "cus_1", "posted_at": "2026-01-02T03:04:05Z", "trace_id": "abc" }`)
+	code, stdout, stderr := run(t, dir, "", false, nil, "derive", "--payload", "p.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	canon := `{"amount":1000,"currency":"eur","customer_id":"cus_1"}`
+	sum := sha256.Sum256([]byte(canon))
+	for _, w := range []string{
+		`field: idempotency_key (sample value "k1")`,
+		"include: amount, currency, customer_id",
+		"posted_at: a timestamp",
+		"trace_id:",
+		canon,
+		hex.EncodeToString(sum[:]),
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+
+	// With a provider, its documented key field is the key.
+	writeFile(t, filepath.Join(dir, "evt.json"), `{"id":"evt_1","type":"charge.succeeded","data":{"amount":5}}`)
+	code, stdout, stderr = run(t, dir, "", false, nil, "derive", "--payload", "evt.json", "--source", "webhook:stripe")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `field: id (sample value "evt_1")`) || !strings.Contains(stdout, "include: data, type") {
+		t.Errorf("stripe proposal:\n%s", stdout)
+	}
+}
+
+func TestDeriveBadInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		payload string // written to p.json when not empty
+		stdin   string
+		args    []string
+		stderr  []string
+	}{
+		{name: "no payload flag", args: []string{"derive"}, stderr: []string{"--payload FILE.json is required"}},
+		{name: "missing file", args: []string{"derive", "--payload", "gone.json"}, stderr: []string{"gone.json does not exist"}},
+		{name: "empty payload", payload: " \n", args: []string{"derive", "--payload", "p.json"}, stderr: []string{"p.json", "empty"}},
+		{name: "not json", payload: "amount=5", args: []string{"derive", "--payload", "p.json"}, stderr: []string{"not valid JSON"}},
+		{name: "not an object", payload: "[1,2]", args: []string{"derive", "--payload", "p.json"}, stderr: []string{"not a JSON object"}},
+		{name: "two values", payload: "{} {}", args: []string{"derive", "--payload", "p.json"}, stderr: []string{"more than one JSON value"}},
+		{name: "duplicate member", payload: `{"a":1,"a":2}`, args: []string{"derive", "--payload", "p.json"}, stderr: []string{"I-JSON"}},
+		{name: "unknown provider", payload: "{}", args: []string{"derive", "--payload", "p.json", "--source", "webhook:strype"},
+			stderr: []string{"strype", "stripe", "github"}},
+		{name: "unknown source", payload: "{}", args: []string{"derive", "--payload", "p.json", "--source", "fax"}, stderr: []string{"fax"}},
+		{name: "empty stdin", stdin: "", args: []string{"derive", "--payload", "-"}, stderr: []string{"empty"}},
+		{name: "positional argument", args: []string{"derive", "p.json"}, stderr: []string{"unknown command"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.payload != "" {
+				writeFile(t, filepath.Join(dir, "p.json"), tc.payload)
+			}
+			code, stdout, stderr := run(t, dir, tc.stdin, false, nil, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestVersionAndCompletion(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := run(t, t.TempDir(), "", false, nil, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "idemkit ") {
+		t.Errorf("version: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = run(t, t.TempDir(), "", false, nil, "completion", "bash")
+	if code != 0 || !strings.Contains(stdout, "__start_idemkit") {
+		t.Errorf("completion bash: exit %d, %.200q", code, stdout)
+	}
+	code, _, stderr := run(t, t.TempDir(), "", false, nil, "completion", "tcsh")
+	if code != 2 || !strings.Contains(stderr, "tcsh") {
+		t.Errorf("completion tcsh: exit %d, %q", code, stderr)
+	}
+}

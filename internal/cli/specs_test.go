@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeSpec designs the demo answers as name into dir/knowledge/projects.
+func writeSpec(t *testing.T, dir, op string) string {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "a.yaml"), demoAnswers(t))
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--answers", "a.yaml", op); code != 0 {
+		t.Fatalf("design: exit %d: %s", code, stderr)
+	}
+	return filepath.Join(dir, "knowledge", "projects")
+}
+
+func TestSpecsLists(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeSpec(t, dir, "charge card")
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--preset", "webhook", "stripe events"); code != 0 {
+		t.Fatalf("design: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := run(t, dir, "", false, nil, "specs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and two rows, got:\n%s", stdout)
+	}
+	for i, want := range [][]string{
+		{"OPERATION", "KEY SOURCE", "STORE", "TTL"},
+		{"charge card", "client", "redis + postgres audit", "1d", "idempotency-charge-card.md"},
+		{"stripe events", "webhook:stripe", "postgres", "7d", "idempotency-stripe-events.md"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("line %d %q lacks %q", i, lines[i], w)
+			}
+		}
+	}
+}
+
+func TestSpecsBadInput(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		edit   func(t *testing.T, projects string) // breaks the directory
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{name: "missing directory", args: []string{"specs", "nowhere"}, code: 2, stderr: []string{"nowhere does not exist"}},
+		{name: "empty directory", edit: func(t *testing.T, p string) {
+			os.Remove(filepath.Join(p, "idempotency-charge-card.md"))
+		}, code: 0, stderr: []string{"No specs"}},
+		{name: "invalid field", edit: func(t *testing.T, p string) {
+			path := filepath.Join(p, "idempotency-charge-card.md")
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, []byte(strings.Replace(string(b), "source: client", "source: fax", 1)), 0o644)
+		}, code: 1, stdout: []string{"(invalid)"}, stderr: []string{"idempotency-charge-card.md", "key.source", "fax", "1 of 1 specs invalid"}},
+		{name: "broken yaml", edit: func(t *testing.T, p string) {
+			path := filepath.Join(p, "idempotency-charge-card.md")
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, []byte(strings.Replace(string(b), "ttl:\n", "ttl: [\n", 1)), 0o644)
+		}, code: 1, stderr: []string{"idempotency-charge-card.md", "line"}},
+		{name: "missing collision row", edit: func(t *testing.T, p string) {
+			path := filepath.Join(p, "idempotency-charge-card.md")
+			b, _ := os.ReadFile(path)
+			s := string(b)
+			i := strings.Index(s, "  - case: expired")
+			j := strings.Index(s, "downstream:")
+			os.WriteFile(path, []byte(s[:i]+s[j:]), 0o644)
+		}, code: 1, stderr: []string{"expired"}},
+		{name: "file name does not match slug", edit: func(t *testing.T, p string) {
+			os.Rename(filepath.Join(p, "idempotency-charge-card.md"), filepath.Join(p, "idempotency-refund.md"))
+		}, code: 1, stderr: []string{"idempotency-charge-card.md", "rename"}},
+		{name: "newer schema", edit: func(t *testing.T, p string) {
+			path := filepath.Join(p, "idempotency-charge-card.md")
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, []byte(strings.Replace(string(b), "schema: 1", "schema: 9", 1)), 0o644)
+		}, code: 1, stderr: []string{"newer idemkit"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			projects := writeSpec(t, dir, "charge card")
+			if code, _, _ := run(t, dir, "", false, nil, "specs"); code != 0 {
+				t.Fatalf("the unbroken spec must validate, exit %d", code)
+			}
+			if tc.edit != nil {
+				tc.edit(t, projects)
+			}
+			code, stdout, stderr := run(t, dir, "", false, nil, append([]string{"specs"}, tc.args[min(1, len(tc.args)):]...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
