@@ -182,7 +182,7 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 		presets = append(presets, huh.NewOption(p.ID+": "+p.Title, p.ID))
 	}
 	return huh.NewForm(huh.NewGroup(
-		note("idemkit design",
+		teach("idemkit design",
 			"Six questions, in order: who supplies the key, what makes two requests the same, "+
 				"where keys live and for how long, what a repeat gets, and how the key reaches every downstream call. "+
 				"Enter keeps the value in [brackets]; a single - clears a text answer."),
@@ -190,7 +190,7 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 			Title(withDefault("Operation", a.Operation)).
 			Description("The state-changing operation this design is for, e.g. create-payment.").
 			Value(&a.Operation).
-			Validate(keepOr(func() string { return a.Operation }, required("an operation name"))),
+			Validate(keepOr(func() string { return a.Operation }, checkRequired("an operation name"))),
 		huh.NewInput().
 			Title(withDefault("What does it do?", a.Description)).
 			Description("One line for the spec's Operation section.").
@@ -204,7 +204,7 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 }
 
 // Operation kinds the spec knows; payment and billing usually get an audit row.
-var kinds = []string{"payment", "billing", "email", "other"}
+var operationKinds = []string{"payment", "billing", "email", "other"}
 
 // NewSourceForm asks what kind of operation this is and Q1, who supplies the
 // key. The catalogue's rejected sources (a key the server makes per attempt)
@@ -214,15 +214,15 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 	if a.Kind == "" {
 		a.Kind = "other"
 	}
-	kindOpts := make([]huh.Option[string], 0, len(kinds)+1)
-	for _, k := range kinds {
+	kindOpts := make([]huh.Option[string], 0, len(operationKinds)+1)
+	for _, k := range operationKinds {
 		label := k
 		if slices.Contains(cat.Defaults.AuditRowFor, k) {
 			label += " (gets a Postgres audit row by default)"
 		}
 		kindOpts = append(kindOpts, huh.NewOption(label, k))
 	}
-	if !slices.Contains(kinds, a.Kind) {
+	if !slices.Contains(operationKinds, a.Kind) {
 		kindOpts = append(kindOpts, huh.NewOption(a.Kind, a.Kind))
 	}
 
@@ -247,7 +247,7 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 			Title(withDefault("What kind of operation is it?", a.Kind)).
 			Value(&a.Kind).
 			Options(kindOpts...),
-		note("Q1 · Who supplies the key?",
+		teach("Q1 · Who supplies the key?",
 			"The key must be the same on every retry of one logical action, so it comes from whoever "+
 				"retries: the client, the webhook sender, the queue, the workflow engine or the scheduler."),
 		huh.NewSelect[string]().
@@ -264,8 +264,9 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 }
 
 // NewKeyForm asks the Q1 follow-ups that apply to a.Key.Source: the provider
-// for webhooks and queues, the header for clients, workflow name, step and
-// parameter for workflow steps, job and slot for cron jobs; then the scope of
+// for webhooks and queues, the header for clients, workflow name, step,
+// parameter and run timeout for workflow steps, job and slot for cron jobs;
+// then the scope of
 // stored keys and who else retries the operation. Answers that belong to
 // another source are dropped, so the spec never carries a stale provider.
 func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
@@ -292,7 +293,7 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		title = "Q1 · " + s.Title
 		text = fmt.Sprintf("Key format %s, for example %s. %s", s.Format, s.Example, s.Description)
 	}
-	fields := []huh.Field{note(title, text)}
+	fields := []huh.Field{teach(title, text)}
 
 	if len(providers) > 0 {
 		opts := make([]huh.Option[string], 0, len(providers))
@@ -315,41 +316,46 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 			Title(withDefault("Header that carries the key", k.Header)).
 			Description("The client makes one UUID per logical action (a button press) and sends it on every retry.").
 			Value(&k.Header).
-			Validate(keepOr(func() string { return k.Header }, headerName)))
+			Validate(keepOr(func() string { return k.Header }, checkHeader)))
 	case "workflow":
 		fields = append(fields,
 			huh.NewInput().
 				Title(withDefault("Workflow name", k.Workflow)).
 				Description("The workflow ID is the key of the whole run; each step adds its own name.").
 				Value(&k.Workflow).
-				Validate(keepOr(func() string { return k.Workflow }, keyPart("a workflow name"))),
+				Validate(keepOr(func() string { return k.Workflow }, checkKeyPart("a workflow name"))),
 			huh.NewInput().
 				Title(withDefault("Step name", k.Step)).
 				Value(&k.Step).
-				Validate(keepOr(func() string { return k.Step }, keyPart("a step name"))),
+				Validate(keepOr(func() string { return k.Step }, checkKeyPart("a step name"))),
 			huh.NewInput().
 				Title(withDefault("Deterministic parameter", k.Param)).
 				Description("A field that is the same on every retry of the step, e.g. order_id; never a timestamp.").
 				Value(&k.Param).
-				Validate(keepOr(func() string { return k.Param }, fieldName)))
+				Validate(keepOr(func() string { return k.Param }, checkFieldName)),
+			huh.NewInput().
+				Title(withDefault("Workflow run timeout", k.Window)).
+				Description("The engine retries a failed step until the workflow times out: that is the retry window keys must outlast.").
+				Value(&k.Window).
+				Validate(keepOr(func() string { return k.Window }, checkDuration)))
 	case "cron":
 		fields = append(fields,
 			huh.NewInput().
 				Title(withDefault("Job name", k.Job)).
 				Value(&k.Job).
-				Validate(keepOr(func() string { return k.Job }, keyPart("a job name"))),
+				Validate(keepOr(func() string { return k.Job }, checkKeyPart("a job name"))),
 			huh.NewInput().
 				Title(withDefault("Slot length", k.Schedule)).
 				Description("The scheduled time is floored to its slot (1h for an hourly job), so two daemons firing the same slot share a key.").
 				Value(&k.Schedule).
-				Validate(keepOr(func() string { return k.Schedule }, duration)))
+				Validate(keepOr(func() string { return k.Schedule }, checkDuration)))
 	}
 
 	fields = append(fields, huh.NewInput().
 		Title(withDefault("Scope stored keys by (a tenant field, or unscoped)", k.Scope)).
 		Description("Two tenants may send the same key; scoping keeps them apart. unscoped opts out on purpose.").
 		Value(&k.Scope).
-		Validate(keepOr(func() string { return k.Scope }, scope)))
+		Validate(keepOr(func() string { return k.Scope }, checkScope)))
 
 	if others := retriers(cat); len(others) > 0 {
 		opts := make([]huh.Option[string], 0, len(others))
@@ -387,7 +393,7 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	}
 	include := fieldList{&h.Include}
 	fields := []huh.Field{
-		note("Q2 · What makes two requests the same?",
+		teach("Q2 · What makes two requests the same?",
 			"A fingerprint of the request tells a retry from a different payload reusing the key. "+
 				"Include the fields that define the action (customer, amount, action type); "+
 				"exclude noise such as timestamps, request IDs and client IPs."),
@@ -395,7 +401,7 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			Title(withDefault("Included fields, comma separated", include.Get())).
 			Description("Empty means the whole body minus the excluded fields.").
 			Accessor(include).
-			Validate(keepOr(include.Get, fieldNames)),
+			Validate(keepOr(include.Get, checkFieldNames)),
 	}
 	if len(cat.VolatileFields) > 0 {
 		opts := make([]huh.Option[string], 0, len(cat.VolatileFields))
@@ -460,7 +466,7 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		opts = append(opts, huh.NewOption(fmt.Sprintf("%-9s %s", s.ID, label), s.ID))
 	}
 	return huh.NewGroup(
-		note("Q3 · Where do keys live?",
+		teach("Q3 · Where do keys live?",
 			"The store must claim a key in one atomic step (SET NX, INSERT ... ON CONFLICT) and keep it, "+
 				"with the response, for the whole TTL."),
 		huh.NewSelect[string]().
@@ -481,22 +487,13 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 }
 
 func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
-	bound := longestWindow(cat, a.Key)
+	b := boundOf(cat, a.Key)
 	if a.TTL == "" {
-		a.TTL = suggestedTTL(cat, a.Key).String()
+		a.TTL = b.suggested.String()
 	}
-	text := "Keys must outlast the longest retry window upstream, and must expire: a store that keeps keys forever grows without bound. " +
-		"No provider bounds this operation; the catalogue's default is " + cat.Defaults.TTL.String() + "."
-	if bound != nil {
-		text = fmt.Sprintf("Keys must outlast the longest retry window upstream, and must expire. "+
-			"%s can repeat a request for up to %s; suggested TTL %s. %s",
-			bound.Name, bound.RetryWindow, suggestedTTL(cat, a.Key), bound.Bound)
-	} else if p, ok := cat.Provider(a.Key.Provider); ok && p.Unbounded {
-		text = fmt.Sprintf("Keys must outlast every redelivery, and must expire. "+
-			"No clock bounds %s; suggested TTL %s. %s", p.Name, p.SuggestedTTL, p.Bound)
-	}
+	text := "Keys must outlast the longest retry window upstream, and must expire: a store that keeps keys forever grows without bound. " + b.note
 	return huh.NewGroup(
-		note("Q4 · How long are keys kept?", text),
+		teach("Q4 · How long are keys kept?", strings.TrimSpace(text)),
 		huh.NewInput().
 			Title(withDefault("TTL", a.TTL)).
 			Description("Like 24h, 7d or 30m.").
@@ -506,9 +503,9 @@ func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				if err != nil {
 					return err
 				}
-				if bound != nil && d < bound.RetryWindow {
-					return fmt.Errorf("a TTL of %s is shorter than the %s retry window of %s: a redelivery after the key expired would run the operation again",
-						d, bound.RetryWindow, bound.Name)
+				if d < b.window {
+					return fmt.Errorf("a TTL of %s is shorter than the %s retry window of %s: a retry after the key expired would run the operation again",
+						d, b.window, b.name)
 				}
 				return nil
 			})),
@@ -540,7 +537,7 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		}
 	}
 	return huh.NewGroup(
-		note("Q5 · What does a repeat get?",
+		teach("Q5 · What does a repeat get?",
 			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get."), " ")),
 		huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, completed", c.Completed)).
@@ -573,7 +570,7 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			Title(withDefault("Retry-After", c.RetryAfter)).
 			Description("How long the caller waits before trying again (the requeue delay for a queue).").
 			Value(&c.RetryAfter).
-			Validate(keepOr(func() string { return c.RetryAfter }, duration)),
+			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration)),
 	)
 }
 
@@ -591,7 +588,7 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
 		s.Mechanism = cat.Mechanisms[0].ID
 	}
 	fields := []huh.Field{
-		note(fmt.Sprintf("Q6 · Downstream step %d", n),
+		teach(fmt.Sprintf("Q6 · Downstream step %d", n),
 			"The entry key only stops a duplicate request. Each call the handler makes gets its own key, "+
 				"derived from the operation's (key:charge), and a mechanism the target honours. "+
 				"Leave the name empty to drop the step."),
@@ -599,7 +596,7 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
 			Title(withDefault("Step name", s.Name)).
 			Description("Part of the derived key, e.g. charge, email, ledger.").
 			Accessor(clearable{&s.Name}).
-			Validate(keepOr(func() string { return s.Name }, optional(keyPart("a step name")))),
+			Validate(keepOr(func() string { return s.Name }, checkOptional(checkKeyPart("a step name")))),
 		huh.NewInput().
 			Title(withDefault("Target", s.Target)).
 			Description("The system it calls, e.g. stripe, postgres orders, sendgrid.").
@@ -626,7 +623,7 @@ func NewAddStepForm(more *bool, have int) *huh.Form {
 		))
 	}
 	return huh.NewForm(huh.NewGroup(
-		note("Q6 · Downstream side effects",
+		teach("Q6 · Downstream side effects",
 			"This is where most designs fail: the entry key stops a duplicate request, but a charge, an email "+
 				"or a row in another system made by the handler needs its own key, derived from the operation's."),
 		huh.NewConfirm().
@@ -644,7 +641,7 @@ type teaching struct {
 	title, text string
 }
 
-func note(title, text string) *teaching {
+func teach(title, text string) *teaching {
 	esc := strings.NewReplacer(`\`, `\\`, `_`, `\_`, `*`, `\*`, "`", "\\`")
 	return &teaching{Note: huh.NewNote().Title(title).Description(esc.Replace(text)), title: title, text: text}
 }
@@ -822,7 +819,7 @@ func parseExcluded(s string) ([]string, map[string]string, error) {
 	for _, item := range splitList(s) {
 		name, reason, _ := strings.Cut(item, ":")
 		name, reason = strings.TrimSpace(name), strings.TrimSpace(reason)
-		if err := fieldName(name); err != nil {
+		if err := checkFieldName(name); err != nil {
 			return nil, nil, err
 		}
 		names = append(names, name)
@@ -847,7 +844,7 @@ func splitList(s string) []string {
 	return out
 }
 
-func required(what string) func(string) error {
+func checkRequired(what string) func(string) error {
 	return func(s string) error {
 		if s == "" {
 			return fmt.Errorf("%s is required", what)
@@ -856,7 +853,7 @@ func required(what string) func(string) error {
 	}
 }
 
-func optional(check func(string) error) func(string) error {
+func checkOptional(check func(string) error) func(string) error {
 	return func(s string) error {
 		if s == "" {
 			return nil
@@ -865,9 +862,9 @@ func optional(check func(string) error) func(string) error {
 	}
 }
 
-// keyPart checks a name that becomes part of a key, where a colon separates
+// checkKeyPart checks a name that becomes part of a key, where a colon separates
 // the parts.
-func keyPart(what string) func(string) error {
+func checkKeyPart(what string) func(string) error {
 	return func(s string) error {
 		if s == "" {
 			return fmt.Errorf("%s is required", what)
@@ -879,8 +876,8 @@ func keyPart(what string) func(string) error {
 	}
 }
 
-// fieldName checks a payload field name or path (customer_id, amount.value).
-func fieldName(s string) error {
+// checkFieldName checks a payload field name or path (customer_id, amount.value).
+func checkFieldName(s string) error {
 	if s == "" {
 		return errors.New("a field name is required")
 	}
@@ -892,27 +889,27 @@ func fieldName(s string) error {
 	return nil
 }
 
-func fieldNames(s string) error {
+func checkFieldNames(s string) error {
 	for _, n := range splitList(s) {
-		if err := fieldName(n); err != nil {
+		if err := checkFieldName(n); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func scope(s string) error {
+func checkScope(s string) error {
 	if s == "" {
 		return errors.New("name the field that scopes stored keys (tenant_id), or answer unscoped")
 	}
 	if s == "unscoped" {
 		return nil
 	}
-	return fieldName(s)
+	return checkFieldName(s)
 }
 
-// headerName checks an HTTP field name (RFC 9110 token).
-func headerName(s string) error {
+// checkHeader checks an HTTP field name (RFC 9110 token).
+func checkHeader(s string) error {
 	if s == "" {
 		return errors.New("a header name is required")
 	}
@@ -924,7 +921,7 @@ func headerName(s string) error {
 	return nil
 }
 
-func duration(s string) error {
+func checkDuration(s string) error {
 	_, err := rules.ParseDuration(s)
 	return err
 }
@@ -994,29 +991,48 @@ func reaching(cat *rules.Catalog, k KeyAnswers) []*rules.Provider {
 	return out
 }
 
-// longestWindow is the provider with the longest retry window among those
-// that repeat the operation; nil when none does.
-func longestWindow(cat *rules.Catalog, k KeyAnswers) *rules.Provider {
-	var longest *rules.Provider
-	for _, p := range reaching(cat, k) {
-		if p.RetryWindow > 0 && (longest == nil || p.RetryWindow > longest.RetryWindow) {
-			longest = p
-		}
-	}
-	return longest
+// retryBound is what a TTL must cover, worked out the way Decide works it
+// out, so that the form refuses inline what Decide would reject: the
+// longest retry window among the providers that repeat the operation, the
+// window the answers state (key.window), and, for a cron job, one slot.
+type retryBound struct {
+	window    rules.Duration // zero when nothing known bounds the retries
+	name      string         // who repeats for that long, as Decide names it
+	note      string         // where the window and the suggestion come from
+	suggested rules.Duration
 }
 
-// suggestedTTL is the longest suggestion of the providers that repeat the
-// operation, or the catalogue's default when none is known.
-func suggestedTTL(cat *rules.Catalog, k KeyAnswers) rules.Duration {
-	var ttl rules.Duration
+func boundOf(cat *rules.Catalog, k KeyAnswers) retryBound {
+	b := retryBound{suggested: cat.Defaults.TTL}
+	b.note = fmt.Sprintf("Nothing known bounds this operation's retries; the catalogue's default is %s.", b.suggested)
 	for _, p := range reaching(cat, k) {
-		ttl = max(ttl, p.SuggestedTTL)
+		switch {
+		case p.RetryWindow > b.window:
+			b = retryBound{window: p.RetryWindow, name: p.Name, suggested: cat.Defaults.TTL}
+			if p.SuggestedTTL > 0 {
+				b.suggested = p.SuggestedTTL
+			}
+			b.note = fmt.Sprintf("%s can repeat a request for up to %s; suggested TTL %s. %s", p.Name, p.RetryWindow, b.suggested, p.Bound)
+		case b.window == 0 && p.Unbounded:
+			// No clock: the catalogue's suggestion is a policy, and the
+			// best one there is.
+			b.suggested = p.SuggestedTTL
+			b.note = fmt.Sprintf("No clock bounds a redelivery from %s; suggested TTL %s. %s", p.Name, b.suggested, p.Bound)
+		}
 	}
-	if ttl == 0 {
-		return cat.Defaults.TTL
+	if w, err := rules.ParseDuration(k.Window); err == nil && w > b.window {
+		b.window, b.name = w, "this operation (key.window)"
+		b.suggested = max(b.suggested, w)
+		b.note = fmt.Sprintf("Retries can reach this %s key for up to %s, the window given for it; suggested TTL %s.", k.Source, w, b.suggested)
 	}
-	return ttl
+	if slot, err := rules.ParseDuration(k.Schedule); err == nil && k.Source == "cron" {
+		if slot > b.window {
+			b.window, b.name = slot, "the schedule"
+		}
+		b.suggested = max(b.suggested, 2*slot)
+		b.note = fmt.Sprintf("Two daemons or a catch-up run can fire the same %s slot any time within it, so keys are kept for two slots at least; suggested TTL %s.", slot, b.suggested)
+	}
+	return b
 }
 
 func isVolatile(cat *rules.Catalog, name string) bool {

@@ -237,7 +237,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"2", "0", // retried by: ui
 				"", "0", "", "", // hash: nothing included, nothing excluded, mismatch [reject]
 				"2", "", // postgres, audit row [Y] for billing
-				"", // TTL [1d]
+				"", // TTL [2d]: two slots
 				"", "", "",
 				"y", "email", "sendgrid", "4", // one step, message-id
 				"",
@@ -249,7 +249,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				Key:         design.KeyAnswers{Source: "cron", Job: "invoice-run", Schedule: "1d", Scope: "account_id", RetriedBy: []string{"ui"}},
 				Hash:        design.HashAnswers{DetectMismatch: new(true)},
 				Store:       design.StoreAnswers{Kind: "postgres", AuditRow: new(true)},
-				TTL:         "1d",
+				TTL:         "2d",
 				Collision:   design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
 				Downstream:  []design.StepAnswers{{Name: "email", Target: "sendgrid", Mechanism: "message-id"}},
 			},
@@ -257,7 +257,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"billing (gets a Postgres audit row by default)",
 				"Job name",
 				"Also write a Postgres audit row? [Y/n]",
-				"User-driven UI retry can repeat a request for up to 30m; suggested TTL 1d. A page reload.",
+				"Two daemons or a catch-up run can fire the same 1d slot any time within it, so keys are kept for two slots at least; suggested TTL 2d.",
 			},
 		},
 		{
@@ -291,7 +291,7 @@ func TestFormInterviewWalks(t *testing.T) {
 			lines: []string{
 				"charge-activity", "", "",
 				"", "4", // workflow
-				"checkout", "charge", "order_id", "tenant_id", "0",
+				"checkout", "charge", "order_id", "7d", "tenant_id", "0",
 				"", "0", "", "",
 				"4", "", // workflow engine state
 				"", "", "", "",
@@ -300,13 +300,16 @@ func TestFormInterviewWalks(t *testing.T) {
 			want: design.Answers{
 				Operation: "charge-activity",
 				Kind:      "other",
-				Key:       design.KeyAnswers{Source: "workflow", Workflow: "checkout", Step: "charge", Param: "order_id", Scope: "tenant_id"},
+				Key:       design.KeyAnswers{Source: "workflow", Workflow: "checkout", Step: "charge", Param: "order_id", Window: "7d", Scope: "tenant_id"},
 				Hash:      design.HashAnswers{DetectMismatch: new(true)},
 				Store:     design.StoreAnswers{Kind: "workflow", AuditRow: new(false)},
-				TTL:       "1d",
+				TTL:       "7d",
 				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
 			},
-			output: []string{"Key format {workflow_id}:{step}:{param}, for example wf-1:charge:o-1."},
+			output: []string{
+				"Key format {workflow_id}:{step}:{param}, for example wf-1:charge:o-1.",
+				"Retries can reach this workflow key for up to 7d, the window given for it; suggested TTL 7d.",
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -401,6 +404,14 @@ func TestFormRejectsInline(t *testing.T) {
 			check: func(a design.Answers) bool { return a.TTL == "1h" },
 		},
 		{
+			name:  "TTL below a cron slot",
+			start: design.Answers{Kind: "other", Key: design.KeyAnswers{Source: "cron", Job: "rollup", Schedule: "1d", Scope: "unscoped"}},
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "20h", "", "", "", ""},
+			shown: []string{"TTL [2d]", "a TTL of 20h is shorter than the 1d retry window of the schedule"},
+			check: func(a design.Answers) bool { return a.TTL == "2d" },
+		},
+		{
 			name:  "no mismatch detection",
 			start: clientAnswers(),
 			form:  newForm,
@@ -470,7 +481,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "a workflow step name with a colon",
 			start: design.Answers{Key: design.KeyAnswers{Source: "workflow"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
-			lines: []string{"checkout", "charge:card", "charge", "order_id", "unscoped", "0"},
+			lines: []string{"checkout", "charge:card", "charge", "order_id", "7d", "unscoped", "0"},
 			shown: []string{`"charge:card" becomes part of the key, where a colon separates the parts`},
 			check: func(a design.Answers) bool { return a.Key.Step == "charge" },
 		},
@@ -500,6 +511,52 @@ func TestFormRejectsInline(t *testing.T) {
 			if !tc.check(a) {
 				got, _ := yaml.Marshal(a)
 				t.Errorf("answers after the re-prompt are wrong:\n%s\noutput:\n%s", got, out)
+			}
+		})
+	}
+}
+
+// The TTL is prefilled with what Decide would suggest, and the note says
+// where the number comes from.
+func TestFormTTLSuggestion(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog()
+	for _, tc := range []struct {
+		name string
+		key  design.KeyAnswers
+		want []string
+	}{
+		{
+			name: "nothing bounds the retries",
+			key:  design.KeyAnswers{Source: "client", Scope: "unscoped"},
+			want: []string{"TTL [1d]", "Nothing known bounds this operation's retries; the catalogue's default is 1d."},
+		},
+		{
+			name: "the provider with the longest window decides",
+			key:  design.KeyAnswers{Source: "webhook", Provider: "stripe", RetriedBy: []string{"ui", "internal-http"}, Scope: "unscoped"},
+			want: []string{"TTL [7d]", "Stripe webhooks can repeat a request for up to 3d; suggested TTL 7d."},
+		},
+		{
+			name: "a queue that no clock bounds",
+			key:  design.KeyAnswers{Source: "queue", Provider: "rabbitmq", Scope: "unscoped"},
+			want: []string{"TTL [7d]", "No clock bounds a redelivery from RabbitMQ; suggested TTL 7d. Redelivered until acked."},
+		},
+		{
+			name: "a window given in the answers",
+			key:  design.KeyAnswers{Source: "workflow", Workflow: "w", Step: "s", Param: "p", Window: "3d", Scope: "unscoped"},
+			want: []string{"TTL [3d]", "Retries can reach this workflow key for up to 3d"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := design.Answers{Kind: "other", Key: tc.key}
+			out := runAccessible(t, script("", "0", "", "", "", "", "", "", "", ""), func(run func(*huh.Form) error) error {
+				return run(design.NewForm(&a, cat))
+			})
+			for _, s := range tc.want {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
 			}
 		})
 	}
