@@ -62,12 +62,14 @@ func Interview(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error 
 // then new steps for as long as the person adds them.
 func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
 	var kept []StepAnswers
+	var names []string
 	step := func(s StepAnswers) error {
-		if err := run(NewStepForm(&s, cat, len(kept)+1)); err != nil {
+		if err := run(NewStepForm(&s, cat, names)); err != nil {
 			return err
 		}
 		if s.Name != "" {
 			kept = append(kept, s)
+			names = append(names, s.Name)
 		}
 		return nil
 	}
@@ -417,13 +419,18 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	other := otherExcluded{h, cat}
 	fields = append(fields,
 		huh.NewInput().
-			Title(withDefault("Other excluded fields (name: reason, comma separated)", other.Get())).
-			Description("Fields that change between retries of the same action, each with why it is noise.").
+			Title(withDefault("Other excluded fields (name: why it is noise, comma separated)", other.Get())).
+			Description("Fields that change between retries of the same action; the spec keeps each reason.").
 			Accessor(other).
 			Validate(keepOr(other.Get, func(s string) error {
-				names, _, err := parseExcluded(s)
+				names, reasons, err := parseExcluded(s)
 				if err != nil {
 					return err
+				}
+				for _, n := range names {
+					if reasons[n] == "" && !isVolatile(cat, n) {
+						return fmt.Errorf("say why %s is noise for this operation, as %s: reason; the catalogue does not know it", n, n)
+					}
 				}
 				return notIncluded(h, names)
 			})),
@@ -576,10 +583,11 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 
 // NewStepForm asks Q6 for one downstream side effect: its name (which
 // becomes part of its derived key), its target and the mechanism that makes
-// it idempotent. n numbers the step for the person. An empty name means "no
-// such step": Interview drops it, which is how a step loaded from a spec or
-// a preset is removed.
-func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
+// it idempotent. taken holds the names of the steps before it, which this
+// one may not reuse, since each step needs a key of its own. An empty name
+// means "no such step": Interview drops it, which is how a step loaded from
+// a spec or a preset is removed.
+func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 	opts := make([]huh.Option[string], 0, len(cat.Mechanisms))
 	for _, m := range cat.Mechanisms {
 		opts = append(opts, huh.NewOption(fmt.Sprintf("%-13s %s", m.ID, m.Title), m.ID))
@@ -588,7 +596,7 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
 		s.Mechanism = cat.Mechanisms[0].ID
 	}
 	fields := []huh.Field{
-		teach(fmt.Sprintf("Q6 · Downstream step %d", n),
+		teach(fmt.Sprintf("Q6 · Downstream step %d", len(taken)+1),
 			"The entry key only stops a duplicate request. Each call the handler makes gets its own key, "+
 				"derived from the operation's (key:charge), and a mechanism the target honours. "+
 				"Leave the name empty to drop the step."),
@@ -596,7 +604,12 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, n int) *huh.Form {
 			Title(withDefault("Step name", s.Name)).
 			Description("Part of the derived key, e.g. charge, email, ledger.").
 			Accessor(clearable{&s.Name}).
-			Validate(keepOr(func() string { return s.Name }, checkOptional(checkKeyPart("a step name")))),
+			Validate(keepOr(func() string { return s.Name }, checkOptional(func(name string) error {
+				if slices.Contains(taken, name) {
+					return fmt.Errorf("a step is already named %s; each step needs its own derived key", name)
+				}
+				return checkKeyPart("a step name")(name)
+			}))),
 		huh.NewInput().
 			Title(withDefault("Target", s.Target)).
 			Description("The system it calls, e.g. stripe, postgres orders, sendgrid.").

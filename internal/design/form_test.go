@@ -423,10 +423,34 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "a field both included and excluded",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"amount, timestamp", "1", "0", "1", "2", "0", "amount: noise", "trace_id", "", "", "", "", "", "", ""},
+			lines: []string{"amount, timestamp", "1", "0", "1", "2", "0", "amount: noise", "trace_id: per hop", "", "", "", "", "", "", ""},
 			shown: []string{"timestamp is both included and excluded", "amount is both included and excluded"},
 			check: func(a design.Answers) bool {
 				return reflect.DeepEqual(a.Hash.Include, []string{"amount", "timestamp"}) && reflect.DeepEqual(a.Hash.Exclude, []string{"request_id", "trace_id"})
+			},
+		},
+		{
+			name:  "an unknown excluded field without a reason",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "trace_id, client_ip", "trace_id: set per hop, client_ip", "", "", "", "", "", "", ""},
+			shown: []string{"say why trace_id is noise for this operation, as trace_id: reason; the catalogue does not know it"},
+			check: func(a design.Answers) bool {
+				return reflect.DeepEqual(a.Hash.Exclude, []string{"trace_id", "client_ip"}) &&
+					reflect.DeepEqual(a.Hash.Reasons, map[string]string{"trace_id": "set per hop"})
+			},
+		},
+		{
+			name:  "a step name taken by an earlier step",
+			start: design.Answers{},
+			form: func(a *design.Answers) *huh.Form {
+				a.Downstream = []design.StepAnswers{{}}
+				return design.NewStepForm(&a.Downstream[0], cat, []string{"charge"})
+			},
+			lines: []string{"charge", "refund", "stripe", ""},
+			shown: []string{"Q6 · Downstream step 2", "a step is already named charge; each step needs its own derived key"},
+			check: func(a design.Answers) bool {
+				return reflect.DeepEqual(a.Downstream, []design.StepAnswers{{Name: "refund", Target: "stripe", Mechanism: "provider-key"}})
 			},
 		},
 		{
@@ -611,7 +635,7 @@ func TestFormKeepsClearsAndDrops(t *testing.T) {
 	for _, s := range []string{
 		"1. keep the answers loaded",
 		"What does it do? [Refunds a charge]",
-		"Other excluded fields (name: reason, comma separated) [trace_id: per hop]",
+		"Other excluded fields (name: why it is noise, comma separated) [trace_id: per hop]",
 		"Store [postgres]",
 		"Also write a Postgres audit row? [y/N]",
 		"Same key and payload, still in progress [wait]",
