@@ -17,7 +17,7 @@ import (
 )
 
 // connect opens a pool on the test database, or skips (fails under CI) when there is none.
-func connect(t *testing.T) *pgxpool.Pool {
+func connect(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(testenv.URL(t, testenv.DatabaseURL))
 	if err != nil {
@@ -36,7 +36,7 @@ func connect(t *testing.T) *pgxpool.Pool {
 }
 
 // newStore returns a migrated Store in a schema of the test's own, dropped afterwards.
-func newStore(t *testing.T, pool *pgxpool.Pool) (*pgstore.Store, string) {
+func newStore(t testing.TB, pool *pgxpool.Pool) (*pgstore.Store, string) {
 	t.Helper()
 	schema := testenv.Name(t)
 	t.Cleanup(func() {
@@ -53,7 +53,7 @@ func newStore(t *testing.T, pool *pgxpool.Pool) (*pgstore.Store, string) {
 
 func TestConformance(t *testing.T) {
 	pool := connect(t)
-	storetest.Run(t, func(t *testing.T) idem.Store {
+	storetest.Run(t, func(t testing.TB) idem.Store {
 		s, _ := newStore(t, pool)
 		return s
 	})
@@ -306,4 +306,12 @@ func TestUnavailable(t *testing.T) {
 	}); !errors.Is(err, idem.ErrStoreUnavailable) {
 		t.Errorf("Do with Postgres down = %v, want ErrStoreUnavailable", err)
 	}
+}
+
+func BenchmarkStore(b *testing.B) {
+	pool := connect(b)
+	storetest.Benchmark(b, func(t testing.TB) idem.Store {
+		s, _ := newStore(t, pool)
+		return s
+	})
 }

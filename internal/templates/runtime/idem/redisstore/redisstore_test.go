@@ -15,7 +15,7 @@ import (
 )
 
 // client connects to the test Redis, or skips (fails under CI) when there is none.
-func client(t *testing.T) *redis.Client {
+func client(t testing.TB) *redis.Client {
 	t.Helper()
 	opt, err := redis.ParseURL(testenv.URL(t, testenv.RedisURL))
 	if err != nil {
@@ -31,7 +31,7 @@ func client(t *testing.T) *redis.Client {
 }
 
 // newStore returns a Store whose keys live under a prefix of the test's own, deleted afterwards.
-func newStore(t *testing.T, rdb *redis.Client) (*redisstore.Store, string) {
+func newStore(t testing.TB, rdb *redis.Client) (*redisstore.Store, string) {
 	prefix := testenv.Name(t) + ":"
 	t.Cleanup(func() {
 		ctx := context.Background()
@@ -45,7 +45,7 @@ func newStore(t *testing.T, rdb *redis.Client) (*redisstore.Store, string) {
 
 func TestConformance(t *testing.T) {
 	rdb := client(t)
-	storetest.Run(t, func(t *testing.T) idem.Store {
+	storetest.Run(t, func(t testing.TB) idem.Store {
 		s, _ := newStore(t, rdb)
 		return s
 	})
@@ -127,4 +127,12 @@ func TestUnavailable(t *testing.T) {
 	}); !errors.Is(err, idem.ErrStoreUnavailable) {
 		t.Errorf("Do with Redis down = %v, want ErrStoreUnavailable", err)
 	}
+}
+
+func BenchmarkStore(b *testing.B) {
+	rdb := client(b)
+	storetest.Benchmark(b, func(t testing.TB) idem.Store {
+		s, _ := newStore(t, rdb)
+		return s
+	})
 }

@@ -30,8 +30,9 @@ const (
 )
 
 // Run runs the suite. newStore is called once per subtest and may return a store isolated for
-// that subtest (its own key prefix or schema); subtests run in parallel.
-func Run(t *testing.T, newStore func(t *testing.T) idem.Store) {
+// that subtest (its own key prefix or schema); subtests run in parallel. It takes a testing.TB so
+// the same constructor serves Benchmark.
+func Run(t *testing.T, newStore func(testing.TB) idem.Store) {
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, s idem.Store)

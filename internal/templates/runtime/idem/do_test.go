@@ -1,0 +1,327 @@
+package idem_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+)
+
+// faulty wraps a store and lets a test replace single operations.
+type faulty struct {
+	idem.Store
+	claim    func(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error)
+	complete func(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error
+	extend   func(ctx context.Context, key, token string, lease time.Duration) error
+}
+
+func (f *faulty) Claim(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error) {
+	if f.claim != nil {
+		return f.claim(ctx, key, fp, lease, ttl)
+	}
+	return f.Store.Claim(ctx, key, fp, lease, ttl)
+}
+
+func (f *faulty) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
+	if f.complete != nil {
+		return f.complete(ctx, key, token, resp, ttl)
+	}
+	return f.Store.Complete(ctx, key, token, resp, ttl)
+}
+
+func (f *faulty) Extend(ctx context.Context, key, token string, lease time.Duration) error {
+	if f.extend != nil {
+		return f.extend(ctx, key, token, lease)
+	}
+	return f.Store.Extend(ctx, key, token, lease)
+}
+
+func respond(status int, body string) idem.Func {
+	return func(context.Context) (idem.Response, error) {
+		return idem.Response{Status: status, Body: []byte(body)}, nil
+	}
+}
+
+func mustNotRun(t *testing.T) idem.Func {
+	return func(context.Context) (idem.Response, error) {
+		t.Error("the work ran")
+		return idem.Response{}, nil
+	}
+}
+
+// state reports the key's record state, or "absent".
+func state(t *testing.T, s idem.Store, key string) string {
+	t.Helper()
+	r, err := s.Get(context.Background(), key)
+	if errors.Is(err, idem.ErrNotFound) {
+		return "absent"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.State.String()
+}
+
+func TestDoOutcomes(t *testing.T) {
+	t.Parallel()
+	errBoom := errors.New("boom")
+	for _, tc := range []struct {
+		name       string
+		fn         idem.Func
+		cacheable  func(idem.Response) bool
+		wantErr    error
+		wantStored bool
+		wantState  string
+		wantStatus int
+	}{
+		{name: "2xx stored", fn: respond(201, "made"), wantStored: true, wantState: "completed", wantStatus: 201},
+		{name: "4xx stored", fn: respond(409, "no"), wantStored: true, wantState: "completed", wantStatus: 409},
+		{name: "5xx released", fn: respond(503, "later"), wantState: "absent", wantStatus: 503},
+		{name: "error released", fn: func(context.Context) (idem.Response, error) { return idem.Response{}, errBoom }, wantErr: errBoom, wantState: "absent"},
+		{name: "custom cacheable", fn: respond(404, "gone"), cacheable: func(r idem.Response) bool { return r.Status < 400 }, wantState: "absent", wantStatus: 404},
+		{name: "non-HTTP work stored", fn: respond(0, "result"), wantStored: true, wantState: "completed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := idem.NewMemoryStore(idem.MemoryOptions{})
+			k := &idem.Keeper{Store: s, Cacheable: tc.cacheable}
+			res, err := k.Do(t.Context(), "k", "fp", tc.fn)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Fatalf("Do error = %v, want %v", err, tc.wantErr)
+			}
+			if res.Stored != tc.wantStored || res.Replayed || res.Response.Status != tc.wantStatus {
+				t.Errorf("Do = %+v, want stored=%v status %d", res, tc.wantStored, tc.wantStatus)
+			}
+			if got := state(t, s, "k"); got != tc.wantState {
+				t.Errorf("key afterwards %s, want %s", got, tc.wantState)
+			}
+		})
+	}
+}
+
+func TestDoReplayMismatchInProgress(t *testing.T) {
+	t.Parallel()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	ctx := t.Context()
+	if _, err := idem.Do(ctx, s, "done", "fp", respond(201, "first")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := idem.Do(ctx, s, "done", "fp", mustNotRun(t))
+	if err != nil || !res.Replayed || string(res.Response.Body) != "first" || res.Response.Status != 201 {
+		t.Errorf("replay = %+v, %v", res, err)
+	}
+
+	_, err = idem.Do(ctx, s, "done", "other", mustNotRun(t))
+	var mm *idem.MismatchError
+	if !errors.As(err, &mm) || !errors.Is(err, idem.ErrFingerprintMismatch) || mm.Stored != "fp" || mm.Got != "other" || mm.Key != "done" {
+		t.Errorf("mismatch = %v (%+v), want a MismatchError naming both fingerprints", err, mm)
+	}
+
+	if _, err := s.Claim(ctx, "busy", "fp", time.Minute, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	_, err = idem.Do(ctx, s, "busy", "fp", mustNotRun(t))
+	var ip *idem.InProgressError
+	if !errors.As(err, &ip) || !errors.Is(err, idem.ErrInProgress) || ip.RetryAfter <= 0 || ip.RetryAfter > time.Minute {
+		t.Errorf("in progress = %v (%+v), want an InProgressError with the lease's remainder", err, ip)
+	}
+}
+
+func TestDoTakenOver(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	s := idem.NewMemoryStore(idem.MemoryOptions{Now: func() time.Time { return now }})
+	if _, err := s.Claim(t.Context(), "k", "fp", time.Second, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Second) // the first holder crashed
+	res, err := idem.Do(t.Context(), s, "k", "fp", respond(200, "second"))
+	if err != nil || !res.TakenOver || !res.Stored {
+		t.Errorf("Do after a crashed holder = %+v, %v; want taken over and stored", res, err)
+	}
+}
+
+func TestDoPanicReleasesAndRepanics(t *testing.T) {
+	t.Parallel()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	func() {
+		defer func() {
+			if p := recover(); p != "handler bug" {
+				t.Errorf("recovered %v, want the original panic value", p)
+			}
+		}()
+		idem.Do(t.Context(), s, "k", "fp", func(context.Context) (idem.Response, error) { panic("handler bug") })
+		t.Error("Do returned after a panic")
+	}()
+	if got := state(t, s, "k"); got != "absent" {
+		t.Errorf("key after a panic is %s, want released", got)
+	}
+}
+
+func TestDoCancelledReleasesWithDetachedContext(t *testing.T) {
+	t.Parallel()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	res, err := idem.Do(ctx, s, "k", "fp", func(ctx context.Context) (idem.Response, error) {
+		cancel() // the client went away while the work ran; the work finished anyway
+		return idem.Response{Status: 200}, nil
+	})
+	if !errors.Is(err, context.Canceled) || res.Stored {
+		t.Errorf("Do after cancellation = %+v, %v; want context.Canceled and nothing stored", res, err)
+	}
+	if got := state(t, s, "k"); got != "absent" {
+		t.Errorf("key after cancellation is %s, want released", got)
+	}
+}
+
+func TestDoStoreUnavailable(t *testing.T) {
+	t.Parallel()
+	down := fmt.Errorf("claim: %w: connection refused", idem.ErrStoreUnavailable)
+	s := &faulty{Store: idem.NewMemoryStore(idem.MemoryOptions{}), claim: func(context.Context, string, string, time.Duration, time.Duration) (idem.Claim, error) {
+		return idem.Claim{}, down
+	}}
+	if _, err := idem.Do(t.Context(), s, "k", "fp", mustNotRun(t)); !errors.Is(err, idem.ErrStoreUnavailable) {
+		t.Errorf("Do = %v, want ErrStoreUnavailable", err)
+	}
+}
+
+// TestDoCompleteLost: the work ran, but the lease was taken over before Complete; the caller gets
+// the response it produced and an ErrLeaseLost, and the newer holder's record stands.
+func TestDoCompleteLost(t *testing.T) {
+	t.Parallel()
+	mem := idem.NewMemoryStore(idem.MemoryOptions{})
+	s := &faulty{Store: mem, complete: func(ctx context.Context, key, _ string, resp idem.Response, ttl time.Duration) error {
+		return mem.Complete(ctx, key, "stale", resp, ttl)
+	}}
+	res, err := idem.Do(t.Context(), s, "k", "fp", respond(200, "ran"))
+	if !errors.Is(err, idem.ErrLeaseLost) || res.Stored || string(res.Response.Body) != "ran" {
+		t.Errorf("Do = %+v, %v; want the response, not stored, and ErrLeaseLost", res, err)
+	}
+	if got := state(t, mem, "k"); got != "in_progress" {
+		t.Errorf("key is %s, want left to its lease", got)
+	}
+}
+
+// TestDoHeartbeatLost: when renewal says the lease is gone, the work's context is cancelled with
+// ErrLeaseLost as its cause, and nothing is stored.
+func TestDoHeartbeatLost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		extend error
+	}{
+		{"refused", fmt.Errorf("extend: %w", idem.ErrLeaseLost)},
+		{"unreachable until the lease ran out", fmt.Errorf("extend: %w: timeout", idem.ErrStoreUnavailable)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mem := idem.NewMemoryStore(idem.MemoryOptions{})
+			s := &faulty{Store: mem, extend: func(context.Context, string, string, time.Duration) error { return tc.extend }}
+			k := &idem.Keeper{Store: s, Lease: 60 * time.Millisecond, Heartbeat: 5 * time.Millisecond}
+			var cause error
+			res, err := k.Do(t.Context(), "k", "fp", func(ctx context.Context) (idem.Response, error) {
+				select {
+				case <-ctx.Done():
+					cause = context.Cause(ctx)
+					return idem.Response{Status: 200}, nil
+				case <-time.After(30 * time.Second):
+					return idem.Response{}, errors.New("the work was never cancelled")
+				}
+			})
+			if !errors.Is(cause, idem.ErrLeaseLost) {
+				t.Errorf("work cancelled with cause %v, want ErrLeaseLost", cause)
+			}
+			if !errors.Is(err, idem.ErrLeaseLost) || res.Stored {
+				t.Errorf("Do = %+v, %v; want ErrLeaseLost and nothing stored", res, err)
+			}
+		})
+	}
+}
+
+// TestDoHeartbeatSurvivesOneFailure: a single failed renewal inside the lease does not cut the
+// work off; the next renewal keeps it.
+func TestDoHeartbeatSurvivesOneFailure(t *testing.T) {
+	t.Parallel()
+	mem := idem.NewMemoryStore(idem.MemoryOptions{})
+	var calls atomic.Int32
+	s := &faulty{Store: mem, extend: func(ctx context.Context, key, token string, lease time.Duration) error {
+		if calls.Add(1) == 1 {
+			return fmt.Errorf("extend: %w: blip", idem.ErrStoreUnavailable)
+		}
+		return mem.Extend(ctx, key, token, lease)
+	}}
+	k := &idem.Keeper{Store: s, Lease: time.Second, Heartbeat: 5 * time.Millisecond}
+	res, err := k.Do(t.Context(), "k", "fp", func(ctx context.Context) (idem.Response, error) {
+		for calls.Load() < 5 {
+			select {
+			case <-ctx.Done():
+				return idem.Response{}, context.Cause(ctx)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		return idem.Response{Status: 200}, nil
+	})
+	if err != nil || !res.Stored {
+		t.Errorf("Do = %+v, %v; want stored", res, err)
+	}
+}
+
+// counting counts the store operations a caller makes.
+type counting struct {
+	idem.Store
+	ops atomic.Int32
+}
+
+func (c *counting) Claim(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error) {
+	c.ops.Add(1)
+	return c.Store.Claim(ctx, key, fp, lease, ttl)
+}
+
+func (c *counting) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
+	c.ops.Add(1)
+	return c.Store.Complete(ctx, key, token, resp, ttl)
+}
+
+func (c *counting) Release(ctx context.Context, key, token string) error {
+	c.ops.Add(1)
+	return c.Store.Release(ctx, key, token)
+}
+
+func (c *counting) Extend(ctx context.Context, key, token string, lease time.Duration) error {
+	c.ops.Add(1)
+	return c.Store.Extend(ctx, key, token, lease)
+}
+
+func (c *counting) Get(ctx context.Context, key string) (idem.Record, error) {
+	c.ops.Add(1)
+	return c.Store.Get(ctx, key)
+}
+
+// TestDoRoundTrips holds Do to its budget: a new request costs two store operations (claim,
+// complete), a replay one, a refused request one, a failed one two (claim, release).
+func TestDoRoundTrips(t *testing.T) {
+	t.Parallel()
+	s := &counting{Store: idem.NewMemoryStore(idem.MemoryOptions{})}
+	for _, tc := range []struct {
+		name string
+		key  string
+		fp   string
+		fn   idem.Func
+		want int32
+	}{
+		{"new", "k", "fp", respond(200, "x"), 2},
+		{"replay", "k", "fp", respond(200, "x"), 1},
+		{"mismatch", "k", "other", respond(200, "x"), 1},
+		{"5xx", "k2", "fp", respond(500, "x"), 2},
+	} {
+		s.ops.Store(0)
+		idem.Do(t.Context(), s, tc.key, tc.fp, tc.fn)
+		if got := s.ops.Load(); got != tc.want {
+			t.Errorf("%s: %d store operations, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package idem_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+)
+
+// clock is a time a test moves by hand.
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time          { return c.now }
+func (c *clock) Advance(d time.Duration) { c.now = c.now.Add(d) }
+
+func TestMemoryBoundedEntries(t *testing.T) {
+	t.Parallel()
+	c := &clock{now: time.Unix(1e9, 0)}
+	s := idem.NewMemoryStore(idem.MemoryOptions{MaxEntries: 2, Now: c.Now})
+	ctx := t.Context()
+	for _, k := range []string{"a", "b"} {
+		if _, err := s.Claim(ctx, k, "fp", time.Second, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Claim(ctx, "c", "fp", time.Second, time.Minute)
+	if !errors.Is(err, idem.ErrStoreFull) || !errors.Is(err, idem.ErrStoreUnavailable) {
+		t.Fatalf("claim into a full store = %v, want ErrStoreFull (an ErrStoreUnavailable)", err)
+	}
+	if _, err := s.Claim(ctx, "a", "fp", time.Second, time.Minute); err != nil {
+		t.Errorf("a full store must still answer for its own keys: %v", err)
+	}
+	c.Advance(time.Minute)
+	if got, err := s.Claim(ctx, "c", "fp", time.Second, time.Minute); err != nil || got.Outcome != idem.Claimed {
+		t.Errorf("claim once the others expired = %v, %v; want claimed", got.Outcome, err)
+	}
+	if n := s.Len(); n != 1 {
+		t.Errorf("Len = %d, want 1 live record", n)
+	}
+}
+
+func TestMemoryBoundedBytes(t *testing.T) {
+	t.Parallel()
+	s := idem.NewMemoryStore(idem.MemoryOptions{MaxBytes: 4096})
+	ctx := t.Context()
+	c, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Complete(ctx, "k", c.Token, idem.Response{Status: 200, Body: make([]byte, 8192)}, time.Minute)
+	if !errors.Is(err, idem.ErrStoreFull) {
+		t.Fatalf("Complete over MaxBytes = %v, want ErrStoreFull", err)
+	}
+	if r, err := s.Get(ctx, "k"); err != nil || r.State != idem.StateInProgress {
+		t.Errorf("after a refused Complete Get = %+v, %v; want still in progress", r, err)
+	}
+	if err := s.Complete(ctx, "k", c.Token, idem.Response{Status: 200, Body: make([]byte, 1024)}, time.Minute); err != nil {
+		t.Errorf("Complete within MaxBytes: %v", err)
+	}
+}
+
+func TestMemoryExpiryByClock(t *testing.T) {
+	t.Parallel()
+	c := &clock{now: time.Unix(1e9, 0)}
+	s := idem.NewMemoryStore(idem.MemoryOptions{Now: c.Now})
+	ctx := t.Context()
+	cl, err := s.Claim(ctx, "k", "fp", time.Second, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(999 * time.Millisecond)
+	if got, _ := s.Claim(ctx, "k", "fp", time.Second, time.Hour); got.Outcome != idem.InProgress || got.RetryAfter != time.Millisecond {
+		t.Errorf("claim 1ms before the lease ends = %v retry %v", got.Outcome, got.RetryAfter)
+	}
+	c.Advance(time.Millisecond)
+	taken, _ := s.Claim(ctx, "k", "fp", time.Second, time.Hour)
+	if taken.Outcome != idem.TakenOver {
+		t.Fatalf("claim as the lease ends = %v, want taken over", taken.Outcome)
+	}
+	if err := s.Complete(ctx, "k", cl.Token, idem.Response{}, time.Minute); !errors.Is(err, idem.ErrLeaseLost) {
+		t.Errorf("old holder's Complete = %v", err)
+	}
+	if err := s.Complete(ctx, "k", taken.Token, idem.Response{Status: 200}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Minute - time.Millisecond)
+	if got, _ := s.Claim(ctx, "k", "fp", time.Second, time.Hour); got.Outcome != idem.Replay {
+		t.Errorf("claim just inside the TTL = %v, want replay", got.Outcome)
+	}
+	c.Advance(time.Millisecond)
+	if got, _ := s.Claim(ctx, "k", "other", time.Second, time.Hour); got.Outcome != idem.Claimed {
+		t.Errorf("claim at the TTL = %v, want claimed", got.Outcome)
+	}
+}
+
+// TestMemoryCopies: the store hands out copies, so a caller that edits a replayed response
+// cannot change what the next retry gets.
+func TestMemoryCopies(t *testing.T) {
+	t.Parallel()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	ctx := t.Context()
+	c, _ := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+	body := []byte("original")
+	header := map[string][]string{"X": {"1"}}
+	if err := s.Complete(ctx, "k", c.Token, idem.Response{Status: 200, Header: header, Body: body}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	body[0], header["X"][0] = 'X', "changed"
+	r, _ := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+	r.Record.Response.Body[1] = 'X'
+	r.Record.Response.Header["X"][0] = "changed again"
+	again, _ := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+	if string(again.Record.Response.Body) != "original" || again.Record.Response.Header.Get("X") != "1" {
+		t.Errorf("stored response changed to %q %v", again.Record.Response.Body, again.Record.Response.Header)
+	}
+}
