@@ -15,9 +15,9 @@ build: ## Build bin/idemkit
 	$(GO) build -o $(BIN) ./cmd/idemkit
 
 .PHONY: test
-test: ## Run every test (starts Redis and Postgres for the store tests)
+test: ## Run every test (installs and starts Redis and Postgres for the store tests)
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	scripts/testenv.sh exec $(GO) test -count=1 $(PKGS)
 
 .PHONY: demo
 demo: build ## Design a spec from the bundled example answers and show it
@@ -25,7 +25,16 @@ demo: build ## Design a spec from the bundled example answers and show it
 
 .PHONY: bench
 bench: ## Run the benchmarks (benchstat-friendly: make bench | tee new.txt)
-	$(GO) test -run='^$$' -bench=. -benchmem -count=6 $(PKGS)
+	scripts/testenv.sh exec $(GO) test -run='^$$' -bench=. -benchmem -count=6 $(PKGS)
+
+.PHONY: testenv
+testenv: ## Start the test Redis and Postgres and print their URLs (stop: make testenv-down)
+	scripts/testenv.sh up
+	scripts/testenv.sh env
+
+.PHONY: testenv-down
+testenv-down: ## Stop the test Redis and Postgres
+	scripts/testenv.sh down
 
 .PHONY: lint
 lint: ## gofmt and go vet

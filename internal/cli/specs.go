@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/idemkit/idemkit/internal/spec"
+	"github.com/idemkit/idemkit/internal/templates"
+	"github.com/idemkit/idemkit/internal/version"
 )
 
 // SpecsOptions are the inputs of idemkit specs.
@@ -125,6 +128,13 @@ func checkSpecFile(path, name string) (s *spec.Spec, problems []string) {
 	}
 	if want := spec.FileName(s.Slug); s.Slug != "" && want != name {
 		problems = append(problems, fmt.Sprintf("slug: %q belongs in %s, not %s; rename the file or fix the slug", s.Slug, want, name))
+	}
+	// The body is rendered from the front matter. Only the idemkit that
+	// wrote a spec renders it byte for byte, so only its body is compared.
+	if len(problems) == 0 && s.Idemkit == version.String() {
+		if doc, err := templates.RenderSpec(s); err == nil && !bytes.Equal(doc, data) {
+			problems = append(problems, fmt.Sprintf("body: differs from what the front matter renders to (edited by hand?); change the front matter or the answers, then re-render with: idemkit design --from %s --force", path))
+		}
 	}
 	return s, problems
 }

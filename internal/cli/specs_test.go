@@ -80,6 +80,11 @@ func TestSpecsBadInput(t *testing.T) {
 		{name: "file name does not match slug", edit: func(t *testing.T, p string) {
 			os.Rename(filepath.Join(p, "idempotency-charge-card.md"), filepath.Join(p, "idempotency-refund.md"))
 		}, code: 1, stderr: []string{"idempotency-charge-card.md", "rename"}},
+		{name: "body edited by hand", edit: func(t *testing.T, p string) {
+			path := filepath.Join(p, "idempotency-charge-card.md")
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, []byte(strings.Replace(string(b), "## Tests", "## Tests\n\n- my own test", 1)), 0o644)
+		}, code: 1, stderr: []string{"body: differs", "--from"}},
 		{name: "newer schema", edit: func(t *testing.T, p string) {
 			path := filepath.Join(p, "idempotency-charge-card.md")
 			b, _ := os.ReadFile(path)

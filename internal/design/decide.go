@@ -411,6 +411,10 @@ func (d *decider) ttl() error {
 	switch {
 	case from != nil:
 		just = from.Bound
+		if from.ID != d.s.Key.Provider {
+			// The body names only the key's own provider; say whose window this is.
+			just = from.Name + ": " + just
+		}
 		if from.Reference != "" {
 			just += " Source: " + from.Reference
 		}
