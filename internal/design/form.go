@@ -140,6 +140,8 @@ type lineReader struct {
 	partial bool // bytes of an unfinished line were handed out
 }
 
+// Read reads byte by byte up to the end of a line, so nothing after it is
+// taken from r.
 func (l *lineReader) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
@@ -268,9 +270,9 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 // NewKeyForm asks the Q1 follow-ups that apply to a.Key.Source: the provider
 // for webhooks and queues, the header for clients, workflow name, step,
 // parameter and run timeout for workflow steps, job and slot for cron jobs;
-// then the scope of
-// stored keys and who else retries the operation. Answers that belong to
-// another source are dropped, so the spec never carries a stale provider.
+// then the scope of stored keys and who else retries the operation. Answers
+// that belong to another source are dropped, so the spec never carries a
+// stale provider.
 func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 	k := &a.Key
 	src := k.Source
@@ -698,8 +700,10 @@ func keepOr(current func() string, check func(string) error) func(string) error 
 // way to clear a prefilled value in accessible mode, where Enter keeps it.
 type clearable struct{ p *string }
 
+// Get returns the answer.
 func (c clearable) Get() string { return *c.p }
 
+// Set stores the answer, "-" as empty.
 func (c clearable) Set(v string) {
 	if strings.TrimSpace(v) == "-" {
 		v = ""
@@ -710,8 +714,10 @@ func (c clearable) Set(v string) {
 // fieldList binds a list of field names to one comma-separated input.
 type fieldList struct{ p *[]string }
 
+// Get writes the list as the person would type it.
 func (f fieldList) Get() string { return strings.Join(*f.p, ", ") }
 
+// Set reads the typed list back.
 func (f fieldList) Set(v string) { *f.p = splitList(v) }
 
 // nameList binds a list answer to a multi-select. huh hands back the
@@ -720,8 +726,10 @@ func (f fieldList) Set(v string) { *f.p = splitList(v) }
 // file omits it, so that accepting a loaded design changes nothing in it.
 type nameList struct{ p *[]string }
 
+// Get returns the chosen names.
 func (l nameList) Get() []string { return *l.p }
 
+// Set stores the choices in the answers' order.
 func (l nameList) Set(names []string) { *l.p = keepOrder(*l.p, names) }
 
 // keepOrder returns chosen ordered as in old, then the choices old lacks.
@@ -747,6 +755,7 @@ type volatileChoice struct {
 	cat *rules.Catalog
 }
 
+// Get returns the excluded fields the catalogue knows.
 func (v volatileChoice) Get() []string {
 	var names []string
 	for _, n := range v.h.Exclude {
@@ -757,6 +766,7 @@ func (v volatileChoice) Get() []string {
 	return names
 }
 
+// Set replaces them with the choices, keeping the other excluded fields.
 func (v volatileChoice) Set(names []string) {
 	kept := slices.Clone(names)
 	for _, n := range v.h.Exclude {
@@ -774,6 +784,7 @@ type otherExcluded struct {
 	cat *rules.Catalog
 }
 
+// Get writes the unknown excluded fields as "name: reason, name".
 func (o otherExcluded) Get() string {
 	var parts []string
 	for _, n := range o.h.Exclude {
@@ -788,6 +799,7 @@ func (o otherExcluded) Get() string {
 	return strings.Join(parts, ", ")
 }
 
+// Set reads them back, keeping the catalogue's fields that were chosen.
 func (o otherExcluded) Set(v string) {
 	names, reasons, err := parseExcluded(v)
 	if err != nil {
