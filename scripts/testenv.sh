@@ -71,26 +71,40 @@ redis_down() {
 	redis-cli -h 127.0.0.1 -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
 }
 
+# pg_data is the Postgres data directory: under $dir, unless the checkout sits where the postgres
+# user cannot reach (a root-only 0700 directory, as mktemp -d makes), then in a per-checkout
+# directory under /tmp.
+pg_data() {
+	if [[ $(id -u) != 0 ]] || runuser -u postgres -- test -x "$dir"; then
+		echo "$dir/postgres"
+	else
+		echo "${TMPDIR:-/tmp}/idemkit-testenv-$(echo "$root" | cksum | cut -d' ' -f1)/postgres"
+	fi
+}
+
 pg_up() {
-	local bin data=$dir/postgres
+	local bin data
+	data=$(pg_data)
 	bin=$(pg_bin)
 	if "$bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port"; then return 0; fi
-	mkdir -p "$dir"
 	if [[ ! -s $data/PG_VERSION ]]; then
 		rm -rf "$data"
 		mkdir -p "$data"
 		[[ $(id -u) == 0 ]] && chown postgres: "$data"
+		chmod 700 "$data"
 		as_pg "$bin/initdb" -D "$data" -U postgres --auth=trust -E UTF8 --no-instructions >/dev/null
 	fi
 	[[ $(id -u) == 0 ]] && chown -R postgres: "$data"
-	# The socket lives in the data directory: /var/run/postgresql may not exist or be writable.
+	# TCP only: no Unix socket, whose path has a length limit a deep checkout can exceed and whose
+	# default directory may not exist here.
 	as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-		-o "-c listen_addresses=127.0.0.1 -p $pg_port -k $data -c fsync=off -c max_connections=200" start >/dev/null ||
+		-o "-c listen_addresses=127.0.0.1 -p $pg_port -c unix_socket_directories='' -c fsync=off -c max_connections=200" start >/dev/null ||
 		{ cat "$data/server.log" >&2; die "postgres did not start on port $pg_port"; }
 }
 
 pg_down() {
-	local bin data=$dir/postgres
+	local bin data
+	data=$(pg_data)
 	bin=$(pg_bin) || return 0
 	[[ -s $data/postmaster.pid ]] || return 0
 	as_pg "$bin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
