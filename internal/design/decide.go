@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
@@ -87,13 +88,6 @@ type decider struct {
 	cat   *rules.Catalog
 	s     *spec.Spec
 	notes []string
-	// windows are the providers whose retries reach this operation; the
-	// longest bounds the TTL.
-	windows []*rules.Provider
-	// slot is the cron schedule's slot length.
-	slot rules.Duration
-	// window is a retry window stated in the answers (key.window).
-	window rules.Duration
 }
 
 func (d *decider) operation() error {
@@ -140,6 +134,14 @@ func (d *decider) key() error {
 		return reject(d.cat, ks.AntiPattern, fmt.Sprintf("a %s key (%s) is different on every attempt, so a retry is never recognised as one", src, ks.Title))
 	}
 	out := spec.Key{Source: src, Format: ks.Format, Example: ks.Example, Rationale: ks.Description}
+	for _, f := range []struct{ name, v string }{
+		{"key.header", k.Header}, {"key.workflow", k.Workflow}, {"key.step", k.Step}, {"key.param", k.Param},
+		{"key.job", k.Job}, {"key.format", k.Format}, {"key.scope", k.Scope},
+	} {
+		if strings.IndexFunc(f.v, unicode.IsControl) >= 0 {
+			return inputErr(f.name, "must be one line of text without control characters: it becomes part of every stored key")
+		}
+	}
 
 	if err := d.keyProvider(src, k.Provider, &out); err != nil {
 		return err
@@ -151,16 +153,13 @@ func (d *decider) key() error {
 		}
 		if !slices.Contains(out.RetriedBy, p.ID) {
 			out.RetriedBy = append(out.RetriedBy, p.ID)
-			d.windows = append(d.windows, p)
 		}
 	}
 
 	if w := strings.TrimSpace(k.Window); w != "" {
-		v, err := rules.ParseDuration(w)
-		if err != nil {
+		if _, err := rules.ParseDuration(w); err != nil {
 			return &InputError{Field: "key.window", Err: err}
 		}
-		d.window = v
 	}
 
 	switch src {
@@ -183,7 +182,7 @@ func (d *decider) key() error {
 		out.Format = fmt.Sprintf("{workflow_id}:%s:{%s}", strings.TrimSpace(k.Step), param)
 		out.Example = fmt.Sprintf("%s-7f3c:%s:%s-42", slugOr(k.Workflow), strings.TrimSpace(k.Step), param)
 		out.Field = fmt.Sprintf("workflow ID of %s, step %s, parameter %s", strings.TrimSpace(k.Workflow), strings.TrimSpace(k.Step), param)
-		if d.window == 0 && len(d.windows) == 0 {
+		if boundOf(d.cat, k).window == 0 {
 			return inputErr("key.window", "required for a workflow step key: the engine retries the step until the workflow times out, so give the workflow's run timeout, e.g. 7d")
 		}
 	case "cron":
@@ -199,7 +198,6 @@ func (d *decider) key() error {
 		if err != nil {
 			return &InputError{Field: "key.schedule", Err: err}
 		}
-		d.slot = slot
 		out.Schedule = slot
 		out.Format = job + ":{scheduled_time floored to " + slot.String() + "}"
 		out.Example = job + ":" + exampleSlot(slot)
@@ -264,7 +262,6 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 	if !slices.Contains(kinds, p.Kind) {
 		return inputErr("key.provider", "%s is a %s provider and cannot supply a %s key", p.ID, p.Kind, src)
 	}
-	d.windows = append(d.windows, p)
 	if src == "webhook" || src == "queue" {
 		out.Provider, out.ProviderName = p.ID, p.Name
 		out.Field = p.KeyField
@@ -359,39 +356,8 @@ func (d *decider) store() error {
 }
 
 func (d *decider) ttl() error {
-	var window rules.Duration
-	var from *rules.Provider
-	for _, p := range d.windows {
-		if p.RetryWindow > window {
-			window, from = p.RetryWindow, p
-		}
-	}
-	suggested := d.cat.Defaults.TTL
-	if from != nil && from.SuggestedTTL > 0 {
-		suggested = from.SuggestedTTL
-	}
-	source := "default"
-	if from != nil {
-		source = from.ID
-	}
-	if d.window > window {
-		window, from, source = d.window, nil, "answers"
-		if d.window > suggested {
-			suggested = d.window
-		}
-	}
-	if d.slot > 0 {
-		// A cron slot can fire twice (two daemons, a catch-up run) any time
-		// within the slot; keep the key for two slots.
-		if d.slot > window {
-			window, from, source = d.slot, nil, "schedule"
-		}
-		if 2*d.slot > suggested {
-			suggested = 2 * d.slot
-		}
-	}
-
-	ttl := suggested
+	b := boundOf(d.cat, d.a.Key)
+	ttl := b.suggested
 	if s := strings.TrimSpace(d.a.TTL); s != "" {
 		v, err := rules.ParseDuration(s)
 		if errors.Is(err, rules.ErrForever) {
@@ -402,42 +368,38 @@ func (d *decider) ttl() error {
 		}
 		ttl = v
 	}
-	if ttl < window {
-		return reject(d.cat, "ttl-below-retry-window", fmt.Sprintf("ttl %s is shorter than the %s retry window of %s, so a late retry would run the operation again",
-			ttl, window, windowName(from, source)))
+	if ttl < b.window {
+		return reject(d.cat, "ttl-below-retry-window", fmt.Sprintf("ttl %s is shorter than the %s retry window of %s, so a late retry would run the operation again", ttl, b.window, b.name))
 	}
 
-	just := "no upstream retry window is known for this source; the catalogue default applies"
-	switch {
-	case from != nil:
-		just = from.Bound
-		if from.ID != d.s.Key.Provider {
-			// The body names only the key's own provider; say whose window this is.
-			just = from.Name + ": " + just
-		}
-		if from.Reference != "" {
-			just += " Source: " + from.Reference
-		}
-	case source == "answers":
+	window, just := b.window, ""
+	switch b.source {
+	case "answers":
 		just = fmt.Sprintf("covers the %s retry window stated for this %s key (key.window)", window, d.s.Key.Source)
-	case d.slot > 0:
-		just = fmt.Sprintf("covers two %s schedule slots, so a duplicate or catch-up run of the same slot is recognised", d.slot)
+	case "schedule":
+		just = fmt.Sprintf("covers two %s schedule slots, so a duplicate or catch-up run of the same slot is recognised", window)
+	case "default":
+		// Nothing bounds the retries: the TTL itself is the window claimed.
+		window = ttl
+		just = "no upstream retry window is known for this source; the TTL is the catalogue default and bounds how late a retry is recognised"
+	default:
+		just = b.from.Bound
+		if b.from.ID != d.s.Key.Provider {
+			// The body names only the key's own provider; say whose window this is.
+			just = b.from.Name + ": " + just
+		}
+		if b.from.Reference != "" {
+			just += " Source: " + b.from.Reference
+		}
+		if b.from.Unbounded {
+			d.notes = append(d.notes, fmt.Sprintf("%s redelivers without a time bound; %s is the catalogue's policy: set key.window to your queue's message TTL", b.from.Name, window))
+		}
 	}
 	if st, ok := d.cat.Store(d.s.Store.Kind); ok && st.TTLMax > 0 && ttl > st.TTLMax {
 		d.notes = append(d.notes, fmt.Sprintf("ttl %s is longer than %s keeps keys in practice (%s); consider postgres", ttl, st.Name, st.TTLMax))
 	}
-	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: source, Justification: just, Lease: d.cat.Defaults.LeaseTTL}
+	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: b.source, Justification: just, Lease: d.cat.Defaults.LeaseTTL}
 	return nil
-}
-
-func windowName(p *rules.Provider, source string) string {
-	switch {
-	case p != nil:
-		return p.Name
-	case source == "answers":
-		return "this operation (key.window)"
-	}
-	return "the schedule"
 }
 
 func (d *decider) collisions() error {
@@ -467,6 +429,9 @@ func (d *decider) collisions() error {
 			case "replay":
 				row.Response, row.Status = "200 + cached response (stored status, headers and body; Idempotent-Replayed: true)", 200
 			case "ack":
+				if d.s.Key.Source == "client" {
+					return reject(d.cat, "no-response-stored", "collision.completed is ack for a client key, so a client retrying after a lost response gets an empty 200 instead of its result")
+				}
 				row.Response, row.Status = "200 without processing: acknowledge the delivered event so the sender stops retrying", 200
 				if d.s.Key.Source == "queue" {
 					row.Response, row.Status = "ack (delete the message from the queue) without processing", 0
@@ -482,6 +447,9 @@ func (d *decider) collisions() error {
 			case "wait":
 				row.Response, row.Status = "wait briefly on the claim, then 409 + Retry-After: "+retryAfter.String(), 409
 			case "requeue":
+				if d.s.Key.Source != "queue" {
+					return inputErr("collision.in_progress", "requeue is for queue consumers; a %s key answers conflict or wait", d.s.Key.Source)
+				}
 				row.Response, row.Status = "return the message to the queue with a "+retryAfter.String()+" delay; do not ack", 0
 			default:
 				return inputErr("collision.in_progress", "unknown answer %q; one of conflict, wait, requeue", inProgress)

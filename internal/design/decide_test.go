@@ -129,6 +129,7 @@ func TestDecideRejects(t *testing.T) {
 		{"keys forever", func(a *Answers) { a.TTL = "forever" }, "keys-forever", []string{"forever"}},
 		{"user id alone", func(a *Answers) { a.Key.Format = "{user_id}" }, "key-per-user", []string{"user alone"}},
 		{"no mismatch detection", func(a *Answers) { a.Hash.DetectMismatch = &no }, "no-mismatch-detection", []string{"different payload"}},
+		{"ack for a client key", func(a *Answers) { a.Collision.Completed = "ack" }, "no-response-stored", []string{"empty 200"}},
 		{"ttl below stripe window", func(a *Answers) {
 			a.Key.Source, a.Key.Provider, a.TTL = "webhook", "stripe", "24h"
 		}, "ttl-below-retry-window", []string{"1d", "3d", "Stripe"}},
@@ -184,6 +185,7 @@ func TestDecideInputErrors(t *testing.T) {
 		{"webhook without provider", func(a *Answers) { a.Key.Source, a.Key.Provider = "webhook", "" }, "key.provider", []string{"required", "stripe"}},
 		{"queue provider for webhook", func(a *Answers) { a.Key.Source, a.Key.Provider = "webhook", "kafka" }, "key.provider", []string{"queue provider"}},
 		{"unknown retried_by", func(a *Answers) { a.Key.RetriedBy = []string{"nope"} }, "key.retried_by[0]", []string{"nope"}},
+		{"newline in job", func(a *Answers) { a.Key = KeyAnswers{Source: "cron", Job: "a\nb", Schedule: "1h"} }, "key.job", []string{"one line"}},
 		{"cron without schedule", func(a *Answers) { a.Key = KeyAnswers{Source: "cron", Job: "j"} }, "key.schedule", []string{"required"}},
 		{"workflow without step", func(a *Answers) { a.Key = KeyAnswers{Source: "workflow", Workflow: "orders"} }, "key.step", []string{"required"}},
 		{"bad ttl", func(a *Answers) { a.TTL = "3 days" }, "ttl", []string{"3 days"}},
@@ -191,6 +193,7 @@ func TestDecideInputErrors(t *testing.T) {
 		{"excluded and included", func(a *Answers) { a.Hash.Exclude = append(a.Hash.Exclude, "amount") }, "hash.exclude[2]", []string{"both"}},
 		{"unknown excluded field without reason", func(a *Answers) { a.Hash.Exclude = []string{"shard"} }, "hash.reasons.shard", []string{"why"}},
 		{"bad collision answer", func(a *Answers) { a.Collision.Completed = "ignore" }, "collision.completed", []string{"replay, ack"}},
+		{"requeue outside a queue", func(a *Answers) { a.Collision.InProgress = "requeue" }, "collision.in_progress", []string{"queue consumers"}},
 		{"unknown mechanism", func(a *Answers) { a.Downstream[0].Mechanism = "hope" }, "downstream[0].mechanism", []string{"hope", "provider-key"}},
 		{"duplicate step", func(a *Answers) { a.Downstream[1].Name = "Charge" }, "downstream[1].name", []string{"twice"}},
 		{"step without name", func(a *Answers) { a.Downstream[0].Name = "" }, "downstream[0].name", []string{"required"}},
@@ -296,5 +299,21 @@ func TestDecideNotes(t *testing.T) {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes %q do not mention %s", notes, w)
 		}
+	}
+}
+
+func TestApplyPresetRejectsUnknownFields(t *testing.T) {
+	t.Parallel()
+	cat, err := rules.LoadOverrides(".idemkit.yaml", []byte("presets:\n  - id: mine\n    title: Mine\n    description: A team preset.\n    answers:\n      key:\n        source: client\n        provder: ui\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Answers{Operation: "x"}
+	err = ApplyPreset(cat, "mine", &a)
+	if err == nil || !strings.Contains(err.Error(), "provder") {
+		t.Fatalf("ApplyPreset = %v, want an error naming the misspelt field", err)
+	}
+	if err := ApplyPreset(cat, "payment", &a); err != nil || a.Operation != "x" || a.Preset != "payment" {
+		t.Fatalf("ApplyPreset(payment) = %v, answers %+v", err, a)
 	}
 }

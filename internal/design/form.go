@@ -1005,61 +1005,6 @@ func retriers(cat *rules.Catalog) []rules.Provider {
 	return out
 }
 
-// reaching lists the catalogue providers that repeat the operation.
-func reaching(cat *rules.Catalog, k KeyAnswers) []*rules.Provider {
-	var out []*rules.Provider
-	for _, id := range append([]string{k.Provider}, k.RetriedBy...) {
-		if p, ok := cat.Provider(id); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// retryBound is what a TTL must cover, worked out the way Decide works it
-// out, so that the form refuses inline what Decide would reject: the
-// longest retry window among the providers that repeat the operation, the
-// window the answers state (key.window), and, for a cron job, one slot.
-type retryBound struct {
-	window    rules.Duration // zero when nothing known bounds the retries
-	name      string         // who repeats for that long, as Decide names it
-	note      string         // where the window and the suggestion come from
-	suggested rules.Duration
-}
-
-func boundOf(cat *rules.Catalog, k KeyAnswers) retryBound {
-	b := retryBound{suggested: cat.Defaults.TTL}
-	b.note = fmt.Sprintf("Nothing known bounds this operation's retries; the catalogue's default is %s.", b.suggested)
-	for _, p := range reaching(cat, k) {
-		switch {
-		case p.RetryWindow > b.window:
-			b = retryBound{window: p.RetryWindow, name: p.Name, suggested: cat.Defaults.TTL}
-			if p.SuggestedTTL > 0 {
-				b.suggested = p.SuggestedTTL
-			}
-			b.note = fmt.Sprintf("%s can repeat a request for up to %s; suggested TTL %s. %s", p.Name, p.RetryWindow, b.suggested, p.Bound)
-		case b.window == 0 && p.Unbounded:
-			// No clock: the catalogue's suggestion is a policy, and the
-			// best one there is.
-			b.suggested = p.SuggestedTTL
-			b.note = fmt.Sprintf("No clock bounds a redelivery from %s; suggested TTL %s. %s", p.Name, b.suggested, p.Bound)
-		}
-	}
-	if w, err := rules.ParseDuration(k.Window); err == nil && w > b.window {
-		b.window, b.name = w, "this operation (key.window)"
-		b.suggested = max(b.suggested, w)
-		b.note = fmt.Sprintf("Retries can reach this %s key for up to %s, the window given for it; suggested TTL %s.", k.Source, w, b.suggested)
-	}
-	if slot, err := rules.ParseDuration(k.Schedule); err == nil && k.Source == "cron" {
-		if slot > b.window {
-			b.window, b.name = slot, "the schedule"
-		}
-		b.suggested = max(b.suggested, 2*slot)
-		b.note = fmt.Sprintf("Two daemons or a catch-up run can fire the same %s slot any time within it, so keys are kept for two slots at least; suggested TTL %s.", slot, b.suggested)
-	}
-	return b
-}
-
 func isVolatile(cat *rules.Catalog, name string) bool {
 	_, ok := cat.VolatileField(name)
 	return ok

@@ -552,8 +552,13 @@ func TestFormTTLSuggestion(t *testing.T) {
 	}{
 		{
 			name: "nothing bounds the retries",
-			key:  design.KeyAnswers{Source: "client", Scope: "unscoped"},
+			key:  design.KeyAnswers{Source: "workflow", Workflow: "w", Step: "s", Param: "p", Scope: "unscoped"},
 			want: []string{"TTL [1d]", "Nothing known bounds this operation's retries; the catalogue's default is 1d."},
+		},
+		{
+			name: "a client key is retried by people",
+			key:  design.KeyAnswers{Source: "client", Scope: "unscoped"},
+			want: []string{"TTL [1d]", "User-driven UI retry can repeat a request for up to 30m; suggested TTL 1d."},
 		},
 		{
 			name: "the provider with the longest window decides",
@@ -563,7 +568,7 @@ func TestFormTTLSuggestion(t *testing.T) {
 		{
 			name: "a queue that no clock bounds",
 			key:  design.KeyAnswers{Source: "queue", Provider: "rabbitmq", Scope: "unscoped"},
-			want: []string{"TTL [7d]", "No clock bounds a redelivery from RabbitMQ; suggested TTL 7d. Redelivered until acked."},
+			want: []string{"TTL [7d]", "No clock bounds a redelivery from RabbitMQ; the policy is 7d unless key.window says otherwise."},
 		},
 		{
 			name: "a window given in the answers",

@@ -1,6 +1,7 @@
 package design
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -21,8 +22,12 @@ func ApplyPreset(cat *rules.Catalog, id string, a *Answers) error {
 	if err != nil {
 		return fmt.Errorf("preset %s: %w", id, err)
 	}
+	// Unknown fields are errors, so a misspelt answer in a team's own
+	// preset (.idemkit.yaml) is caught instead of silently defaulted.
 	var next Answers
-	if err := yaml.Unmarshal(raw, &next); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&next); err != nil {
 		return fmt.Errorf("preset %s: %w", id, err)
 	}
 	if a.Operation != "" {
