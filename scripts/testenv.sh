@@ -47,7 +47,7 @@ ensure_installed() {
 # as_pg runs a command as the user that owns the Postgres data: postgres refuses to run as root.
 as_pg() {
 	if [[ $(id -u) == 0 ]]; then
-		runuser -u postgres -- "$@"
+		(cd / && runuser -u postgres -- "$@")
 	else
 		"$@"
 	fi
@@ -75,7 +75,7 @@ redis_down() {
 # user cannot reach (a root-only 0700 directory, as mktemp -d makes), then in a per-checkout
 # directory under /tmp.
 pg_data() {
-	if [[ $(id -u) != 0 ]] || runuser -u postgres -- test -x "$dir"; then
+	if [[ $(id -u) != 0 ]] || (cd / && runuser -u postgres -- test -x "$dir"); then
 		echo "$dir/postgres"
 	else
 		echo "${TMPDIR:-/tmp}/idemkit-testenv-$(echo "$root" | cksum | cut -d' ' -f1)/postgres"
