@@ -261,3 +261,51 @@ func TestDesignInteractiveAbort(t *testing.T) {
 		t.Errorf("aborted design wrote %v", files)
 	}
 }
+
+// TestDesignInteractiveReopen walks the accessible form on a terminal as a
+// person would, accepting every answer reopened from a spec (--from), and
+// writes it back: the spec must come out byte for byte the same.
+func TestDesignInteractiveReopen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	projects := writeSpec(t, dir, "charge card")
+	path := filepath.Join(projects, "idempotency-charge-card.md")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enter keeps each shown answer; "0" confirms a multi-select.
+	lines := []string{
+		"", "", "", // operation, description, keep the loaded answers
+		"", "", // kind, key source
+		"", "", "0", // header, scope, who else retries
+		"", "0", "", "", // included, volatile, other excluded, mismatch
+		"", "", // store, audit row
+		"",         // TTL
+		"", "", "", // completed, in progress, Retry-After
+		"", "", "", "", "", "", "", "", "", // three downstream steps
+		"",  // add another? no
+		"1", // What now? write
+	}
+	code, stdout, stderr := run(t, dir, strings.Join(lines, "\n")+"\n", true, map[string]string{"ACCESSIBLE": "1"},
+		"design", "--from", path, "--force")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s\nstdout tail:\n%s", code, stderr, tail(stdout, 1500))
+	}
+	for _, w := range []string{"Who initiates the operation?", "What now?", "Write " + filepath.Join("knowledge", "projects", "idempotency-charge-card.md"), "Wrote "} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("the session never showed %q", w)
+		}
+	}
+	after, _ := os.ReadFile(path)
+	if string(after) != string(before) {
+		t.Errorf("accepting every reopened answer changed the spec:\n%s", after)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

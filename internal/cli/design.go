@@ -97,9 +97,11 @@ func designRun(opts *DesignOptions) error {
 	var d design.Design
 	if interactive {
 		var ok bool
-		target := "to stdout"
-		if !opts.Print {
-			target = filepath.Join(opts.OutDir, "idempotency-<operation>.md")
+		target := func(slug string) string {
+			if opts.Print {
+				return "it to stdout"
+			}
+			return filepath.Join(opts.OutDir, spec.FileName(slug))
 		}
 		d, ok, err = runDesignForm(opts, cat, &a, target)
 		if err != nil {

@@ -23,7 +23,7 @@ const (
 // preview of the spec until the person writes it, changes the answers, or
 // quits. ok is false when nothing should be written (quit or Ctrl-C). A
 // rejected design sends the person back to their answers with the reason.
-func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, target string) (d design.Design, ok bool, err error) {
+func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, target func(slug string) string) (d design.Design, ok bool, err error) {
 	run := design.RunWith(opts.IO.In, opts.IO.Out, opts.Accessible)
 	for {
 		if err := design.Interview(a, cat, run); err != nil {
@@ -65,7 +65,7 @@ func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, t
 		f := huh.NewForm(huh.NewGroup(huh.NewSelect[string]().
 			Title("What now?").
 			Options(
-				huh.NewOption("Write "+target, choiceWrite),
+				huh.NewOption("Write "+target(d.Spec.Slug), choiceWrite),
 				huh.NewOption("Change the answers", choiceChange),
 				huh.NewOption("Quit without writing", choiceQuit),
 			).

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/huh"
 
 	"github.com/idemkit/idemkit/internal/rules"
+	"github.com/idemkit/idemkit/internal/spec"
 )
 
 // The anti-pattern that answering "no" to mismatch detection runs into.
@@ -607,10 +608,18 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 			Description("Part of the derived key, e.g. charge, email, ledger.").
 			Accessor(clearable{&s.Name}).
 			Validate(keepOr(func() string { return s.Name }, checkOptional(func(name string) error {
-				if slices.Contains(taken, name) {
-					return fmt.Errorf("a step is already named %s; each step needs its own derived key", name)
+				// Decide derives the key from the name's slug ("record order"
+				// keys as record-order), so names clash when their slugs do.
+				slug, err := spec.Slug(name)
+				if err != nil {
+					return err
 				}
-				return checkKeyPart("a step name")(name)
+				for _, t := range taken {
+					if other, _ := spec.Slug(t); other == slug {
+						return fmt.Errorf("a step is already named %s; each step needs its own derived key", t)
+					}
+				}
+				return nil
 			}))),
 		huh.NewInput().
 			Title(withDefault("Target", s.Target)).
