@@ -309,3 +309,46 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestRepoConfig checks that .idemkit.yaml at the repository root changes
+// the catalogue design decides with: Stripe's window grows to 96h, so the
+// TTL it allowed before is now rejected, and a new provider is known.
+func TestRepoConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/x\n")
+	writeFile(t, filepath.Join(dir, "a.yaml"), "operation: stripe events\nkey:\n  source: webhook\n  provider: stripe\nttl: 3d\n")
+	writeFile(t, filepath.Join(dir, "b.yaml"), "operation: acme events\nkey:\n  source: webhook\n  provider: acme-billing\n")
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--answers", "a.yaml", "--print"); code != 0 {
+		t.Fatalf("before .idemkit.yaml: exit %d: %s", code, stderr)
+	}
+	writeFile(t, filepath.Join(dir, ".idemkit.yaml"), `providers:
+  - id: stripe
+    retry_window: 96h
+  - id: acme-billing
+    name: Acme billing webhooks
+    kind: webhook
+    source: webhook
+    key_field: header X-Acme-Event
+    key_example: ev_123
+    retries: true
+    retry_window: 2d
+    suggested_ttl: 4d
+    bound: Acme retries for two days.
+    reference: https://acme.example/docs/webhooks
+defaults:
+  ttl: 48h
+`)
+	sub := filepath.Join(dir, "svc")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, sub, "", false, nil, "design", "--answers", "../a.yaml", "--print")
+	if code != 1 || !strings.Contains(stderr, "4d retry window of Stripe") {
+		t.Errorf("with .idemkit.yaml: exit %d, want 1 naming Stripe's 4d window; stderr:\n%s", code, stderr)
+	}
+	code, stdout, stderr := run(t, sub, "", false, nil, "design", "--answers", "../b.yaml", "--print")
+	if code != 0 || !strings.Contains(stdout, "provider: acme-billing") || !strings.Contains(stdout, "duration: 4d") {
+		t.Errorf("new provider: exit %d; stderr:\n%s", code, stderr)
+	}
+}

@@ -119,3 +119,12 @@ func TestSpecsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestRepositorySpecs keeps this repository's own knowledge graph honest.
+func TestRepositorySpecs(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := run(t, filepath.Join("..", ".."), "", false, nil, "specs")
+	if code != 0 || !strings.Contains(stdout, "idempotency-charge-card.md") {
+		t.Errorf("idemkit specs on knowledge/projects: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
