@@ -112,13 +112,17 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Tim
 	stop()
 
 	res.Response = resp
+	cause := context.Cause(work)
 	if ferr != nil {
+		if cause != nil && !errors.Is(ferr, cause) {
+			ferr = errors.Join(ferr, cause) // say why the work's context ended, e.g. a lost lease
+		}
 		return res, k.release(ctx, key, c.Token, ferr)
 	}
-	if cause := context.Cause(work); cause != nil {
+	if cause != nil {
 		return res, k.release(ctx, key, c.Token, fmt.Errorf("idem: work for key %q cut off: %w", key, cause))
 	}
-	if !k.cacheable(resp) {
+	if !k.Caches(resp) {
 		return res, k.release(ctx, key, c.Token, nil)
 	}
 	cctx, ccancel := k.cleanupContext(ctx)
@@ -184,7 +188,8 @@ func (k *Keeper) cleanupContext(ctx context.Context) (context.Context, context.C
 	return context.WithTimeout(context.WithoutCancel(ctx), orDefault(k.CleanupTimeout, DefaultCleanupTimeout))
 }
 
-func (k *Keeper) cacheable(r Response) bool {
+// Caches reports whether Do stores r for replays (see Cacheable).
+func (k *Keeper) Caches(r Response) bool {
 	if k.Cacheable != nil {
 		return k.Cacheable(r)
 	}

@@ -1,0 +1,460 @@
+package idemhttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/idemhttp"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/redisstore"
+)
+
+// fixture is a handler behind the middleware, over a memory store, counting its runs.
+type fixture struct {
+	store   *idem.MemoryStore
+	handler http.Handler
+	runs    atomic.Int32
+}
+
+// tenantHeader is how the tests say who a request acts for.
+func tenantHeader(r *http.Request) (string, error) {
+	if t := r.Header.Get("X-Tenant"); t != "" {
+		return t, nil
+	}
+	return "", errors.New("no X-Tenant")
+}
+
+func newFixture(t *testing.T, opts idemhttp.Options, h http.HandlerFunc) *fixture {
+	t.Helper()
+	f := &fixture{store: idem.NewMemoryStore(idem.MemoryOptions{})}
+	if opts.Keeper == nil {
+		opts.Keeper = &idem.Keeper{Store: f.store}
+	}
+	if opts.Tenant == nil && !opts.Unscoped {
+		opts.Tenant = tenantHeader
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	mw, err := idemhttp.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.handler = mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.runs.Add(1)
+		h(w, r)
+	}))
+	return f
+}
+
+// created answers 201 with the request body echoed, and headers that must and must not be stored.
+func created(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Order", "o-1")
+	w.Header().Set("Connection", "X-Private")
+	w.Header().Set("X-Private", "connection-scoped")
+	w.Header().Set("Keep-Alive", "timeout=5")
+	w.WriteHeader(http.StatusCreated)
+	w.Write([]byte(`{"echo":` + string(body) + `}`))
+}
+
+type request struct {
+	method, path, key, tenant, body, contentType string
+}
+
+func (f *fixture) do(req request) *httptest.ResponseRecorder {
+	if req.method == "" {
+		req.method = http.MethodPost
+	}
+	if req.path == "" {
+		req.path = "/charges"
+	}
+	if req.tenant == "" {
+		req.tenant = "acme"
+	}
+	if req.contentType == "" {
+		req.contentType = "application/json"
+	}
+	if req.body == "" {
+		req.body = `{"amount":5}`
+	}
+	r := httptest.NewRequest(req.method, req.path, strings.NewReader(req.body))
+	r.Header.Set("Content-Type", req.contentType)
+	r.Header.Set("X-Tenant", req.tenant)
+	if req.key != "" {
+		r.Header.Set(idemhttp.HeaderKey, req.key)
+	}
+	w := httptest.NewRecorder()
+	f.handler.ServeHTTP(w, r)
+	return w
+}
+
+// problem decodes a problem+json answer and checks its status and type.
+func problem(t *testing.T, w *httptest.ResponseRecorder, status int, typ string) idemhttp.Problem {
+	t.Helper()
+	if w.Code != status {
+		t.Fatalf("status %d (%s), want %d", w.Code, w.Body, status)
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q, want application/problem+json", ct)
+	}
+	var p idemhttp.Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+		t.Fatalf("problem body %q: %v", w.Body, err)
+	}
+	if p.Type != idemhttp.ProblemType+typ || p.Status != status || p.Title == "" {
+		t.Errorf("problem %+v, want type %s%s and status %d", p, idemhttp.ProblemType, typ, status)
+	}
+	return p
+}
+
+func TestReplay(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, created)
+	first := f.do(request{key: `"k1"`})
+	if first.Code != http.StatusCreated || first.Header().Get(idemhttp.HeaderReplayed) != "" {
+		t.Fatalf("first answer %d replayed=%q", first.Code, first.Header().Get(idemhttp.HeaderReplayed))
+	}
+	for _, req := range []request{
+		{key: `"k1"`},
+		{key: "k1"}, // bare and quoted are one key
+		{key: `"k1"`, body: ` { "amount" : 5 } `}, // the same JSON, spelled differently
+	} {
+		again := f.do(req)
+		if again.Code != http.StatusCreated || again.Body.String() != first.Body.String() {
+			t.Errorf("replay of %+v = %d %q, want %d %q", req, again.Code, again.Body, first.Code, first.Body)
+		}
+		if again.Header().Get(idemhttp.HeaderReplayed) != "true" || again.Header().Get("X-Order") != "o-1" {
+			t.Errorf("replay headers %v: want Idempotent-Replayed and the handler's headers", again.Header())
+		}
+		for _, hop := range []string{"Connection", "Keep-Alive", "X-Private"} {
+			if v := again.Header().Get(hop); v != "" {
+				t.Errorf("replay carries hop-by-hop header %s: %q", hop, v)
+			}
+		}
+	}
+	if n := f.runs.Load(); n != 1 {
+		t.Errorf("handler ran %d times, want 1", n)
+	}
+}
+
+func TestRefusedBeforeTheStore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		header []string
+		tenant string
+		typ    string
+	}{
+		{"no key", nil, "acme", "key-missing"},
+		{"list", []string{`"a", "b"`}, "acme", "key-malformed"},
+		{"repeated", []string{`"a"`, `"b"`}, "acme", "key-malformed"},
+		{"control character", []string{"a\x01"}, "acme", "key-malformed"},
+		{"over 255 bytes", []string{strings.Repeat("k", 256)}, "acme", "key-malformed"},
+		{"no tenant", []string{`"a"`}, "", "tenant-unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, idemhttp.Options{}, created)
+			r := httptest.NewRequest(http.MethodPost, "/charges", strings.NewReader("{}"))
+			for _, v := range tc.header {
+				r.Header.Add(idemhttp.HeaderKey, v)
+			}
+			if tc.tenant != "" {
+				r.Header.Set("X-Tenant", tc.tenant)
+			}
+			w := httptest.NewRecorder()
+			f.handler.ServeHTTP(w, r)
+			problem(t, w, http.StatusBadRequest, tc.typ)
+			if f.runs.Load() != 0 || f.store.Len() != 0 {
+				t.Errorf("handler ran %d times, store holds %d records; want neither", f.runs.Load(), f.store.Len())
+			}
+		})
+	}
+}
+
+func TestPassThrough(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, created)
+	if w := f.do(request{method: http.MethodGet}); w.Code != http.StatusCreated {
+		t.Errorf("GET without a key = %d, want the handler's answer", w.Code)
+	}
+	opt := newFixture(t, idemhttp.Options{Optional: true}, created)
+	if w := opt.do(request{}); w.Code != http.StatusCreated || opt.store.Len() != 0 {
+		t.Errorf("Optional POST without a key = %d with %d records, want the handler's answer and none", w.Code, opt.store.Len())
+	}
+}
+
+func TestMismatch(t *testing.T) {
+	t.Parallel()
+	var hooked atomic.Int32
+	f := newFixture(t, idemhttp.Options{Hooks: idemhttp.Hooks{Mismatch: func(*http.Request, string, *idem.MismatchError) { hooked.Add(1) }}}, created)
+	f.do(request{key: "k"})
+	for _, req := range []request{
+		{key: "k", body: `{"amount":6}`},
+		{key: "k", body: `{"amount":5}`, contentType: "text/plain"},
+	} {
+		problem(t, f.do(req), http.StatusUnprocessableEntity, "key-reused")
+	}
+	if f.runs.Load() != 1 || hooked.Load() != 2 {
+		t.Errorf("handler ran %d times, Mismatch hook %d; want 1 and 2", f.runs.Load(), hooked.Load())
+	}
+}
+
+func TestExcludedFieldsDoNotMismatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{Exclude: []string{"sent_at"}}, created)
+	f.do(request{key: "k", body: `{"amount":5,"sent_at":"10:00"}`})
+	if w := f.do(request{key: "k", body: `{"sent_at":"10:01","amount":5}`}); w.Header().Get(idemhttp.HeaderReplayed) != "true" {
+		t.Errorf("retry with a new sent_at = %d, want a replay", w.Code)
+	}
+}
+
+func TestInProgress(t *testing.T) {
+	t.Parallel()
+	entered, release := make(chan struct{}), make(chan struct{})
+	var conflicts atomic.Int32
+	f := newFixture(t, idemhttp.Options{
+		Hooks: idemhttp.Hooks{Conflict: func(*http.Request, string, time.Duration) { conflicts.Add(1) }},
+	}, func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+		w.WriteHeader(http.StatusNoContent)
+	})
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- f.do(request{key: "k"}) }()
+	<-entered
+	w := f.do(request{key: "k"})
+	problem(t, w, http.StatusConflict, "in-progress")
+	if ra := w.Header().Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After %q, want whole seconds of at least 1", ra)
+	}
+	close(release)
+	if first := <-done; first.Code != http.StatusNoContent {
+		t.Errorf("first request = %d", first.Code)
+	}
+	if conflicts.Load() != 1 {
+		t.Errorf("Conflict hook called %d times", conflicts.Load())
+	}
+}
+
+func TestWhatIsStored(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		status   int
+		wantRuns int32
+	}{
+		{"2xx stored", http.StatusOK, 1},
+		{"4xx stored", http.StatusNotFound, 1},
+		{"5xx released", http.StatusBadGateway, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tc.status) })
+			for range 2 {
+				if w := f.do(request{key: "k"}); w.Code != tc.status {
+					t.Fatalf("status %d, want %d", w.Code, tc.status)
+				}
+			}
+			if n := f.runs.Load(); n != tc.wantRuns {
+				t.Errorf("handler ran %d times over two requests, want %d", n, tc.wantRuns)
+			}
+		})
+	}
+}
+
+func TestPanicReleasesKey(t *testing.T) {
+	t.Parallel()
+	var fail atomic.Bool
+	fail.Store(true)
+	f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			panic("handler bug")
+		}
+		w.WriteHeader(http.StatusCreated)
+	})
+	func() {
+		defer func() {
+			if p := recover(); p != "handler bug" {
+				t.Errorf("recovered %v, want the handler's panic", p)
+			}
+		}()
+		f.do(request{key: "k"})
+	}()
+	if f.store.Len() != 0 {
+		t.Fatal("the panicking request left its key claimed")
+	}
+	fail.Store(false)
+	if w := f.do(request{key: "k"}); w.Code != http.StatusCreated {
+		t.Errorf("retry after a panic = %d, want the handler to run", w.Code)
+	}
+}
+
+// TestTenantScoping: two tenants using the same key each get their own run and their own
+// replay; neither can see the other's response.
+func TestTenantScoping(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("for " + r.Header.Get("X-Tenant")))
+	})
+	for range 2 {
+		for _, tenant := range []string{"acme", "globex"} {
+			if w := f.do(request{key: "shared", tenant: tenant}); w.Body.String() != "for "+tenant {
+				t.Errorf("tenant %s got %q", tenant, w.Body)
+			}
+		}
+	}
+	if f.runs.Load() != 2 {
+		t.Errorf("handler ran %d times, want once per tenant", f.runs.Load())
+	}
+}
+
+func TestRouteScoping(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, created)
+	f.do(request{key: "k", path: "/charges"})
+	if w := f.do(request{key: "k", path: "/refunds"}); w.Header().Get(idemhttp.HeaderReplayed) != "" {
+		t.Error("a key on another route replayed the first route's response")
+	}
+	if f.runs.Load() != 2 {
+		t.Errorf("handler ran %d times, want once per route", f.runs.Load())
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{MaxBodyBytes: 16}, created)
+	problem(t, f.do(request{key: "k", body: `{"amount":5,"pad":"xxxxxxxx"}`}), http.StatusRequestEntityTooLarge, "request-too-large")
+	if f.runs.Load() != 0 || f.store.Len() != 0 {
+		t.Error("an oversized body ran the handler or claimed the key")
+	}
+	if w := f.do(request{key: "k", body: `{"amount":5}`}); w.Code != http.StatusCreated {
+		t.Errorf("body within the limit = %d; the handler must see it whole", w.Code)
+	}
+}
+
+// TestResponseLimit: the first client gets the whole oversized response; retries get a problem
+// saying it ran once, and the handler never runs again.
+func TestResponseLimit(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 100)
+	f := newFixture(t, idemhttp.Options{MaxResponseBytes: 64}, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(big))
+	})
+	if w := f.do(request{key: "k"}); w.Code != http.StatusCreated || w.Body.String() != big {
+		t.Fatalf("first answer %d with %d bytes, want the whole response", w.Code, w.Body.Len())
+	}
+	for range 2 {
+		w := f.do(request{key: "k"})
+		problem(t, w, http.StatusCreated, "response-too-large")
+		if w.Header().Get(idemhttp.HeaderReplayed) != "true" {
+			t.Error("the stand-in is not marked replayed")
+		}
+	}
+	if f.runs.Load() != 1 {
+		t.Errorf("handler ran %d times, want 1", f.runs.Load())
+	}
+}
+
+func TestCancelledRequestReleasesKey(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{Unscoped: true}, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // the client hangs up while the handler works
+		w.WriteHeader(http.StatusCreated)
+	})
+	r := httptest.NewRequest(http.MethodPost, "/charges", strings.NewReader("{}"))
+	r.Header.Set(idemhttp.HeaderKey, "k")
+	ctx, cancel := context.WithCancel(r.Context())
+	go cancel()
+	f.handler.ServeHTTP(httptest.NewRecorder(), r.WithContext(ctx))
+	if f.runs.Load() != 1 || f.store.Len() != 0 {
+		t.Errorf("handler ran %d times and %d records remain; want one run and the key released", f.runs.Load(), f.store.Len())
+	}
+}
+
+func TestStoreUnavailable(t *testing.T) {
+	t.Parallel()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: time.Second})
+	t.Cleanup(func() { rdb.Close() })
+	down := &idem.Keeper{Store: redisstore.New(rdb, redisstore.Options{})}
+
+	var storeErrors, bypasses atomic.Int32
+	hooks := idemhttp.Hooks{
+		StoreError: func(*http.Request, string, error) { storeErrors.Add(1) },
+		Bypass:     func(*http.Request, string, error) { bypasses.Add(1) },
+	}
+	closed := newFixture(t, idemhttp.Options{Keeper: down, Hooks: hooks}, created)
+	w := closed.do(request{key: "k"})
+	problem(t, w, http.StatusServiceUnavailable, "store-unavailable")
+	if w.Header().Get("Retry-After") == "" || closed.runs.Load() != 0 || storeErrors.Load() != 1 {
+		t.Errorf("fail closed: Retry-After %q, %d runs, %d StoreError hooks; want a Retry-After, no run, one hook",
+			w.Header().Get("Retry-After"), closed.runs.Load(), storeErrors.Load())
+	}
+
+	open := newFixture(t, idemhttp.Options{Keeper: down, FailOpen: true, Hooks: hooks}, created)
+	if w := open.do(request{key: "k"}); w.Code != http.StatusCreated || open.runs.Load() != 1 || bypasses.Load() != 1 {
+		t.Errorf("fail open: %d, %d runs, %d Bypass hooks; want the handler's answer and one bypass", w.Code, open.runs.Load(), bypasses.Load())
+	}
+}
+
+func TestNewRefusesWeakConfig(t *testing.T) {
+	t.Parallel()
+	k := &idem.Keeper{Store: idem.NewMemoryStore(idem.MemoryOptions{})}
+	for name, opts := range map[string]idemhttp.Options{
+		"no keeper":           {Unscoped: true},
+		"no store":            {Keeper: &idem.Keeper{}, Unscoped: true},
+		"no tenant scope":     {Keeper: k},
+		"tenant and unscoped": {Keeper: k, Unscoped: true, Tenant: tenantHeader},
+		"bad exclude":         {Keeper: k, Unscoped: true, Exclude: []string{"a..b"}},
+	} {
+		if _, err := idemhttp.New(opts); err == nil {
+			t.Errorf("%s: New accepted it", name)
+		}
+	}
+}
+
+// TestDuplicateStorm: many concurrent duplicates run the handler once; every other answer is a
+// 409 or a replay of the same body.
+func TestDuplicateStorm(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Millisecond)
+		w.Write([]byte("the one result"))
+	})
+	var wg sync.WaitGroup
+	codes := make(chan int, 200)
+	for range 200 {
+		wg.Go(func() {
+			w := f.do(request{key: "storm"})
+			if w.Code == http.StatusOK && w.Body.String() != "the one result" {
+				t.Errorf("body %q", w.Body)
+			}
+			codes <- w.Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusOK && c != http.StatusConflict {
+			t.Errorf("answer %d, want 200 or 409", c)
+		}
+	}
+	if f.runs.Load() != 1 {
+		t.Errorf("handler ran %d times, want 1", f.runs.Load())
+	}
+}
