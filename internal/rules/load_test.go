@@ -51,7 +51,7 @@ func TestDecodeErrors(t *testing.T) {
 			ErrUnknownField},
 		{"unknown section",
 			"provider:\n  - id: x\n",
-			`.idemkit.yaml:1: unknown field "provider" in catalogue (known: anti_patterns, collisions, defaults, key_sources, mechanisms, presets, providers, stores, volatile_fields)`,
+			`.idemkit.yaml:1: unknown field "provider" in catalogue (known: anti_patterns, checks, collisions, defaults, key_sources, mechanisms, presets, providers, stores, volatile_fields)`,
 			ErrUnknownField},
 		{"unknown defaults field",
 			"defaults:\n  ttll: 48h\n",

@@ -33,6 +33,11 @@ func (c *Catalog) Mechanism(id string) (*Mechanism, bool) {
 	return find(c.Mechanisms, func(m *Mechanism) bool { return m.ID == id })
 }
 
+// Check returns the audit check (analyzer) with the given name.
+func (c *Catalog) Check(id string) (*Check, bool) {
+	return find(c.Checks, func(k *Check) bool { return k.ID == id })
+}
+
 // AntiPattern returns the anti-pattern with the given ID.
 func (c *Catalog) AntiPattern(id string) (*AntiPattern, bool) {
 	return find(c.AntiPatterns, func(a *AntiPattern) bool { return a.ID == id })

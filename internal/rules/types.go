@@ -26,6 +26,9 @@ type Catalog struct {
 	AntiPatterns []AntiPattern `yaml:"anti_patterns"`
 	// Presets are the seed's common patterns, as starting answers.
 	Presets []Preset `yaml:"presets"`
+	// Checks document the audit analyzers: the analyzers' Doc, idemkit
+	// rules and the README's rule table all read them from here.
+	Checks []Check `yaml:"checks"`
 	// Defaults are the answers used when a question is left empty.
 	Defaults Defaults `yaml:"defaults"`
 
@@ -164,4 +167,16 @@ type Defaults struct {
 	// AuditRowFor lists operation kinds (payment, billing) that also get a
 	// Postgres audit row whatever the store.
 	AuditRowFor []string `yaml:"audit_row_for"`
+}
+
+// Check documents one audit analyzer. ID is the analyzer's name, fixed by
+// contract: it is the key of go vet -json output and of //idemkit:ignore.
+type Check struct {
+	ID          string `yaml:"id"`           // checkthenact, attemptkey, releaseonerror, cacheresponse
+	Title       string `yaml:"title"`        // one line: what it finds
+	AntiPattern string `yaml:"anti_pattern"` // the anti-pattern it finds in code
+	Why         string `yaml:"why"`          // why it matters, a paragraph
+	Bad         string `yaml:"bad"`          // a Go example it reports
+	Good        string `yaml:"good"`         // the same code done right
+	Fix         string `yaml:"fix"`          // what to do instead, one or two sentences
 }
