@@ -15,9 +15,13 @@ func TestDerive(t *testing.T) {
 	// timestamp and the key are excluded.
 	writeFile(t, filepath.Join(dir, "p.json"), `{ "currency": "eur", "amount": 1000, "idempotency_key": "k1",
 	  "customer_id": "cus_1", "posted_at": "2026-01-02T03:04:05Z", "trace_id": "abc" }`)
+	_, ttyOut, _ := run(t, dir, "", true, nil, "derive", "--payload", "p.json")
 	code, stdout, stderr := run(t, dir, "", false, nil, "derive", "--payload", "p.json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if ttyOut != stdout {
+		t.Errorf("terminal output differs from piped:\n%s\n---\n%s", ttyOut, stdout)
 	}
 	canon := `{"amount":1000,"currency":"eur","customer_id":"cus_1"}`
 	sum := sha256.Sum256([]byte(canon))

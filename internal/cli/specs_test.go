@@ -24,9 +24,14 @@ func TestSpecsLists(t *testing.T) {
 	if code, _, stderr := run(t, dir, "", false, nil, "design", "--preset", "webhook", "stripe events"); code != 0 {
 		t.Fatalf("design: exit %d: %s", code, stderr)
 	}
+	// The table is the same on a terminal and piped: it is plain text either way.
+	_, ttyOut, _ := run(t, dir, "", true, nil, "specs")
 	code, stdout, stderr := run(t, dir, "", false, nil, "specs")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if ttyOut != stdout {
+		t.Errorf("terminal output differs from piped:\n%s\n---\n%s", ttyOut, stdout)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 3 {
