@@ -24,10 +24,11 @@ import (
 )
 
 // realStores makes, for each real backend, a function that returns a new store client — one per
-// simulated server instance — on data shared by the clients and isolated for this test. The
-// functions skip (fail under CI) the test they are given when the server is missing.
-func realStores(tb testing.TB) map[string]func(testing.TB) idem.Store {
-	prefix := testenv.Name(tb) + ":"
+// simulated server instance — on data shared by the clients under name (a key prefix, a schema)
+// and isolated from other tests. The functions skip (fail under CI) the test they are given when
+// the server is missing.
+func realStores(name string) map[string]func(testing.TB) idem.Store {
+	prefix := name + ":"
 	return map[string]func(testing.TB) idem.Store{
 		"redis": func(tb testing.TB) idem.Store {
 			opt, err := redis.ParseURL(testenv.URL(tb, testenv.RedisURL))
@@ -39,6 +40,12 @@ func realStores(tb testing.TB) map[string]func(testing.TB) idem.Store {
 			if err := rdb.Ping(context.Background()).Err(); err != nil {
 				testenv.Unreachable(tb, testenv.RedisURL, err)
 			}
+			tb.Cleanup(func() {
+				ctx := context.Background()
+				for iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator(); iter.Next(ctx); {
+					rdb.Del(ctx, iter.Val())
+				}
+			})
 			return redisstore.New(rdb, redisstore.Options{Prefix: prefix})
 		},
 		"postgres": func(tb testing.TB) idem.Store {
@@ -74,7 +81,7 @@ func realStores(tb testing.TB) map[string]func(testing.TB) idem.Store {
 // or a replay of the same body.
 func TestInstancesShareOneStore(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range realStores(t) {
+	for name, newStore := range realStores(testenv.Name(t)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			const instances, duplicates = 8, 200
@@ -176,7 +183,7 @@ func BenchmarkMiddleware(b *testing.B) {
 	stores := map[string]func(testing.TB) idem.Store{"memory": func(testing.TB) idem.Store {
 		return idem.NewMemoryStore(idem.MemoryOptions{MaxEntries: 1 << 30, MaxBytes: 1 << 40})
 	}}
-	for name, newStore := range realStores(b) {
+	for name, newStore := range realStores(testenv.Name(b)) {
 		stores[name] = newStore
 	}
 	for name, newStore := range stores {
