@@ -199,3 +199,45 @@ func BenchmarkMiddleware(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDuplicateStorm measures throughput under a storm: each iteration sends 64 concurrent
+// duplicates of a new key through the middleware; one runs the handler, the rest get a 409 or
+// the replay.
+func BenchmarkDuplicateStorm(b *testing.B) {
+	const duplicates = 64
+	stores := map[string]func(testing.TB) idem.Store{"memory": func(testing.TB) idem.Store {
+		return idem.NewMemoryStore(idem.MemoryOptions{MaxEntries: 1 << 30, MaxBytes: 1 << 40})
+	}}
+	for name, newStore := range realStores(testenv.Name(b)) {
+		stores[name] = newStore
+	}
+	for name, newStore := range stores {
+		b.Run(name, func(b *testing.B) {
+			mw, err := idemhttp.New(idemhttp.Options{Keeper: &idem.Keeper{Store: newStore(b)}, Unscoped: true, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("done")) }))
+			run := testenv.Name(b)
+			i := 0
+			for b.Loop() {
+				i++
+				key := fmt.Sprint(run, i)
+				var wg sync.WaitGroup
+				for range duplicates {
+					wg.Go(func() {
+						r := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader(`{}`))
+						r.Header.Set(idemhttp.HeaderKey, key)
+						w := httptest.NewRecorder()
+						h.ServeHTTP(w, r)
+						if w.Code != http.StatusOK && w.Code != http.StatusConflict {
+							b.Errorf("status %d", w.Code)
+						}
+					})
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(b.N*duplicates)/b.Elapsed().Seconds(), "requests/s")
+		})
+	}
+}
