@@ -53,6 +53,8 @@ func TestRequiredEntries(t *testing.T) {
 				"no-response-stored", "key-per-user", "memcached-store", "ttl-below-retry-window", "poisoned-key", "caching-5xx"}},
 		{"presets", ids(c.Presets, func(p Preset) string { return p.ID }),
 			[]string{"payment", "webhook", "queue", "workflow", "cron"}},
+		{"checks", ids(c.Checks, func(k Check) string { return k.ID }),
+			[]string{"checkthenact", "attemptkey", "releaseonerror", "cacheresponse"}},
 		{"volatile_fields", ids(c.VolatileFields, func(f VolatileField) string { return f.Name }),
 			[]string{"timestamp", "created_at", "sent_at", "request_id", "client_request_id", "trace_id", "traceparent",
 				"span_id", "nonce", "signature", "ip", "user_agent", "retry_count", "attempt"}},

@@ -92,6 +92,7 @@ func (c *Catalog) Override(file string, data []byte) (*Catalog, error) {
 		Mechanisms:     slices.Clone(c.Mechanisms),
 		AntiPatterns:   slices.Clone(c.AntiPatterns),
 		Presets:        slices.Clone(c.Presets),
+		Checks:         slices.Clone(c.Checks),
 		Defaults:       c.Defaults,
 		pos:            maps.Clone(c.pos),
 		seq:            c.seq,
@@ -324,6 +325,7 @@ var nouns = map[string]string{
 	"Mechanism":     "mechanism",
 	"AntiPattern":   "anti-pattern",
 	"Preset":        "preset",
+	"Check":         "check",
 	"Defaults":      "defaults",
 }
 

@@ -134,6 +134,13 @@ func TestOverrideLeavesBase(t *testing.T) {
 	if src, _ := base.Presets[0].Answers["key"].(map[string]any)["source"]; src != "client" {
 		t.Errorf("base payment preset key.source = %v", src)
 	}
+	ours, err := base.Override(".idemkit.yaml", []byte("checks:\n  - id: checkthenact\n    title: Ours\n"))
+	if err != nil || len(ours.Checks) != len(base.Checks) {
+		t.Errorf("overriding one check: %v, %d checks, want %d", err, len(ours.Checks), len(base.Checks))
+	}
+	if c, _ := base.Check("checkthenact"); c.Title == "Ours" {
+		t.Error("base check title changed")
+	}
 	if err := base.Validate(); err != nil {
 		t.Errorf("base no longer validates: %v", err)
 	}

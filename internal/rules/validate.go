@@ -36,6 +36,7 @@ func (c *Catalog) Validate() error {
 	v.collisions()
 	v.mechanisms()
 	v.presets()
+	v.checks()
 	v.defaults()
 	slices.SortStableFunc(v.errs, func(a, b *FileError) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
@@ -316,6 +317,25 @@ func (v *validator) presets() {
 			} else {
 				v.fail(fmt.Errorf("%w (each downstream step says how it is made idempotent)", ErrMissingField), here(fmt.Sprintf(".downstream[%d].mechanism", j))...)
 			}
+		}
+	}
+}
+
+// checks validates the audit checks' documentation: idemkit rules, the
+// README and each analyzer's help text are built from it, so an entry
+// missing a field would show up as a hole in all three.
+func (v *validator) checks() {
+	cs := v.c.Checks
+	v.ids("checks", "check", len(cs), func(i int) string { return cs[i].ID })
+	for i, c := range cs {
+		v.require("checks", "check", i, "title", c.Title, "why", c.Why, "bad", c.Bad, "good", c.Good, "fix", c.Fix)
+		if c.AntiPattern == "" {
+			v.fail(fmt.Errorf("%w (every check names the anti-pattern it finds)", ErrMissingField), at("checks", i, "anti_pattern")...)
+		} else {
+			v.ref(c.AntiPattern, "anti-pattern", v.antiPatternIDs, at("checks", i, "anti_pattern"))
+		}
+		if strings.TrimSpace(c.Bad) != "" && strings.TrimSpace(c.Bad) == strings.TrimSpace(c.Good) {
+			v.fail(errors.New("bad and good are the same code; the good example shows the fix"), at("checks", i, "good")...)
 		}
 	}
 }

@@ -84,6 +84,18 @@ func TestValidateErrors(t *testing.T) {
 			[]string{`.idemkit.yaml:2: defaults.store: unknown reference: "mongo" is not a store`}, ErrUnknownRef},
 		{"lease longer than TTL", "defaults:\n  lease_ttl: 2d\n",
 			[]string{`.idemkit.yaml:2: defaults.lease_ttl: lease_ttl 2d is longer than ttl 1d: the key would expire while its claim is still live`}, nil},
+		{"check without its fields", "checks:\n  - id: newcheck\n    title: New\n",
+			[]string{
+				`.idemkit.yaml:2: checks[0].why: missing required field (every check needs a why)`,
+				`.idemkit.yaml:2: checks[0].bad: missing required field (every check needs a bad)`,
+				`.idemkit.yaml:2: checks[0].good: missing required field (every check needs a good)`,
+				`.idemkit.yaml:2: checks[0].fix: missing required field (every check needs a fix)`,
+				`.idemkit.yaml:2: checks[0].anti_pattern: missing required field (every check names the anti-pattern it finds)`,
+			}, ErrMissingField},
+		{"check with an unknown anti-pattern", "checks:\n  - id: checkthenact\n    anti_pattern: race\n",
+			[]string{`.idemkit.yaml:3: checks[0].anti_pattern: unknown reference: "race" is not an anti-pattern`}, ErrUnknownRef},
+		{"check whose good example is the bad one", "checks:\n  - id: attemptkey\n    bad: f()\n    good: f()\n",
+			[]string{`.idemkit.yaml:4: checks[0].good: bad and good are the same code; the good example shows the fix`}, nil},
 		{"audit kind not lowercase", "defaults:\n  audit_row_for: [payment, Billing]\n",
 			[]string{`.idemkit.yaml:2: defaults.audit_row_for[1]: operation kind "Billing" must be lowercase, e.g. payment`}, nil},
 	} {

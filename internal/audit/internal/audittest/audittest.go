@@ -1,0 +1,33 @@
+// Package audittest sets up analysistest runs of idemkit's checks.
+//
+// The checks recognise real libraries by import path, so their test
+// packages import minimal copies of those libraries' signatures: pgx v5,
+// gorm, go-redis v9, stripe-go v82, google/uuid, oklog/ulid and the AWS SQS
+// client. The copies live once, in this package's testdata, and Dir joins
+// them with the calling package's own testdata in one GOPATH tree.
+package audittest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Dir returns a GOPATH-style tree for analysistest.Run: the library copies
+// and ./testdata/src of the test's package, copied into a temporary
+// directory. Golden files for suggested fixes travel with their sources.
+func Dir(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("audittest: cannot locate the library copies")
+	}
+	dir := t.TempDir()
+	for _, src := range []string{filepath.Join(filepath.Dir(file), "testdata"), "testdata"} {
+		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+			t.Fatalf("audittest: %v", err)
+		}
+	}
+	return dir
+}

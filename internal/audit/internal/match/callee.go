@@ -1,0 +1,44 @@
+package match
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// method returns the method call calls, statically or through an
+// interface, in its generic origin; nil for a function or a call that is
+// not a method call.
+func method(info *types.Info, call *ast.CallExpr) *types.Func {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Signature().Recv() == nil {
+		return nil
+	}
+	return fn.Origin()
+}
+
+// inPackage reports whether fn is declared in the package path or, when
+// path ends in "/...", anywhere under it.
+func inPackage(fn *types.Func, path string) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	p := fn.Pkg().Path()
+	if prefix, ok := strings.CutSuffix(path, "/..."); ok {
+		return p == prefix || strings.HasPrefix(p, prefix+"/")
+	}
+	return p == path
+}
+
+// ConstString returns the value of e when it is a constant string: a
+// literal, a named constant, or a constant expression of them.
+func ConstString(info *types.Info, e ast.Expr) (string, bool) {
+	tv, ok := info.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(tv.Value), true
+}
