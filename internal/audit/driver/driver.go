@@ -1,0 +1,342 @@
+// Package driver runs idemkit's analyzers in-process, the way
+// `idemkit audit` does, and turns what they find into text, go vet -json,
+// SARIF, or files with the suggested fixes applied.
+//
+// It loads packages with go/packages and analyses them with the public
+// x/tools checker, so the analyzers see exactly what they see under go vet
+// (unitchecker): the same facts, the same types. What the checker leaves to
+// its callers lives here: choosing the packages worth analysing, naming
+// the ones that could not be, and every output format. The driver never
+// writes files itself; the command layer does, with what PlanFixes returns.
+package driver
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+)
+
+// ErrNoPackages is returned when the patterns match no Go package at all,
+// for example an empty directory or a ./... over a module without code.
+var ErrNoPackages = errors.New("no Go packages")
+
+// Options say what to analyse and with what.
+type Options struct {
+	// Dir is the working directory: patterns are resolved against it and
+	// positions in errors are shown relative to it.
+	Dir string
+	// Patterns are go list patterns; empty means "./...".
+	Patterns []string
+	// Analyzers is the suite to run.
+	Analyzers []*analysis.Analyzer
+	// Env is the environment of the go command; nil means the process's.
+	Env []string
+}
+
+// Result is what one run found.
+type Result struct {
+	// Findings are the diagnostics of the analysed packages, sorted by
+	// position and free of the duplicates that test variants produce.
+	Findings []Finding
+	// Errors name the packages that could not be analysed (or not fully),
+	// and why. Any of them makes the run a failure, not merely unclean.
+	Errors []*PackageError
+	// Packages counts the packages that were analysed.
+	Packages int
+
+	// fileSizes records the size each file had when it was analysed, so
+	// that PlanFixes refuses to edit a file that has changed since.
+	fileSizes map[string]int
+}
+
+// Finding is one diagnostic, detached from the FileSet it was reported
+// against so that every writer (and a test) can work from plain values.
+type Finding struct {
+	Analyzer string
+	// Package is the ID of the package it was found in, the key of
+	// go vet -json output, e.g. "example.com/m/h [example.com/m/h.test]".
+	Package  string
+	Category string
+	Pos, End token.Position // absolute file names; End may be invalid
+	Message  string
+	URL      string
+	Related  []Related
+	Fixes    []Fix
+}
+
+// Related is a second place a finding involves: the check before the act,
+// the claim a return leaks.
+type Related struct {
+	Pos, End token.Position
+	Message  string
+}
+
+// Fix is one suggested fix: edits applied together or not at all.
+type Fix struct {
+	Message string
+	Edits   []Edit
+}
+
+// Edit replaces the bytes [Start, End) of Filename with New.
+type Edit struct {
+	Filename   string
+	Start, End int
+	New        string
+}
+
+// PackageError says why a package was not analysed, or why an analyzer
+// failed on it.
+type PackageError struct {
+	// Package is the import path, or the pattern when the pattern itself
+	// is at fault (a directory without Go files, a malformed path).
+	Package string
+	// Analyzer is set when the package loaded but an analyzer failed.
+	Analyzer string
+	// Problems are the errors, file positions relative to Options.Dir.
+	Problems []string
+	// Dependency names the ill-typed package this one imports, when that
+	// is why it is not analysed; Problems is then empty.
+	Dependency string
+}
+
+// maxProblems bounds the errors listed per package: the first few say
+// what is wrong, and a hundred follow-on errors say nothing more.
+const maxProblems = 10
+
+func (e *PackageError) Error() string {
+	var b strings.Builder
+	switch {
+	case e.Analyzer != "":
+		fmt.Fprintf(&b, "%s: analyzer %s failed", e.Package, e.Analyzer)
+	case e.Dependency != "":
+		fmt.Fprintf(&b, "%s: not audited: it imports %s, which does not type-check", e.Package, e.Dependency)
+	case len(e.Problems) == 1 && !strings.Contains(e.Problems[0], ".go:"):
+		// A pattern error ("no Go files in ...") reads best on one line.
+		return fmt.Sprintf("%s: %s", e.Package, e.Problems[0])
+	default:
+		fmt.Fprintf(&b, "%s: not audited: it does not type-check", e.Package)
+	}
+	for i, p := range e.Problems {
+		if i == maxProblems {
+			fmt.Fprintf(&b, "\n\t(and %d more)", len(e.Problems)-maxProblems)
+			break
+		}
+		b.WriteString("\n\t")
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// Run loads the packages that opts.Patterns match, with their tests, the
+// way go vet does, and runs the suite over the ones that type-check.
+// Packages that do not are reported in Result.Errors and the others are
+// still analysed. The error is for failures of the run as a whole: go list
+// itself failing, or ErrNoPackages.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	patterns := opts.Patterns
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    packages.LoadAllSyntax,
+		Dir:     opts.Dir,
+		Env:     opts.Env,
+		Tests:   true,
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", strings.Join(patterns, " "), err)
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("%w match %s", ErrNoPackages, strings.Join(patterns, " "))
+	}
+
+	res := &Result{fileSizes: make(map[string]int)}
+	roots, errs := selectRoots(pkgs, opts.Dir)
+	res.Errors = errs
+	res.Packages = len(roots)
+	if len(roots) == 0 || len(opts.Analyzers) == 0 {
+		return res, nil
+	}
+
+	graph, err := checker.Analyze(opts.Analyzers, roots, nil)
+	if err != nil {
+		return nil, fmt.Errorf("analyse: %w", err)
+	}
+	type key struct {
+		pos, end      token.Position
+		analyzer, msg string
+	}
+	seen := make(map[key]bool)
+	for _, act := range graph.Roots {
+		if act.Err != nil {
+			res.Errors = append(res.Errors, &PackageError{Package: act.Package.PkgPath, Analyzer: act.Analyzer.Name, Problems: []string{act.Err.Error()}})
+			continue
+		}
+		fset := act.Package.Fset
+		for _, d := range act.Diagnostics {
+			f := newFinding(fset, act.Analyzer.Name, act.Package.ID, d)
+			k := key{f.Pos, f.End, f.Analyzer, f.Message}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			res.Findings = append(res.Findings, f)
+			for _, fix := range d.SuggestedFixes {
+				for _, e := range fix.TextEdits {
+					tf := fset.File(e.Pos)
+					res.fileSizes[tf.Name()] = tf.Size()
+				}
+			}
+		}
+	}
+	slices.SortFunc(res.Findings, compareFindings)
+	slices.SortFunc(res.Errors, func(a, b *PackageError) int {
+		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Analyzer, b.Analyzer))
+	})
+	return res, nil
+}
+
+// selectRoots picks the packages to analyse from what go list returned
+// with tests: a package's test variant ("p [p.test]") stands for it, since
+// it holds the same files and more, and the generated test mains are
+// skipped. Packages that do not type-check become errors; so do the ones
+// that only import such a package, naming it.
+func selectRoots(pkgs []*packages.Package, dir string) ([]*packages.Package, []*PackageError) {
+	hasVariant := make(map[string]bool) // import path -> a well-typed "p [p.test]" exists
+	for _, p := range pkgs {
+		if path, _, ok := strings.Cut(p.ID, " ["); ok && path == p.PkgPath && !p.IllTyped {
+			hasVariant[path] = true
+		}
+	}
+	var roots []*packages.Package
+	var errs []*PackageError
+	reported := make(map[string]bool) // import paths already named in errs
+	for _, p := range pkgs {
+		switch {
+		case p.Name == "main" && strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " "):
+			continue // the generated main of a test binary
+		case !p.IllTyped:
+			if p.ID == p.PkgPath && hasVariant[p.PkgPath] {
+				continue
+			}
+			roots = append(roots, p)
+		case reported[p.PkgPath]:
+		default:
+			reported[p.PkgPath] = true
+			errs = append(errs, loadError(p, dir))
+		}
+	}
+	return roots, errs
+}
+
+// loadError describes why p could not be analysed: its own errors, or
+// else the first ill-typed package among its imports.
+func loadError(p *packages.Package, dir string) *PackageError {
+	e := &PackageError{Package: p.PkgPath}
+	seen := make(map[string]bool)
+	for _, pe := range p.Errors {
+		msg := pe.Msg
+		if pe.Pos != "" && pe.Pos != "-" {
+			msg = relPos(pe.Pos, dir) + ": " + msg
+		}
+		if !seen[msg] {
+			seen[msg] = true
+			e.Problems = append(e.Problems, msg)
+		}
+	}
+	if len(e.Problems) > 0 {
+		return e
+	}
+	packages.Visit([]*packages.Package{p}, nil, func(q *packages.Package) {
+		if e.Dependency == "" && q != p && len(q.Errors) > 0 {
+			e.Dependency = q.PkgPath
+		}
+	})
+	if e.Dependency == "" {
+		e.Problems = []string{"does not type-check (go/packages gave no reason)"}
+	}
+	return e
+}
+
+// relPos shows a "file:line:col" position with the file relative to dir
+// when it lies inside it.
+func relPos(pos, dir string) string {
+	file, rest := pos, ""
+	for range 2 {
+		i := strings.LastIndexByte(file, ':')
+		if i < 0 || strings.ContainsAny(file[i+1:], "/\\") {
+			break
+		}
+		file, rest = file[:i], file[i:]+rest
+	}
+	return relFile(file, dir) + rest
+}
+
+// relFile shows file relative to dir when it lies inside it.
+func relFile(file, dir string) string {
+	if dir == "" {
+		return file
+	}
+	if r, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(r) {
+		return r
+	}
+	return file
+}
+
+func newFinding(fset *token.FileSet, analyzer, pkg string, d analysis.Diagnostic) Finding {
+	f := Finding{
+		Analyzer: analyzer,
+		Package:  pkg,
+		Category: d.Category,
+		Pos:      fset.Position(d.Pos),
+		Message:  d.Message,
+		URL:      d.URL,
+	}
+	if d.End.IsValid() {
+		f.End = fset.Position(d.End)
+	}
+	for _, r := range d.Related {
+		rel := Related{Pos: fset.Position(r.Pos), Message: r.Message}
+		if r.End.IsValid() {
+			rel.End = fset.Position(r.End)
+		}
+		f.Related = append(f.Related, rel)
+	}
+	for _, sf := range d.SuggestedFixes {
+		fix := Fix{Message: sf.Message}
+		for _, e := range sf.TextEdits {
+			end := e.End
+			if !end.IsValid() {
+				end = e.Pos // an insertion
+			}
+			fix.Edits = append(fix.Edits, Edit{
+				Filename: fset.Position(e.Pos).Filename,
+				Start:    fset.Position(e.Pos).Offset,
+				End:      fset.Position(end).Offset,
+				New:      string(e.NewText),
+			})
+		}
+		f.Fixes = append(f.Fixes, fix)
+	}
+	return f
+}
+
+func compareFindings(a, b Finding) int {
+	return cmp.Or(
+		cmp.Compare(a.Pos.Filename, b.Pos.Filename),
+		cmp.Compare(a.Pos.Offset, b.Pos.Offset),
+		cmp.Compare(a.Analyzer, b.Analyzer),
+		cmp.Compare(a.Message, b.Message),
+	)
+}

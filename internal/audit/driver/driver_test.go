@@ -1,0 +1,200 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// badcall stands in for the real suite, which other tests cover: it
+// reports each call to a function named Bad, with Bad's declaration as the
+// second place (often in another package) and a fix that calls Good.
+var badcall = &analysis.Analyzer{
+	Name: "badcall",
+	Doc:  "calls to Bad\n\nBad is never right; call Good.",
+	Run: func(pass *analysis.Pass) (any, error) {
+		for _, file := range pass.Files {
+			ast.Inspect(file, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				var id *ast.Ident
+				switch fn := call.Fun.(type) {
+				case *ast.Ident:
+					id = fn
+				case *ast.SelectorExpr:
+					id = fn.Sel
+				}
+				if id == nil || id.Name != "Bad" {
+					return true
+				}
+				obj := pass.TypesInfo.Uses[id]
+				pass.Report(analysis.Diagnostic{
+					Pos:     call.Pos(),
+					End:     call.End(),
+					Message: "call to Bad (badcall)",
+					Related: []analysis.RelatedInformation{{Pos: obj.Pos(), Message: "Bad is declared here"}},
+					SuggestedFixes: []analysis.SuggestedFix{{
+						Message:   "call Good",
+						TextEdits: []analysis.TextEdit{{Pos: id.Pos(), End: id.End(), NewText: []byte("Good")}},
+					}},
+				})
+				return true
+			})
+		}
+		return nil, nil
+	},
+}
+
+// failing is an analyzer that fails on every package.
+var failing = &analysis.Analyzer{
+	Name: "failing",
+	Doc:  "fails",
+	Run:  func(*analysis.Pass) (any, error) { return nil, errors.New("it broke") },
+}
+
+// writeTree writes files (path -> content) under a new temp dir.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// module is a small module with a finding, a package that does not
+// type-check, one that imports it, and a directory without Go files. It
+// has no tests, which would load package testing and its dependencies
+// from source: withTests adds them where tests are the point.
+var module = map[string]string{
+	"go.mod":          "module example.com/m\n\ngo 1.26\n",
+	"lib/lib.go":      "package lib\n\nfunc Bad() int { return 0 }\n\nfunc Good() int { return 1 }\n",
+	"a/a.go":          "package a\n\nimport \"example.com/m/lib\"\n\nfunc A() int { return lib.Bad() }\n",
+	"broken/b.go":     "package broken\n\nfunc B() int { return undefined }\n",
+	"user/u.go":       "package user\n\nimport \"example.com/m/broken\"\n\nvar _ = broken.B()\n",
+	"empty/README.md": "nothing here\n",
+}
+
+// withTests is module with a finding in a test and in an external test.
+func withTests() map[string]string {
+	m := maps.Clone(module)
+	m["a/a_test.go"] = "package a\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc TestA(t *testing.T) { _ = lib.Bad() + A() }\n"
+	m["a/x_test.go"] = "package a_test\n\nimport \"example.com/m/lib\"\n\nvar _ = lib.Bad()\n"
+	return m
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, withTests())
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{badcall}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s:%d %s", relFile(f.Pos.Filename, dir), f.Pos.Line, f.Package))
+		if len(f.Related) != 1 || !strings.HasSuffix(f.Related[0].Pos.Filename, filepath.Join("lib", "lib.go")) || f.Related[0].Pos.Line != 3 {
+			t.Errorf("%s: related = %+v, want lib/lib.go:3", f.Pos, f.Related)
+		}
+		if len(f.Fixes) != 1 || len(f.Fixes[0].Edits) != 1 || f.Fixes[0].Edits[0].New != "Good" {
+			t.Errorf("%s: fixes = %+v", f.Pos, f.Fixes)
+		}
+	}
+	// Each call once: a.go is in both "a" and "a [a.test]" but only the
+	// test variant is analysed.
+	want := []string{
+		"a/a.go:5 example.com/m/a [example.com/m/a.test]",
+		"a/a_test.go:9 example.com/m/a [example.com/m/a.test]",
+		"a/x_test.go:5 example.com/m/a_test [example.com/m/a.test]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Packages != 3 { // a [a.test], a_test [a.test], lib
+		t.Errorf("analysed %d packages, want 3", res.Packages)
+	}
+
+	var errs []string
+	for _, e := range res.Errors {
+		errs = append(errs, e.Error())
+	}
+	wantErrs := []string{
+		"example.com/m/broken: not audited: it does not type-check\n\tbroken/b.go:3:23: undefined: undefined",
+		"example.com/m/user: not audited: it imports example.com/m/broken, which does not type-check",
+	}
+	if strings.Join(errs, "\n") != strings.Join(wantErrs, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(wantErrs, "\n"))
+	}
+}
+
+func TestRunPatternErrors(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, module)
+	cases := []struct {
+		name     string
+		dir      string
+		patterns []string
+		err      error  // a failure of the whole run
+		errText  string // in the run's error
+		pkgErr   string // else: the one package error
+	}{
+		{name: "directory without Go files", patterns: []string{"./empty"}, pkgErr: "./empty: no Go files in " + filepath.Join(dir, "empty")},
+		{name: "pattern matching nothing", patterns: []string{"./empty/..."}, err: ErrNoPackages, errText: "no Go packages match ./empty/..."},
+		{name: "missing directory", patterns: []string{"./nowhere"}, pkgErr: "./nowhere: stat " + filepath.Join(dir, "nowhere") + ": directory not found"},
+		{name: "malformed import path", patterns: []string{"example.com/["}, pkgErr: `malformed import path "example.com/["`},
+		{name: "outside any module", dir: t.TempDir(), pkgErr: "./...: pattern ./...: directory prefix . does not contain main module"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := dir
+			if tc.dir != "" {
+				d = tc.dir
+			}
+			res, err := Run(context.Background(), Options{Dir: d, Patterns: tc.patterns, Analyzers: []*analysis.Analyzer{badcall}})
+			if tc.pkgErr != "" {
+				if err != nil {
+					t.Fatalf("err = %v, want a package error", err)
+				}
+				if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Error(), tc.pkgErr) {
+					t.Fatalf("errors = %v, want one with %q", res.Errors, tc.pkgErr)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.errText) {
+				t.Fatalf("err = %v, want %q", err, tc.errText)
+			}
+			if tc.err != nil && !errors.Is(err, tc.err) {
+				t.Errorf("err = %v, want errors.Is %v", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestRunAnalyzerError(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, module)
+	res, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./lib"}, Analyzers: []*analysis.Analyzer{failing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Analyzer != "failing" || res.Errors[0].Error() != "example.com/m/lib: analyzer failing failed\n\tit broke" {
+		t.Fatalf("errors = %v", res.Errors)
+	}
+}
