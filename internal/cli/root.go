@@ -47,6 +47,8 @@ library that gets the hard parts right into your module (generate).`,
 	root.AddCommand(NewCmdDesign(f, nil))
 	root.AddCommand(NewCmdSpecs(f, nil))
 	root.AddCommand(NewCmdDerive(f, nil))
+	root.AddCommand(NewCmdAudit(f, nil))
+	root.AddCommand(NewCmdRules(f, nil))
 	root.AddCommand(newCmdVersion(f))
 	root.AddCommand(newCmdCompletion(f))
 	return root

@@ -4,96 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/idemkit/idemkit/internal/audit/driver/drivertest"
 )
 
-// badcall stands in for the real suite, which other tests cover: it
-// reports each call to a function named Bad, with Bad's declaration as the
-// second place (often in another package) and a fix that calls Good.
-var badcall = &analysis.Analyzer{
-	Name: "badcall",
-	Doc:  "calls to Bad\n\nBad is never right; call Good.",
-	Run: func(pass *analysis.Pass) (any, error) {
-		for _, file := range pass.Files {
-			ast.Inspect(file, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				var id *ast.Ident
-				switch fn := call.Fun.(type) {
-				case *ast.Ident:
-					id = fn
-				case *ast.SelectorExpr:
-					id = fn.Sel
-				}
-				if id == nil || id.Name != "Bad" {
-					return true
-				}
-				obj := pass.TypesInfo.Uses[id]
-				pass.Report(analysis.Diagnostic{
-					Pos:     call.Pos(),
-					End:     call.End(),
-					Message: "call to Bad (badcall)",
-					Related: []analysis.RelatedInformation{{Pos: obj.Pos(), Message: "Bad is declared here"}},
-					SuggestedFixes: []analysis.SuggestedFix{{
-						Message:   "call Good",
-						TextEdits: []analysis.TextEdit{{Pos: id.Pos(), End: id.End(), NewText: []byte("Good")}},
-					}},
-				})
-				return true
-			})
-		}
-		return nil, nil
-	},
-}
-
-// failing is an analyzer that fails on every package.
-var failing = &analysis.Analyzer{
-	Name: "failing",
-	Doc:  "fails",
-	Run:  func(*analysis.Pass) (any, error) { return nil, errors.New("it broke") },
-}
-
-// writeTree writes files (path -> content) under a new temp dir.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// module is a small module with a finding, a package that does not
-// type-check, one that imports it, and a directory without Go files. It
-// has no tests, which would load package testing and its dependencies
-// from source: withTests adds them where tests are the point.
-var module = map[string]string{
-	"go.mod":          "module example.com/m\n\ngo 1.26\n",
-	"lib/lib.go":      "package lib\n\nfunc Bad() int { return 0 }\n\nfunc Good() int { return 1 }\n",
-	"a/a.go":          "package a\n\nimport \"example.com/m/lib\"\n\nfunc A() int { return lib.Bad() }\n",
-	"broken/b.go":     "package broken\n\nfunc B() int { return undefined }\n",
-	"user/u.go":       "package user\n\nimport \"example.com/m/broken\"\n\nvar _ = broken.B()\n",
-	"empty/README.md": "nothing here\n",
-}
-
-// withTests is module with a finding in a test and in an external test.
+// withTests is drivertest.Module with a finding in a test and in an external test.
 func withTests() map[string]string {
-	m := maps.Clone(module)
+	m := maps.Clone(drivertest.Module)
 	m["a/a_test.go"] = "package a\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc TestA(t *testing.T) { _ = lib.Bad() + A() }\n"
 	m["a/x_test.go"] = "package a_test\n\nimport \"example.com/m/lib\"\n\nvar _ = lib.Bad()\n"
 	return m
@@ -101,8 +24,8 @@ func withTests() map[string]string {
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, withTests())
-	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{badcall}})
+	dir := drivertest.WriteTree(t, withTests())
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +68,7 @@ func TestRun(t *testing.T) {
 
 func TestRunPatternErrors(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, module)
+	dir := drivertest.WriteTree(t, drivertest.Module)
 	cases := []struct {
 		name     string
 		dir      string
@@ -167,7 +90,7 @@ func TestRunPatternErrors(t *testing.T) {
 			if tc.dir != "" {
 				d = tc.dir
 			}
-			res, err := Run(context.Background(), Options{Dir: d, Patterns: tc.patterns, Analyzers: []*analysis.Analyzer{badcall}})
+			res, err := Run(context.Background(), Options{Dir: d, Patterns: tc.patterns, Analyzers: []*analysis.Analyzer{drivertest.BadCall}})
 			if tc.pkgErr != "" {
 				if err != nil {
 					t.Fatalf("err = %v, want a package error", err)
@@ -189,8 +112,8 @@ func TestRunPatternErrors(t *testing.T) {
 
 func TestRunAnalyzerError(t *testing.T) {
 	t.Parallel()
-	dir := writeTree(t, module)
-	res, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./lib"}, Analyzers: []*analysis.Analyzer{failing}})
+	dir := drivertest.WriteTree(t, drivertest.Module)
+	res, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./lib"}, Analyzers: []*analysis.Analyzer{drivertest.Failing}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,18 +12,20 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/idemkit/idemkit/internal/audit/driver/drivertest"
 )
 
-// analysed runs badcall over a copy of module (with edits applied to
+// analysed runs BadCall over a copy of drivertest.Module (with edits applied to
 // it first) and returns the directory and the result.
 func analysed(t *testing.T, edit func(files map[string]string)) (string, *Result) {
 	t.Helper()
-	files := maps.Clone(module)
+	files := maps.Clone(drivertest.Module)
 	if edit != nil {
 		edit(files)
 	}
-	dir := writeTree(t, files)
-	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{badcall}})
+	dir := drivertest.WriteTree(t, files)
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestWriteJSON(t *testing.T) {
 func sarifOf(t *testing.T, dir string, res *Result) sarifLog {
 	t.Helper()
 	var b bytes.Buffer
-	opts := SARIFOptions{Dir: dir, ToolVersion: "v1.2.3", Analyzers: []*analysis.Analyzer{badcall, failing}, ReadFile: os.ReadFile}
+	opts := SARIFOptions{Dir: dir, ToolVersion: "v1.2.3", Analyzers: []*analysis.Analyzer{drivertest.BadCall, drivertest.Failing}, ReadFile: os.ReadFile}
 	if err := WriteSARIF(&b, res, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestSARIFColumnsAreUTF16(t *testing.T) {
 func TestSARIFUnknownAnalyzer(t *testing.T) {
 	t.Parallel()
 	res := &Result{Findings: []Finding{{Analyzer: "nosuch", Message: "m", Pos: token.Position{Filename: "/x.go", Line: 1, Column: 1}}}}
-	err := WriteSARIF(new(bytes.Buffer), res, SARIFOptions{Analyzers: []*analysis.Analyzer{badcall}})
+	err := WriteSARIF(new(bytes.Buffer), res, SARIFOptions{Analyzers: []*analysis.Analyzer{drivertest.BadCall}})
 	if err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("err = %v, want one naming the analyzer", err)
 	}

@@ -23,24 +23,28 @@ type RuleDoc struct {
 }
 
 // Describe documents a from the rules catalogue, which holds each check's
-// title, reasons and examples. A check the catalogue does not know yet is
-// described by its Analyzer.Doc, whose first line is the title by the
-// go/analysis convention.
+// title, reasons and examples. An analyzer the catalogue does not know
+// (a stand-in in tests) is described by its Doc, whose first line is the
+// title by the go/analysis convention.
 func Describe(a *analysis.Analyzer) RuleDoc {
-	cat := rules.Default()
-	c, ok := cat.Check(a.Name)
-	if !ok {
-		title, _, _ := strings.Cut(strings.TrimSpace(a.Doc), "\n")
-		return RuleDoc{
-			Name:     a.Name,
-			Title:    title,
-			Summary:  strings.TrimSpace(a.Doc),
-			Markdown: fmt.Appendf(nil, "# %s\n\n%s\n\n%s\n", a.Name, strings.TrimSpace(a.Doc), ignoreHint(a.Name)),
-		}
+	if c, ok := rules.Default().Check(a.Name); ok {
+		return DescribeCheck(c)
 	}
+	doc := strings.TrimSpace(a.Doc)
+	title, _, _ := strings.Cut(doc, "\n")
+	return RuleDoc{
+		Name:     a.Name,
+		Title:    title,
+		Summary:  doc,
+		Markdown: fmt.Appendf(nil, "# %s\n\n%s\n\n%s\n", a.Name, doc, ignoreHint(a.Name)),
+	}
+}
+
+// DescribeCheck documents one check of the catalogue.
+func DescribeCheck(c *rules.Check) RuleDoc {
 	var md bytes.Buffer
 	fmt.Fprintf(&md, "# %s: %s\n\n%s\n", c.ID, c.Title, strings.TrimSpace(c.Why))
-	if ap, ok := cat.AntiPattern(c.AntiPattern); ok {
+	if ap, ok := rules.Default().AntiPattern(c.AntiPattern); ok {
 		fmt.Fprintf(&md, "\nThe anti-pattern: **%s** (`%s`).\n", ap.Title, ap.ID)
 	}
 	fmt.Fprintf(&md, "\n## Reported\n\n```go\n%s\n```\n", strings.TrimSpace(c.Bad))
