@@ -47,6 +47,7 @@ library that gets the hard parts right into your module (generate).`,
 	root.AddCommand(NewCmdDesign(f, nil))
 	root.AddCommand(NewCmdSpecs(f, nil))
 	root.AddCommand(NewCmdDerive(f, nil))
+	root.AddCommand(NewCmdGenerate(f))
 	root.AddCommand(NewCmdAudit(f, nil))
 	root.AddCommand(NewCmdRules(f, nil))
 	root.AddCommand(newCmdVersion(f))
