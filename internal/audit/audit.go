@@ -2,8 +2,14 @@
 // drivers that run them in-process (idemkit audit) and under go vet.
 package audit
 
-import "golang.org/x/tools/go/analysis"
+import (
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/idemkit/idemkit/internal/audit/checkthenact"
+)
 
 // Analyzers is the suite, in the order findings are documented. Names are a
 // contract: they are the keys of go vet -json output.
-var Analyzers = []*analysis.Analyzer{}
+var Analyzers = []*analysis.Analyzer{
+	checkthenact.Analyzer,
+}

@@ -1,0 +1,75 @@
+package checkthenact
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func consumeRedis(ctx context.Context, rdb *redis.Client, id string) error {
+	n, err := rdb.Exists(ctx, "seen:"+id).Result()
+	if err != nil || n > 0 {
+		return err
+	}
+	return rdb.Set(ctx, "seen:"+id, 1, 72*time.Hour).Err() // want `SET of "seen:" \+ id after the EXISTS at redis.go:12 races with a concurrent retry; use SetNX \(SET NX\) and treat false as already done \(checkthenact\)`
+}
+
+func consumeRedisNX(ctx context.Context, rdb *redis.Client, id string) error {
+	n, err := rdb.Exists(ctx, "seen:"+id).Result()
+	if err != nil || n > 0 {
+		return err
+	}
+	return rdb.SetNX(ctx, "seen:"+id, 1, 72*time.Hour).Err()
+}
+
+func respond(ctx context.Context, rdb redis.Cmdable, idempotencyKey string, body []byte) ([]byte, error) {
+	if cached, err := rdb.Get(ctx, idempotencyKey).Bytes(); err == nil {
+		return cached, nil
+	}
+	return body, rdb.Set(ctx, idempotencyKey, body, 24*time.Hour).Err() // want `SET of idempotencyKey after the GET at redis.go:28 races`
+}
+
+func respondArgs(ctx context.Context, rdb redis.Cmdable, idempotencyKey string, body []byte) ([]byte, error) {
+	if cached, err := rdb.Get(ctx, idempotencyKey).Bytes(); err == nil {
+		return cached, nil
+	}
+	return body, rdb.SetArgs(ctx, idempotencyKey, body, redis.SetArgs{Mode: "NX", TTL: 24 * time.Hour}).Err()
+}
+
+// A cache, not a dedup record: a second fill is harmless.
+func profile(ctx context.Context, rdb *redis.Client, userID string, load func() string) (string, error) {
+	if v, err := rdb.Get(ctx, "cache:"+userID).Result(); err == nil {
+		return v, nil
+	}
+	v := load()
+	return v, rdb.Set(ctx, "cache:"+userID, v, time.Minute).Err()
+}
+
+// The key is built by the helpers differently but has one shape.
+func seen(ctx context.Context, rdb *redis.Client, msgID string) bool {
+	return rdb.Exists(ctx, fmt.Sprintf("dedup:%s", msgID)).Val() > 0
+}
+
+func mark(ctx context.Context, rdb *redis.Client, id string) {
+	rdb.Set(ctx, fmt.Sprintf("dedup:%s", id), 1, time.Hour) // want `SET of fmt.Sprintf\("dedup:%s", id\) after the EXISTS at redis.go:52 races`
+}
+
+func markNX(ctx context.Context, rdb *redis.Client, id string) {
+	rdb.Do(ctx, "SET", fmt.Sprintf("dedup:%s", id), 1, "EX", 3600, "NX")
+}
+
+func consumeMessage(ctx context.Context, rdb *redis.Client, msgID string) {
+	if seen(ctx, rdb, msgID) {
+		return
+	}
+	mark(ctx, rdb, msgID)
+}
+
+func consumeMessageNX(ctx context.Context, rdb *redis.Client, msgID string) {
+	if seen(ctx, rdb, msgID) {
+		return
+	}
+	markNX(ctx, rdb, msgID)
+}
