@@ -311,8 +311,12 @@ func applyRuntime(opts *GenerateRuntimeOptions, target, root string, gomod *modf
 	fmt.Fprintf(opts.IO.Out, "Generated %s (package %s; stores: %s) in %s: %d written, %d removed, %d unchanged.\n",
 		rt.ImportPath, rt.Package, strings.Join(rt.Stores, ", "), opts.show(target), written, removed, unchanged)
 	for _, o := range rt.Omitted {
-		fmt.Fprintf(opts.IO.ErrOut, "note: left out %s: it imports %s, which these stores do not include\n",
-			opts.show(filepath.Join(target, filepath.FromSlash(o.Path))), o.Missing)
+		why := "it imports " + o.Missing
+		if o.Via != "" {
+			why = "it uses what " + o.Via + " declares, which needs " + o.Missing
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "note: left out %s: %s, a package these stores do not include\n",
+			opts.show(filepath.Join(target, filepath.FromSlash(o.Path))), why)
 	}
 	if line := goGetLine(rt, gomod); line != "" {
 		where := ""

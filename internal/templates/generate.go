@@ -97,7 +97,7 @@ type Runtime struct {
 	// GoVersion is the lowest go directive the user's go.mod may have: idemkit's own.
 	GoVersion string
 	// Omitted lists the runtime's test files left out because they import a package that these
-	// options do not generate.
+	// options do not generate, or use what such a file declares.
 	Omitted []Omission
 }
 
@@ -106,10 +106,11 @@ type Requirement struct {
 	Package, Module, Version string
 }
 
-// Omission is a test file left out of the generated runtime and the package whose absence made
-// it so, both relative to Dir.
+// Omission is a test file left out of the generated runtime: Path imports Missing, a package
+// these options do not generate, or — when Via is set — uses declarations of the test file Via,
+// which was left out for that. Paths are relative to Dir.
 type Omission struct {
-	Path, Missing string
+	Path, Missing, Via string
 }
 
 // OptionError is a bad option: the caller's input, not a defect of the runtime.
@@ -193,21 +194,12 @@ func generateRuntime(src fs.FS, mod *modfile.File, opts RuntimeOptions) (*Runtim
 	dirs := map[string]bool{}
 	for _, f := range files {
 		dirs[path.Dir(f.path)] = true
-		switch {
-		case !selected[f.pkg]:
-			continue
-		case !f.test:
-		case !opts.WithTests:
-			continue
-		case f.ast != nil:
-			if missing := firstMissing(f.runtimeImports(), selected); missing != "" {
-				rt.Omitted = append(rt.Omitted, Omission{Path: f.path, Missing: missing})
-				continue
-			}
+		if selected[f.pkg] && (!f.test || opts.WithTests) {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	rt.Dirs = sortedKeys(dirs)
+	out, rt.Omitted = omitTests(out, selected)
 
 	alias := rt.Package != coreName && nameUsed(files, rt.Package)
 	rt.Files = make(map[string][]byte, len(out))
@@ -427,6 +419,85 @@ func selectPackages(files []*srcFile, chosen map[string]bool, withTests bool) (m
 		}
 	}
 	return selected, nil
+}
+
+// omitTests leaves out of files the test files that cannot build: those importing a package
+// that is not selected, and — until none is left — those using a top-level name that a test file
+// left out in the same directory declares (a helper shared between test files). The second
+// check works on names, not types, so it may leave out a file that merely uses the same name;
+// it never keeps one that would not compile for this reason.
+func omitTests(files []*srcFile, selected map[string]bool) ([]*srcFile, []Omission) {
+	omitted := map[*srcFile]Omission{}
+	for _, f := range files {
+		if f.test && f.ast != nil {
+			if missing := firstMissing(f.runtimeImports(), selected); missing != "" {
+				omitted[f] = Omission{Path: f.path, Missing: missing}
+			}
+		}
+	}
+	for changed := len(omitted) > 0; changed; {
+		changed = false
+		for _, f := range files {
+			if _, gone := omitted[f]; gone || !f.test || f.ast == nil {
+				continue
+			}
+			used := unresolvedNames(f.ast)
+			for _, g := range files {
+				o, gone := omitted[g]
+				if gone && g.pkg == f.pkg && slices.ContainsFunc(topLevelNames(g.ast), func(n string) bool { return used[n] }) {
+					omitted[f] = Omission{Path: f.path, Missing: o.Missing, Via: g.path}
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	var kept []*srcFile
+	var list []Omission
+	for _, f := range files {
+		if o, gone := omitted[f]; gone {
+			list = append(list, o)
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	return kept, list
+}
+
+// topLevelNames lists the names f declares at package level, methods included.
+func topLevelNames(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			names = append(names, d.Name.Name)
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					names = append(names, spec.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range spec.Names {
+						names = append(names, n.Name)
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// unresolvedNames lists the identifiers of f that the parser could not resolve inside f: names
+// declared in other files of the package, imported packages, selected fields and methods.
+func unresolvedNames(f *ast.File) map[string]bool {
+	names := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Obj == nil && id != f.Name {
+			names[id.Name] = true
+		}
+		return true
+	})
+	return names
 }
 
 // firstMissing returns the first of dirs that is not selected, or "".

@@ -69,13 +69,20 @@ func archive(rt *Runtime) []byte {
 		fmt.Fprintf(&c, "requires: %s (%s %s)\n", r.Package, r.Module, r.Version)
 	}
 	for _, o := range rt.Omitted {
-		fmt.Fprintf(&c, "omitted: %s (needs %s)\n", o.Path, o.Missing)
+		fmt.Fprintf(&c, "omitted: %s (needs %s%s)\n", o.Path, o.Missing, via(o))
 	}
 	ar := &txtar.Archive{Comment: c.Bytes()}
 	for _, p := range sortedKeys(rt.Files) {
 		ar.Files = append(ar.Files, txtar.File{Name: p, Data: rt.Files[p]})
 	}
 	return txtar.Format(ar)
+}
+
+func via(o Omission) string {
+	if o.Via == "" {
+		return ""
+	}
+	return " through " + o.Via
 }
 
 // golden compares got with testdata/generate/name, or rewrites it under -update.
@@ -156,7 +163,7 @@ func TestGenerateRuntimeEmbedded(t *testing.T) {
 				fmt.Fprintln(&list, p)
 			}
 			for _, o := range rt.Omitted {
-				fmt.Fprintf(&list, "omitted %s (needs %s)\n", o.Path, o.Missing)
+				fmt.Fprintf(&list, "omitted %s (needs %s%s)\n", o.Path, o.Missing, via(o))
 			}
 			for _, r := range rt.Requires {
 				fmt.Fprintf(&list, "requires %s@%s\n", r.Package, r.Version)
