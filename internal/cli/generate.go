@@ -69,6 +69,7 @@ store no longer chosen are removed. Nothing is written outside DIR.
 
 --check writes nothing and exits 1 when the files on disk differ from what
 would be generated (missing, different, edited or extra files): run it in CI.
+The headers name the idemkit version, so after upgrading idemkit, regenerate.
 
 Your go.mod is not edited: the command prints the 'go get' line that adds the
 packages the generated code imports, at the versions idemkit tests the runtime
