@@ -1,0 +1,268 @@
+// Package claim follows idempotency claims through a function's control
+// flow. It finds where a key or lock is taken — a go-redis SET NX, an
+// INSERT of an in-progress row into a dedup table, a call of an
+// //idemkit:claim function from any package — and walks every path from
+// there to a return, noting where the claim is released, completed or
+// handed on, and whether the return reports a failure. releaseonerror
+// reads the failing exits, cacheresponse the others; computing the walk
+// once serves both.
+//
+// The walk is vet's lostcancel: a depth-first search of the go/cfg graph
+// that stops where the claim is settled. It is path-sensitive where claim
+// code always is: a branch on the claim's own error, or on its "taken"
+// result, leads nowhere when it says nothing was taken; and a comparison of
+// an error with nil tells `return err` on a failing path from the same
+// statement on a path where err is known to be nil.
+package claim
+
+import (
+	"go/ast"
+	"go/types"
+	"reflect"
+	"slices"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// Analyzer finds the claims of every function of a package and walks
+// them. The checks Require it and read its Result.
+var Analyzer = &analysis.Analyzer{
+	Name:       "idemkitclaim",
+	Doc:        "follows idempotency key claims through each function's control flow",
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, directive.Analyzer},
+	Run:        run,
+	ResultType: reflect.TypeFor[*Result](),
+}
+
+// Result is every function of the package that has a body, declared or
+// literal, in source order.
+type Result struct {
+	Funcs []*Func
+}
+
+// Func is one function body and the claims it makes.
+type Func struct {
+	Node ast.Node // *ast.FuncDecl or *ast.FuncLit
+	Body *ast.BlockStmt
+	Sig  *types.Signature
+	// Directive is what a declared function's doc comment says it does
+	// to a key. The body of an //idemkit:claim helper is how a claim is
+	// made, not a claim left open, so its claims are not followed.
+	Directive directive.Kind
+	// Responder marks a function whose answer a replay must reproduce: it
+	// writes a body to an http.ResponseWriter, or returns a value other
+	// than a bool besides its error. A queue consumer or cron job that
+	// only succeeds or fails is not one.
+	Responder bool
+	Claims    []*Claim
+}
+
+// Via is how a key is claimed.
+type Via uint8
+
+// The ways of claiming a key.
+const (
+	Redis     Via = iota + 1 // SET NX: SetNX, SetArgs{Mode: "NX"}, Do(ctx, "set", key, v, "nx")
+	SQL                      // an INSERT of an in-progress row into a dedup table
+	Directive                // a call of an //idemkit:claim function or method
+)
+
+// Claim is one claiming call and the ways out of its function that leave
+// it held.
+type Claim struct {
+	Call *ast.CallExpr
+	Via  Via
+	// Callee is the claiming function or method: the go-redis command or
+	// the annotated helper.
+	Callee *types.Func
+	What   string   // the call as a message names it: SetNX, INSERT into idempotency_keys, Claim
+	Key    ast.Expr // the Redis key
+	Table  string   // the SQL table
+	// Lock marks a Redis key named as a lock (lock:, mutex): mutual
+	// exclusion, not a record meant to be replayed.
+	Lock bool
+	// Stmt is the node of the function's control-flow graph that holds
+	// Call: its statement, or the condition it is part of.
+	Stmt ast.Node
+	// Exits are the returns reachable from the claim on a path where it
+	// may have taken the key and where no call has released, completed or
+	// handed it on, each once per distinct way of reaching it.
+	Exits []Exit
+
+	held map[*types.Var]bool // results saying whether the key was taken, and values derived from them
+	own  map[*types.Var]bool // the claim's own non-error results, a subset of held
+	err  *types.Var          // the claim's error result
+}
+
+// Settle is what a call does to a claim; values combine.
+type Settle uint8
+
+// The ways a claim stops being the function's business.
+const (
+	Released  Settle = 1 << iota // given back: DEL, DELETE, a rollback, an //idemkit:release call
+	Completed                    // the result stored under the key: SET, UPDATE, an //idemkit:complete call
+	HandedOff                    // passed to or returned to code that owns it from then on
+)
+
+// Exit is a way out of the function with the claim held.
+type Exit struct {
+	Return *ast.ReturnStmt // synthetic when control falls off the end of the body
+	// Failure is the 5xx response written on the way, in a function that
+	// answers HTTP; it makes the exit a failing one.
+	Failure *ast.CallExpr
+	// Error marks a return of an error that may be non-nil, or one after
+	// a 5xx response.
+	Error bool
+	// Deferred is what the calls deferred before this exit do to the
+	// claim when the function returns.
+	Deferred Settle
+}
+
+// Pos is where an exit is reported: the 5xx response, or the return.
+func (e Exit) Pos() ast.Node {
+	if e.Failure != nil {
+		return e.Failure
+	}
+	return e.Return
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	s := &scope{
+		pass:    pass,
+		dirs:    pass.ResultOf[directive.Analyzer].(*directive.Directives),
+		cfgs:    pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
+		decls:   map[*types.Func]*ast.FuncDecl{},
+		effects: map[*types.Func]*effects{},
+	}
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	res := &Result{}
+	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
+		f := &Func{Node: n}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func)
+			if !ok || n.Body == nil {
+				return
+			}
+			s.decls[fn] = n
+			f.Body, f.Sig, f.Directive = n.Body, fn.Signature(), directive.Parse(n.Doc)
+		case *ast.FuncLit:
+			sig, ok := pass.TypesInfo.TypeOf(n).(*types.Signature)
+			if !ok {
+				return
+			}
+			f.Body, f.Sig = n.Body, sig
+		}
+		res.Funcs = append(res.Funcs, f)
+	})
+	for _, f := range res.Funcs {
+		s.function(f)
+	}
+	return res, nil
+}
+
+// scope is what the walk of one package needs.
+type scope struct {
+	pass    *analysis.Pass
+	dirs    *directive.Directives
+	cfgs    *ctrlflow.CFGs
+	decls   map[*types.Func]*ast.FuncDecl
+	effects map[*types.Func]*effects // nil while being computed
+}
+
+// function finds f's claims and walks each.
+func (s *scope) function(f *Func) {
+	f.Responder = s.responder(f)
+	if f.Directive != 0 {
+		return
+	}
+	var calls []*ast.CallExpr
+	inspectBody(f.Body, func(call *ast.CallExpr) {
+		calls = append(calls, call)
+	})
+	var g *cfg.CFG
+	for _, call := range calls {
+		c := s.classify(call)
+		if c == nil {
+			continue
+		}
+		if g == nil {
+			g = s.graph(f)
+		}
+		if s.walk(f, g, c) {
+			f.Claims = append(f.Claims, c)
+		}
+	}
+}
+
+func (s *scope) graph(f *Func) *cfg.CFG {
+	if d, ok := f.Node.(*ast.FuncDecl); ok {
+		return s.cfgs.FuncDecl(d)
+	}
+	return s.cfgs.FuncLit(f.Node.(*ast.FuncLit))
+}
+
+// inspectBody calls fn for each call in body, outside the function
+// literals it holds (each is a function of its own).
+func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			fn(n)
+		}
+		return true
+	})
+}
+
+// classify returns the claim call makes, or nil.
+func (s *scope) classify(call *ast.CallExpr) *Claim {
+	info := s.pass.TypesInfo
+	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
+		return &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name()}
+	}
+	if rc, ok := match.Redis(info, call); ok && rc.Op == match.RedisSetNX {
+		key := types.ExprString(rc.Key)
+		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
+			Lock: slices.ContainsFunc(match.Words(key), func(w string) bool { return slices.Contains(lockWords, w) })}
+	}
+	if sc, ok := match.SQL(info, call); ok && sc.Const {
+		st := sc.Statement()
+		if st.Verb != match.Insert || st.Table == "" ||
+			!(match.DedupName(st.Table) || slices.ContainsFunc(st.Columns, match.KeyColumn)) ||
+			!s.insertsInProgress(call, sc) {
+			return nil
+		}
+		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + st.Table, Table: st.Table}
+	}
+	return nil
+}
+
+// lockWords name a key that only excludes concurrent runs.
+var lockWords = []string{"lock", "locks", "mutex", "leader", "semaphore"}
+
+// insertsInProgress reports whether an INSERT writes a status saying the
+// work has begun, in its text or as a constant argument: the row is a
+// claim, not the record that the work is done.
+func (s *scope) insertsInProgress(call *ast.CallExpr, sc match.SQLCall) bool {
+	if slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+		return true
+	}
+	for _, a := range call.Args {
+		if a == sc.Query {
+			continue
+		}
+		if v, ok := match.ConstString(s.pass.TypesInfo, a); ok && match.InProgress(v) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,651 @@
+package claim
+
+import (
+	"cmp"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/cfg"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// maxVisits bounds the (block, state) pairs one claim's walk visits: the
+// states are few in practice, and a pathological function is better left
+// unreported than slow under go vet.
+const maxVisits = 10000
+
+// state is what the walk knows on one path from the claim.
+type state struct {
+	// errLive: the claim's error result still holds the claim's error,
+	// so a branch on it tells whether the claim failed.
+	errLive bool
+	// nilErrs are the error variables known to be nil, one bit each.
+	nilErrs  uint64
+	deferred Settle        // what the calls deferred so far do to the claim
+	failure  *ast.CallExpr // a 5xx response written on the way
+}
+
+type visit struct {
+	b  *cfg.Block
+	st state
+}
+
+type walker struct {
+	s       *scope
+	f       *Func
+	c       *Claim
+	info    *types.Info
+	caseTag map[ast.Expr]ast.Expr // a tagged switch's case expressions, to their tag
+	bits    map[*types.Var]uint64
+	seen    map[visit]bool
+	exits   map[Exit]bool
+}
+
+// walk follows c through g and records its exits. It returns false for a
+// claim it does not follow: one in dead code, or made where it is handed
+// on at once (returned, deferred, started in a goroutine).
+func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
+	b, i := locate(g, c.Call)
+	if b == nil {
+		return false
+	}
+	c.Stmt = b.Nodes[i]
+	switch c.Stmt.(type) {
+	case *ast.ReturnStmt, *ast.DeferStmt, *ast.GoStmt:
+		return false
+	}
+	s.results(f, c)
+	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
+		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}}
+	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}
+	if i == len(b.Nodes)-1 && isCond(b) {
+		w.branch(b, st)
+	} else {
+		w.nodes(b, i+1, st)
+	}
+	for e := range w.exits {
+		c.Exits = append(c.Exits, e)
+	}
+	slices.SortFunc(c.Exits, func(a, b Exit) int {
+		return cmp.Or(cmp.Compare(a.Pos().Pos(), b.Pos().Pos()), cmp.Compare(a.Deferred, b.Deferred))
+	})
+	return true
+}
+
+// locate returns the live block and node index that hold call.
+func locate(g *cfg.CFG, call *ast.CallExpr) (*cfg.Block, int) {
+	for _, b := range g.Blocks {
+		if !b.Live {
+			continue
+		}
+		for i, n := range b.Nodes {
+			if n.Pos() <= call.Pos() && call.End() <= n.End() {
+				return b, i
+			}
+		}
+	}
+	return nil, 0
+}
+
+func isCond(b *cfg.Block) bool {
+	if len(b.Succs) != 2 || len(b.Nodes) == 0 {
+		return false
+	}
+	_, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+	return ok
+}
+
+// caseTags maps the case expressions of body's tagged switches to their
+// tag: the control-flow graph lists `case idem.Claimed:` as a condition
+// holding only idem.Claimed.
+func caseTags(body *ast.BlockStmt) map[ast.Expr]ast.Expr {
+	tags := map[ast.Expr]ast.Expr{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SwitchStmt:
+			if n.Tag == nil {
+				return true
+			}
+			for _, cc := range n.Body.List {
+				for _, e := range cc.(*ast.CaseClause).List {
+					tags[e] = n.Tag
+				}
+			}
+		}
+		return true
+	})
+	return tags
+}
+
+// results finds the claim's results in its statement, and the values the
+// function derives from them (n from res.RowsAffected(), held from
+// c.Held()).
+func (s *scope) results(f *Func, c *Claim) {
+	c.held, c.own = map[*types.Var]bool{}, map[*types.Var]bool{}
+	for _, t := range s.targets(c.Stmt, func(rhs ast.Expr) bool { _, isClaim := s.root(c, rhs); return isClaim }) {
+		if isError(t.Type()) {
+			c.err = t
+		} else {
+			c.held[t], c.own[t] = true, true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.AssignStmt, *ast.ValueSpec:
+				for _, t := range s.targets(n, func(rhs ast.Expr) bool { v, _ := s.root(c, rhs); return c.held[v] }) {
+					if !isError(t.Type()) && !c.held[t] {
+						c.held[t], changed = true, true
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// targets returns the variables an assignment or declaration sets from the
+// right-hand sides that pick selects.
+func (s *scope) targets(n ast.Node, pick func(rhs ast.Expr) bool) []*types.Var {
+	var lhs, rhs []ast.Expr
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		lhs, rhs = n.Lhs, n.Rhs
+	case *ast.ValueSpec:
+		for _, id := range n.Names {
+			lhs = append(lhs, id)
+		}
+		rhs = n.Values
+	default:
+		return nil
+	}
+	var out []*types.Var
+	for i, r := range rhs {
+		if !pick(r) {
+			continue
+		}
+		set := lhs
+		if len(rhs) == len(lhs) {
+			set = lhs[i : i+1]
+		}
+		for _, l := range set {
+			if v := s.varOf(l); v != nil {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func (s *scope) varOf(e ast.Expr) *types.Var {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	if v, ok := s.pass.TypesInfo.Defs[id].(*types.Var); ok {
+		return v
+	}
+	v, _ := s.pass.TypesInfo.Uses[id].(*types.Var)
+	return v
+}
+
+// root returns the variable an expression is read from through fields,
+// indexes and method calls (c in c.Held(), res in res.RowsAffected()), or
+// reports that it is read from the claiming call itself
+// (rdb.SetNX(...).Val()).
+func (s *scope) root(c *Claim, e ast.Expr) (*types.Var, bool) {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			if x == c.Call {
+				return nil, true
+			}
+			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+			if !ok {
+				return nil, false
+			}
+			e = sel.X
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.Ident:
+			return s.varOf(x), false
+		default:
+			return nil, false
+		}
+	}
+}
+
+// deferredBefore is what the calls deferred before the claim, such as a
+// tx.Rollback, do to it.
+func (w *walker) deferredBefore() Settle {
+	var out Settle
+	ast.Inspect(w.f.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			if n.Pos() < w.c.Call.Pos() {
+				out |= w.deferred(n.Call)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// deferred is what a deferred call does to the claim, looking into the
+// body of a deferred function literal.
+func (w *walker) deferred(call *ast.CallExpr) Settle {
+	out := w.s.settles(w.c, call)
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				out |= w.s.settles(w.c, call)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func (w *walker) block(b *cfg.Block, st state) {
+	k := visit{b, st}
+	if w.seen[k] || len(w.seen) >= maxVisits {
+		return
+	}
+	w.seen[k] = true
+	w.nodes(b, 0, st)
+}
+
+// nodes walks b from its node at from.
+func (w *walker) nodes(b *cfg.Block, from int, st state) {
+	for _, n := range b.Nodes[from:] {
+		if n == w.c.Stmt {
+			return // around a loop to the claim: a claim of its own
+		}
+		var stop bool
+		if st, stop = w.step(n, st); stop {
+			return
+		}
+	}
+	if isCond(b) {
+		w.branch(b, st)
+		return
+	}
+	for _, succ := range b.Succs {
+		w.block(succ, st)
+	}
+}
+
+// branch follows each side of b's condition on which the claim may be held.
+func (w *walker) branch(b *cfg.Block, st state) {
+	cond := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+	for i, succ := range b.Succs {
+		if next, ok := w.assume(st, cond, i == 0); ok {
+			w.block(succ, next)
+		}
+	}
+}
+
+// step applies one node to the state; stop ends the path: the claim is
+// settled, or the function returns.
+func (w *walker) step(n ast.Node, st state) (_ state, stop bool) {
+	switch n := n.(type) {
+	case *ast.DeferStmt:
+		st.deferred |= w.deferred(n.Call)
+		return st, false
+	case *ast.GoStmt:
+		return st, false
+	case *ast.ReturnStmt:
+		if !w.settledBy(n) && !w.returnsClaim(n) {
+			w.exits[Exit{Return: n, Failure: st.failure, Error: w.failing(n, st), Deferred: st.deferred}] = true
+		}
+		return st, true
+	}
+	if w.settledBy(n) {
+		return st, true
+	}
+	if st.failure == nil {
+		st.failure = w.failure(n)
+	}
+	for _, v := range w.s.targets(n, func(ast.Expr) bool { return true }) {
+		if v == w.c.err {
+			st.errLive = false
+		}
+		st.nilErrs &^= w.bits[v]
+	}
+	return st, false
+}
+
+// settledBy reports whether a call in n settles the claim.
+func (w *walker) settledBy(n ast.Node) bool {
+	settled := false
+	inspectBody(n, func(call *ast.CallExpr) {
+		settled = settled || w.s.settles(w.c, call) != 0
+	})
+	return settled
+}
+
+// returnsClaim reports whether a return hands the claim's result to the
+// caller, as an unannotated claim helper does.
+func (w *walker) returnsClaim(ret *ast.ReturnStmt) bool {
+	found := false
+	for _, r := range ret.Results {
+		ast.Inspect(r, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.Ident:
+				if v := w.s.varOf(n); v != nil && w.c.held[v] {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// failure returns the call in n that answers HTTP with a constant 5xx
+// status: http.Error(w, msg, 503) or w.WriteHeader(500).
+func (w *walker) failure(n ast.Node) *ast.CallExpr {
+	var found *ast.CallExpr
+	inspectBody(n, func(call *ast.CallExpr) {
+		if found == nil && ServerError(w.info, call) {
+			found = call
+		}
+	})
+	return found
+}
+
+// ServerError reports whether call answers HTTP with a constant 5xx
+// status: http.Error(w, msg, code) or w.WriteHeader(code) on an
+// http.ResponseWriter.
+func ServerError(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "net/http" {
+		return false
+	}
+	var code ast.Expr
+	switch {
+	case fn.Name() == "Error" && fn.Signature().Recv() == nil && len(call.Args) == 3:
+		code = call.Args[2]
+	case fn.Name() == "WriteHeader" && fn.Signature().Recv() != nil && isHTTP(fn.Signature().Recv().Type(), "ResponseWriter") && len(call.Args) == 1:
+		code = call.Args[0]
+	default:
+		return false
+	}
+	return Status5xx(info, code)
+}
+
+// Status5xx reports whether e is a constant HTTP status of 500 or more.
+func Status5xx(info *types.Info, e ast.Expr) bool {
+	tv := info.Types[e]
+	if tv.Value == nil || tv.Value.Kind() != constant.Int {
+		return false
+	}
+	n, ok := constant.Int64Val(tv.Value)
+	return ok && n >= 500 && n <= 599
+}
+
+// failing reports whether a return fails: after a 5xx response, or
+// returning an error that is not known to be nil.
+func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
+	if st.failure != nil {
+		return true
+	}
+	res := w.f.Sig.Results()
+	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
+		return false
+	}
+	if len(ret.Results) == 0 { // a bare return of named results
+		return !w.knownNil(res.At(res.Len()-1), st)
+	}
+	if len(ret.Results) != res.Len() {
+		return true // return f(), with f's error
+	}
+	last := ast.Unparen(ret.Results[len(ret.Results)-1])
+	if w.isNil(last) {
+		return false
+	}
+	if v := w.s.varOf(last); v != nil && w.knownNil(v, st) {
+		return false
+	}
+	return true
+}
+
+func (w *walker) knownNil(v *types.Var, st state) bool {
+	bit := w.bits[v]
+	return bit != 0 && st.nilErrs&bit != 0
+}
+
+// bit returns v's bit in state.nilErrs, assigning one; 0 once 64 variables
+// have one.
+func (w *walker) bit(v *types.Var) uint64 {
+	if b, ok := w.bits[v]; ok {
+		return b
+	}
+	if len(w.bits) >= 64 {
+		return 0
+	}
+	b := uint64(1) << len(w.bits)
+	w.bits[v] = b
+	return b
+}
+
+func (w *walker) isNil(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && w.info.Uses[id] == types.Universe.Lookup("nil")
+}
+
+// assume refines st with cond == val. It returns false when the claim
+// cannot have taken the key on that side: the claim failed, or said the
+// key was someone else's.
+func (w *walker) assume(st state, cond ast.Expr, val bool) (state, bool) {
+	if tag, ok := w.caseTag[cond]; ok {
+		return w.compare(st, tag, cond, val)
+	}
+	switch e := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if e.Op == token.NOT {
+			return w.assume(st, e.X, !val)
+		}
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.LAND, token.LOR:
+			if (e.Op == token.LAND) == val { // both sides hold val
+				st, ok := w.assume(st, e.X, val)
+				if !ok {
+					return st, false
+				}
+				return w.assume(st, e.Y, val)
+			}
+			// X holds val, or X does not and Y does
+			s1, ok1 := w.assume(st, e.X, val)
+			s2, ok2 := w.assume(st, e.X, !val)
+			if ok2 {
+				s2, ok2 = w.assume(s2, e.Y, val)
+			}
+			switch {
+			case ok1 && ok2:
+				s1.nilErrs &= s2.nilErrs
+				return s1, true
+			case ok2:
+				return s2, true
+			}
+			return s1, ok1
+		case token.EQL, token.NEQ:
+			return w.compare(st, e.X, e.Y, (e.Op == token.EQL) == val)
+		case token.LSS, token.GTR, token.LEQ, token.GEQ:
+			return st, w.order(e, val)
+		}
+	case *ast.CallExpr:
+		if fn, ok := typeutil.Callee(w.info, e).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "errors" &&
+			(fn.Name() == "Is" || fn.Name() == "As") && len(e.Args) > 0 && w.claimErr(e.Args[0], st) {
+			return st, !val // errors.Is(err, redis.Nil): the claim failed as expected
+		}
+	}
+	if w.held(cond) && isBool(w.info.TypeOf(cond)) {
+		return st, val // ok, c.Held(), rdb.SetNX(...).Val()
+	}
+	return st, true
+}
+
+// compare refines st with x == y when eq, x != y otherwise.
+func (w *walker) compare(st state, x, y ast.Expr, eq bool) (state, bool) {
+	if w.isNil(x) {
+		x, y = y, x
+	}
+	if w.isNil(y) {
+		if w.claimErr(x, st) && !eq {
+			return st, false // the claim failed: nothing was taken
+		}
+		if v := w.s.varOf(x); v != nil && isError(v.Type()) {
+			if bit := w.bit(v); eq {
+				st.nilErrs |= bit
+			} else {
+				st.nilErrs &^= bit
+			}
+		}
+		return st, true
+	}
+	if w.claimErr(x, st) || w.claimErr(y, st) {
+		return st, !eq // err == redis.Nil: the claim failed as expected
+	}
+	if !w.held(x) {
+		x, y = y, x
+	}
+	if !w.held(x) {
+		return st, true
+	}
+	taken, known := w.takenIf(y, eq)
+	return st, !known || taken
+}
+
+// takenIf says whether the key is taken when the claim's result equals
+// the constant y (eq) or differs from it.
+func (w *walker) takenIf(y ast.Expr, eq bool) (taken, known bool) {
+	byName := func(name string) (bool, bool) {
+		t := takenName(name)
+		switch {
+		case eq:
+			return t, true
+		case t: // not the outcome that takes the key; another that does, such as TakenOver, reaches its own case
+			return false, true
+		}
+		return false, false
+	}
+	if obj := w.constObj(y); obj != nil {
+		if _, named := types.Unalias(obj.Type()).(*types.Named); named {
+			return byName(obj.Name()) // an outcome enumeration: its values mean nothing, its names do
+		}
+	}
+	tv := w.info.Types[y]
+	if tv.Value == nil {
+		return false, false
+	}
+	switch tv.Value.Kind() {
+	case constant.Bool:
+		return constant.BoolVal(tv.Value) == eq, true
+	case constant.Int:
+		n, ok := constant.Int64Val(tv.Value)
+		switch {
+		case !ok:
+			return false, false
+		case eq:
+			return n != 0, true // rows inserted
+		case n == 1:
+			return false, true // not the one row a claim inserts
+		}
+	case constant.String:
+		return byName(constant.StringVal(tv.Value)) // "OK" from SET NX
+	}
+	return false, false
+}
+
+func (w *walker) constObj(e ast.Expr) *types.Const {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		c, _ := w.info.Uses[e].(*types.Const)
+		return c
+	case *ast.SelectorExpr:
+		c, _ := w.info.Uses[e.Sel].(*types.Const)
+		return c
+	}
+	return nil
+}
+
+// takenWords name an outcome in which the caller took the key.
+var takenWords = []string{"claimed", "acquired", "taken", "won", "locked", "ok", "new", "held", "granted", "inserted", "created", "fresh"}
+
+func takenName(name string) bool {
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(takenWords, w) })
+}
+
+// order reports whether a claim's row count can be non-zero when
+// e (n < 1, n > 0, ...) is val.
+func (w *walker) order(e *ast.BinaryExpr, val bool) bool {
+	x, y, op := e.X, e.Y, e.Op
+	if !w.held(x) {
+		x, y = y, x
+		op = map[token.Token]token.Token{token.LSS: token.GTR, token.GTR: token.LSS, token.LEQ: token.GEQ, token.GEQ: token.LEQ}[op]
+	}
+	tv := w.info.Types[y]
+	if !w.held(x) || tv.Value == nil || tv.Value.Kind() != constant.Int {
+		return true
+	}
+	n, ok := constant.Int64Val(tv.Value)
+	if !ok {
+		return true
+	}
+	switch { // the count's upper bound on this side
+	case (op == token.LSS && val) || (op == token.GEQ && !val):
+		return n-1 > 0
+	case (op == token.LEQ && val) || (op == token.GTR && !val):
+		return n > 0
+	}
+	return true
+}
+
+// held reports whether e is the claim's result saying whether the key was
+// taken, or read from it.
+func (w *walker) held(e ast.Expr) bool {
+	if isError(w.info.TypeOf(e)) {
+		return false
+	}
+	v, isClaim := w.s.root(w.c, e)
+	return isClaim || w.c.held[v]
+}
+
+// claimErr reports whether e is the claim's error, on a path where it
+// still holds it.
+func (w *walker) claimErr(e ast.Expr, st state) bool {
+	if !isError(w.info.TypeOf(e)) {
+		return false
+	}
+	if v, isClaim := w.s.root(w.c, e); isClaim {
+		return true // rdb.SetArgs(...).Err()
+	} else if v == nil || v != w.c.err {
+		return false
+	}
+	return st.errLive
+}
+
+func isBool(t types.Type) bool {
+	b, ok := types.Unalias(t).Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsBoolean != 0
+}

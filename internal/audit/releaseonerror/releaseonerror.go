@@ -1,0 +1,264 @@
+package releaseonerror
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/astutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/claim"
+	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/report"
+)
+
+// Analyzer reports a claimed key left held on a path that fails.
+var Analyzer = &analysis.Analyzer{
+	Name:     "releaseonerror",
+	Doc:      report.Doc("releaseonerror"),
+	Requires: []*analysis.Analyzer{claim.Analyzer, directive.Analyzer, report.Analyzer},
+	Run:      run,
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	a := &checker{
+		pass: pass,
+		r:    report.New(pass),
+		dirs: pass.ResultOf[directive.Analyzer].(*directive.Directives),
+	}
+	for _, f := range pass.ResultOf[claim.Analyzer].(*claim.Result).Funcs {
+		for _, c := range f.Claims {
+			var leaks []claim.Exit
+			for _, e := range c.Exits {
+				if e.Error && e.Deferred == 0 && (len(leaks) == 0 || leaks[len(leaks)-1].Pos() != e.Pos()) {
+					leaks = append(leaks, e)
+				}
+			}
+			if len(leaks) > 0 {
+				a.report(f, c, leaks)
+			}
+		}
+	}
+	return nil, nil
+}
+
+type checker struct {
+	pass *analysis.Pass
+	r    *report.Reporter
+	dirs *directive.Directives
+}
+
+// report reports the first leaking exit of c, naming the claim, with the
+// others as related places.
+func (a *checker) report(f *claim.Func, c *claim.Claim, leaks []claim.Exit) {
+	first := leaks[0]
+	what := "this error return"
+	if first.Failure != nil {
+		what = "this " + a.status(first.Failure) + " response"
+	}
+	more := ""
+	if n := len(leaks) - 1; n == 1 {
+		more = " (and 1 more failing return)"
+	} else if n > 1 {
+		more = fmt.Sprintf(" (and %d more failing returns)", n)
+	}
+	d := analysis.Diagnostic{
+		Pos: first.Pos().Pos(),
+		End: a.end(first.Pos()),
+		Message: fmt.Sprintf("%s leaves the key claimed by %s at %s held%s: every retry is refused as in progress until its TTL or lease runs out; %s (releaseonerror)",
+			what, c.What, a.where(c.Call.Pos()), more, a.advice(c)),
+		Related: []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}},
+	}
+	for _, e := range leaks[1:] {
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: e.Pos().Pos(), End: a.end(e.Pos()), Message: "also leaves it held"})
+	}
+	if fix, ok := a.fix(f, c); ok {
+		d.SuggestedFixes = []analysis.SuggestedFix{fix}
+	}
+	a.r.Report(d)
+}
+
+// end is n's end, or its start for the synthetic return at the end of a
+// body, whose end may lie beyond the file (golang/go#64547).
+func (a *checker) end(n ast.Node) token.Pos {
+	if a.pass.Fset.File(n.Pos()) != a.pass.Fset.File(n.End()) {
+		return n.Pos()
+	}
+	return n.End()
+}
+
+// status names the status of a 5xx response call: its constant's value.
+func (a *checker) status(call *ast.CallExpr) string {
+	if tv := a.pass.TypesInfo.Types[call.Args[len(call.Args)-1]]; tv.Value != nil {
+		return tv.Value.ExactString()
+	}
+	return "5xx"
+}
+
+// advice says how to release c.
+func (a *checker) advice(c *claim.Claim) string {
+	switch c.Via {
+	case claim.Redis:
+		return "defer a Del of the key right after the claim, conditional on the error, or Del it before returning"
+	case claim.SQL:
+		return fmt.Sprintf("defer a DELETE of the row from %s right after the claim (or claim inside a transaction with a deferred Rollback), or delete it before returning", c.Table)
+	}
+	if p := a.partner(c.Callee); p != "" {
+		return fmt.Sprintf("defer %s right after the claim, or call it before returning the error; or let the runtime's Do hold the key, which cannot forget", p)
+	}
+	return "defer a call of the //idemkit:release function right after the claim, or call it before returning the error"
+}
+
+// partner returns the //idemkit:release function that goes with an
+// //idemkit:claim one: a method of the same type, or a function of the
+// same package.
+func (a *checker) partner(fn *types.Func) string {
+	if recv := fn.Signature().Recv(); recv != nil {
+		ms := types.NewMethodSet(recv.Type())
+		for i := range ms.Len() {
+			if m, ok := ms.At(i).Obj().(*types.Func); ok && a.dirs.Of(m)&directive.Release != 0 {
+				return m.Name()
+			}
+		}
+		return ""
+	}
+	if fn.Pkg() == nil {
+		return ""
+	}
+	scope := fn.Pkg().Scope()
+	for _, name := range scope.Names() {
+		if f, ok := scope.Lookup(name).(*types.Func); ok && a.dirs.Of(f)&directive.Release != 0 {
+			if fn.Pkg() != a.pass.Pkg {
+				return fn.Pkg().Name() + "." + name
+			}
+			return name
+		}
+	}
+	return ""
+}
+
+// where names a position as file:line, the file by its base name.
+func (a *checker) where(pos token.Pos) string {
+	p := a.pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}
+
+// fix defers a DEL of a Redis claim's key, conditional on the function's
+// named error result, right after the statement that claims and the
+// if-statements that check its result. It is offered only where that is
+// mechanical: a Redis claim whose statement sits in a block, in a function
+// whose error result has a name that the insertion point still sees.
+func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, bool) {
+	res := f.Sig.Results()
+	if c.Via != claim.Redis || res.Len() == 0 {
+		return analysis.SuggestedFix{}, false
+	}
+	errVar := res.At(res.Len() - 1)
+	if errVar.Name() == "" || errVar.Name() == "_" {
+		return analysis.SuggestedFix{}, false
+	}
+	file := a.file(c.Call.Pos())
+	path, _ := astutil.PathEnclosingInterval(file, c.Call.Pos(), c.Call.End())
+	var list []ast.Stmt
+	at := -1
+	for i := 1; i < len(path) && at < 0; i++ {
+		if blk, ok := path[i].(*ast.BlockStmt); ok {
+			list = blk.List
+			for j, s := range list {
+				if s == path[i-1] {
+					at = j
+				}
+			}
+		}
+	}
+	if at < 0 {
+		return analysis.SuggestedFix{}, false
+	}
+	last := at
+	if _, isIf := list[at].(*ast.IfStmt); !isIf {
+		checked := a.results(c)
+		for last+1 < len(list) && a.guard(list[last+1], checked) {
+			last++
+		}
+	}
+	pos := list[last].End()
+	if obj := a.pass.Pkg.Scope().Innermost(pos); obj == nil {
+		return analysis.SuggestedFix{}, false
+	} else if _, v := obj.LookupParent(errVar.Name(), pos); v != errVar {
+		return analysis.SuggestedFix{}, false
+	}
+	sel, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr)
+	if !ok || len(c.Call.Args) == 0 {
+		return analysis.SuggestedFix{}, false
+	}
+	ctx := types.ExprString(c.Call.Args[0])
+	if imports(file, "context") {
+		ctx = "context.WithoutCancel(" + ctx + ")"
+	}
+	indent := strings.Repeat("\t", a.pass.Fset.Position(list[at].Pos()).Column-1)
+	text := fmt.Sprintf("\n%[1]sdefer func() {\n%[1]s\tif %[2]s != nil {\n%[1]s\t\t%[3]s.Del(%[4]s, %[5]s)\n%[1]s\t}\n%[1]s}()",
+		indent, errVar.Name(), types.ExprString(sel.X), ctx, types.ExprString(c.Key))
+	return analysis.SuggestedFix{
+		Message:   "Defer a Del of the key when the function returns an error",
+		TextEdits: []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(text)}},
+	}, true
+}
+
+// results returns the variables the claim's statement sets.
+func (a *checker) results(c *claim.Claim) map[types.Object]bool {
+	out := map[types.Object]bool{}
+	if as, ok := c.Stmt.(*ast.AssignStmt); ok {
+		for _, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); ok {
+				if obj := a.pass.TypesInfo.ObjectOf(id); obj != nil {
+					out[obj] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// guard reports whether s checks the claim's results and leaves: if err
+// != nil || !ok { return err }.
+func (a *checker) guard(s ast.Stmt, checked map[types.Object]bool) bool {
+	is, ok := s.(*ast.IfStmt)
+	if !ok || is.Init != nil || is.Else != nil || len(is.Body.List) == 0 {
+		return false
+	}
+	if _, ret := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); !ret {
+		return false
+	}
+	mentions := false
+	ast.Inspect(is.Cond, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && checked[a.pass.TypesInfo.Uses[id]] {
+			mentions = true
+		}
+		return !mentions
+	})
+	return mentions
+}
+
+func (a *checker) file(pos token.Pos) *ast.File {
+	for _, f := range a.pass.Files {
+		if f.FileStart <= pos && pos < f.FileEnd {
+			return f
+		}
+	}
+	return nil
+}
+
+// imports reports whether file imports path under its own name.
+func imports(file *ast.File, path string) bool {
+	for _, imp := range file.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == path && imp.Name == nil {
+			return true
+		}
+	}
+	return false
+}
