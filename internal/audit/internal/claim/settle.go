@@ -125,9 +125,9 @@ func basicValue(t types.Type) bool {
 // effects is what a function of the package does to keys, whichever they
 // are: a helper such as unlock(ctx, key) is known by its body.
 type effects struct {
-	release, complete     bool // //idemkit:release and //idemkit:complete calls
-	redisDel, redisSet    bool
-	deletes, updates      map[string]bool // SQL tables
+	release, complete  bool // //idemkit:release and //idemkit:complete calls
+	redisDel, redisSet bool
+	deletes, updates   map[string]bool // SQL tables
 	rollback           bool
 }
 
