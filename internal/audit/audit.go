@@ -5,6 +5,7 @@ package audit
 import (
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/idemkit/idemkit/internal/audit/attemptkey"
 	"github.com/idemkit/idemkit/internal/audit/checkthenact"
 )
 
@@ -12,4 +13,5 @@ import (
 // contract: they are the keys of go vet -json output.
 var Analyzers = []*analysis.Analyzer{
 	checkthenact.Analyzer,
+	attemptkey.Analyzer,
 }

@@ -1,0 +1,14 @@
+package attemptkey_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/idemkit/idemkit/internal/audit/attemptkey"
+	"github.com/idemkit/idemkit/internal/audit/internal/audittest"
+)
+
+func Test(t *testing.T) {
+	analysistest.Run(t, audittest.Dir(t), attemptkey.Analyzer, "attemptkey")
+}

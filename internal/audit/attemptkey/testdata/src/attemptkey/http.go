@@ -1,0 +1,100 @@
+package attemptkey
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
+	"github.com/stripe/stripe-go/v82"
+)
+
+type Order struct {
+	ID     string
+	Amount int64
+}
+
+// The server makes the key per request: a client retry is a new charge.
+func handleCharge(sc *stripe.Client) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var o Order
+		json.NewDecoder(r.Body).Decode(&o)
+		params := &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(o.Amount)}
+		params.SetIdempotencyKey(ulid.Make().String()) // want `idempotency key made by ulid.Make at http.go:27 for each request to the handler at http.go:23 reaches SetIdempotencyKey: a retried request sends a new key; take the client's Idempotency-Key header or derive the key from the request's event or message ID \(attemptkey\)`
+		sc.V1PaymentIntents.Create(r.Context(), params)
+	}
+}
+
+// The client's key, from the request header.
+func handleChargeClientKey(sc *stripe.Client) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var o Order
+		json.NewDecoder(r.Body).Decode(&o)
+		params := &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(o.Amount)}
+		params.SetIdempotencyKey(r.Header.Get("Idempotency-Key") + ":charge")
+		sc.V1PaymentIntents.Create(r.Context(), params)
+	}
+}
+
+// A new order gets a new ID: an entity ID, not a key.
+func handleCreateOrder(w http.ResponseWriter, r *http.Request) {
+	o := Order{ID: uuid.NewString()}
+	req, _ := http.NewRequestWithContext(r.Context(), "POST", "https://orders.internal/orders", nil)
+	req.Header.Set("Idempotency-Key", r.Header.Get("Idempotency-Key"))
+	req.Header.Set("X-Order-Id", o.ID)
+	w.Header().Set("Location", "/orders/"+o.ID)
+	http.DefaultClient.Do(req)
+}
+
+// An outgoing request whose key is made per incoming request, in a helper
+// called from the handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.forward(r.Context(), newKey(), []byte("{}")) // want `idempotency key made by newKey \(time.Now at http.go:62\) at http.go:56 for each request to ServeHTTP reaches forward, whose key parameter reaches the Idempotency-Key header at http.go:70`
+}
+
+type Server struct{ client *http.Client }
+
+func newKey() string {
+	return strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+func (s *Server) forward(ctx context.Context, key string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, "POST", "https://payments.internal/charges", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Idempotency-Key", key) // a parameter: the caller decides
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// A server-side key echoed on the response is not sent anywhere.
+func handleEcho(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Idempotency-Key", uuid.NewString())
+}
+
+// A webhook receiver keys by the provider's event ID.
+func handleWebhook(s *Server) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var ev struct{ ID string }
+		json.NewDecoder(r.Body).Decode(&ev)
+		s.forward(r.Context(), "evt:"+ev.ID, nil)
+	}
+}
+
+// A cron slot: the same key for every run in the hour.
+func hourly(s *Server, ctx context.Context) {
+	for range 3 {
+		slot := time.Now().Truncate(time.Hour)
+		if s.forward(ctx, "report:"+slot.Format(time.RFC3339), nil) == nil {
+			return
+		}
+	}
+}
