@@ -1,0 +1,545 @@
+package templates
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/textproto"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/idemkit/idemkit/internal/spec"
+)
+
+// handlerView is what the handler templates read: the spec's decisions turned into Go names,
+// expressions and test payloads, so the templates hold no logic beyond choosing blocks.
+type handlerView struct {
+	Spec *spec.Spec
+	HandlerOptions
+	// RuntimeAlias is set when the core package is not named idem: it is imported as idem.
+	RuntimeAlias bool
+	// IdemFile and WorkFile are the wiring's and the skeleton's file names, which each one's
+	// comments point to.
+	IdemFile, WorkFile string
+
+	// Desc is the spec's description, or empty when it only repeats the operation's name.
+	Desc string
+	// Op is the exported prefix of every name (ChargeCard), Un the unexported one (chargeCard).
+	Op, Un string
+
+	TTL, Lease, RetryAfter time.Duration
+	Exclude                []string
+	Steps                  []stepView
+
+	Completed, InProgress, Mismatch, Expired spec.Collision
+	// Ack: a completed key is acknowledged rather than its response replayed. Wait: a retry
+	// that finds the key in progress waits on the claim for RetryAfter before answering.
+	Ack, Wait bool
+
+	// Client keys: the header the key is read from, whether the middleware's Idempotency-Key
+	// has to be fed from it, and whether keys are scoped by a tenant.
+	Header       string
+	CustomHeader bool
+	Scoped       bool
+
+	// Webhook keys: the event ID comes from the header IDHeader or the JSON body path IDPath.
+	IDHeader string
+	IDPath   []string
+
+	// KeyExpr is the Go expression of the stored key, per the spec's key format; Fields are the
+	// format's placeholders that the caller supplies (queue messages, workflow steps).
+	KeyExpr string
+	Fields  []fieldView
+	// Slot is the cron slot the scheduled time is floored to.
+	Slot time.Duration
+
+	// Payloads of the generated tests: the first attempt, a retry differing only in excluded
+	// fields, and a different operation under the same key.
+	Body, Retry, Other string
+}
+
+// stepView is one downstream step: its field in the Keys struct and the step name its key is
+// derived with.
+type stepView struct {
+	Field, Derive string
+	Step          spec.Step
+	Use           string
+}
+
+// fieldView is one placeholder of the key format, supplied by the caller.
+type fieldView struct {
+	Name, Placeholder string
+}
+
+// mechanismUse says, for the skeleton's comments, what the work does with a step's key.
+var mechanismUse = map[string]string{
+	spec.MechanismProviderKey: "pass it as %s's idempotency key",
+	spec.MechanismOnConflict:  "write the row of %s under it with INSERT ... ON CONFLICT DO NOTHING, never a SELECT then an INSERT",
+	spec.MechanismAuditLog:    "claim a guard row under it before calling %s, record the call's result in it after, and skip the call when a retry finds the row complete",
+	spec.MechanismMessageID:   "send it as the message or deduplication ID %s deduplicates on",
+}
+
+func fieldErr(field, format string, a ...any) error {
+	return &spec.FieldError{Field: field, Err: fmt.Errorf(format, a...)}
+}
+
+func newHandlerView(s *spec.Spec, opts HandlerOptions) (*handlerView, error) {
+	v := &handlerView{
+		Spec:           s,
+		HandlerOptions: opts,
+		TTL:            time.Duration(s.TTL.Duration),
+		Lease:          time.Duration(s.TTL.Lease),
+	}
+	if v.RuntimePackage == "" {
+		v.RuntimePackage = defaultPackage(opts.Runtime)
+	}
+	v.RuntimeAlias = v.RuntimePackage != coreName
+	if !strings.EqualFold(strings.TrimSpace(s.Description), strings.TrimSpace(s.Operation)) {
+		v.Desc = s.Description
+	}
+	v.Op = exportedName(s.Slug)
+	v.Un = unexported(v.Op)
+	for i, name := range s.Hash.Exclude {
+		if slices.Contains(strings.Split(name.Name, "."), "") {
+			return nil, fieldErr(fmt.Sprintf("hash.exclude[%d].name", i), "%q has an empty segment; a nested field is written parent.child", name.Name)
+		}
+		v.Exclude = append(v.Exclude, name.Name)
+	}
+	if err := v.steps(s.Downstream); err != nil {
+		return nil, err
+	}
+	if err := v.collisions(s); err != nil {
+		return nil, err
+	}
+	var err error
+	switch s.Key.Source {
+	case spec.SourceClient:
+		err = v.client(s)
+	case spec.SourceWebhook:
+		err = v.webhook(s)
+	case spec.SourceQueue:
+		err = v.fields(s, "m", "Body")
+	case spec.SourceWorkflow:
+		err = v.fields(s, "run", "Input")
+	case spec.SourceCron:
+		err = v.cron(s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	v.payloads(s)
+	return v, nil
+}
+
+// deriveStep matches the step names idem.Derive accepts.
+var deriveStep = regexp.MustCompile(`^[A-Za-z0-9._-]{1,32}$`)
+
+// steps names each downstream step's key. The derived name is the part of the spec's key after
+// "{key}:", which Decide makes from the step's name, so the generated Derive call and the spec's
+// key column say the same thing.
+func (v *handlerView) steps(steps []spec.Step) error {
+	seen := map[string]int{"Parent": -1}
+	for i, st := range steps {
+		name, ok := strings.CutPrefix(st.Key, "{key}:")
+		if !ok || !deriveStep.MatchString(name) {
+			return fieldErr(fmt.Sprintf("downstream[%d].key", i), "%q: want {key}:STEP, with STEP 1 to 32 of A-Z a-z 0-9 . _ - (the step name idem.Derive takes)", st.Key)
+		}
+		field := exportedName(name)
+		if first, dup := seen[field]; dup {
+			other := "the parent key's field"
+			if first >= 0 {
+				other = fmt.Sprintf("downstream[%d]", first)
+			}
+			return fieldErr(fmt.Sprintf("downstream[%d].key", i), "%q names the Go field %s, as %s does; rename one step", st.Key, field, other)
+		}
+		seen[field] = i
+		v.Steps = append(v.Steps, stepView{Field: field, Derive: name, Step: st, Use: fmt.Sprintf(mechanismUse[st.Mechanism], commentText(st.Target))})
+	}
+	return nil
+}
+
+// collisions reads the four answers, refusing those the generated code could not give.
+func (v *handlerView) collisions(s *spec.Spec) error {
+	index := map[string]int{}
+	for i, c := range s.Collisions {
+		index[c.Case] = i
+		switch c.Case {
+		case spec.CaseCompleted:
+			v.Completed = c
+		case spec.CaseInProgress:
+			v.InProgress = c
+		case spec.CaseMismatch:
+			v.Mismatch = c
+		case spec.CaseExpired:
+			v.Expired = c
+		}
+	}
+	v.Ack = v.Completed.Policy == "ack"
+	v.Wait = v.InProgress.Policy == "wait"
+	v.RetryAfter = time.Duration(v.InProgress.RetryAfter)
+	if v.RetryAfter <= 0 {
+		v.RetryAfter = 5 * time.Second
+	}
+	field := func(c string) string { return fmt.Sprintf("collisions[%d]", index[c]) }
+	if v.InProgress.Policy == "requeue" && s.Key.Source != spec.SourceQueue {
+		return fieldErr(field(spec.CaseInProgress)+".policy", "requeue is for queue consumers; a %s key answers conflict or wait", s.Key.Source)
+	}
+	if v.Mismatch.Status == 0 {
+		v.Mismatch.Status = 422
+	}
+	if v.InProgress.Status == 0 {
+		v.InProgress.Status = 409
+	}
+	if s.Key.Source != spec.SourceClient {
+		return nil
+	}
+	// idemhttp gives the HTTP answers itself; a spec asking for others cannot be followed.
+	switch {
+	case v.Ack:
+		return fieldErr(field(spec.CaseCompleted)+".policy", "ack answers a retrying client with an empty 200 instead of its result; a client key replays")
+	case v.InProgress.Status != 409:
+		return fieldErr(field(spec.CaseInProgress)+".status", "%d: the Idempotency-Key middleware answers a request in progress with 409", v.InProgress.Status)
+	case v.Mismatch.Status != 422:
+		return fieldErr(field(spec.CaseMismatch)+".status", "%d: the Idempotency-Key middleware answers a reused key with 422", v.Mismatch.Status)
+	}
+	return nil
+}
+
+func (v *handlerView) client(s *spec.Spec) error {
+	where, name, err := keyField(s.Key.Field)
+	if err != nil || where != "header" {
+		return fieldErr("key.field", "%q: a client key is read from a request header: want \"header NAME\"", s.Key.Field)
+	}
+	v.Header = name
+	v.CustomHeader = textproto.CanonicalMIMEHeaderKey(name) != "Idempotency-Key"
+	v.Scoped = s.Key.Scope != "unscoped"
+	return nil
+}
+
+// concat is the Go expression joining parts, each a quoted literal or an expression, with
+// neighbouring literals merged into one.
+func concat(parts []keyExprPart) string {
+	var out []string
+	lit, inLit := "", false
+	flush := func() {
+		if inLit {
+			out = append(out, strconv.Quote(lit))
+		}
+		lit, inLit = "", false
+	}
+	for _, p := range parts {
+		if p.literal {
+			lit, inLit = lit+p.text, true
+			continue
+		}
+		flush()
+		out = append(out, p.text)
+	}
+	flush()
+	return strings.Join(out, " + ")
+}
+
+// keyExprPart is a piece of a key expression: literal text, or a Go expression.
+type keyExprPart struct {
+	text    string
+	literal bool
+}
+
+func (v *handlerView) webhook(s *spec.Spec) error {
+	where, name, err := keyField(s.Key.Field)
+	if err != nil {
+		return fieldErr("key.field", "%q: %v", s.Key.Field, err)
+	}
+	if where == "header" {
+		v.IDHeader = name
+	} else {
+		v.IDPath = strings.Split(name, ".")
+	}
+	parts, err := parseFormat(s.Key.Format)
+	if err != nil {
+		return fieldErr("key.format", "%v", err)
+	}
+	var expr []keyExprPart
+	ids := 0
+	for _, p := range parts {
+		switch {
+		case !p.placeholder:
+			expr = append(expr, keyExprPart{p.text, true})
+		case p.text == "provider":
+			expr = append(expr, keyExprPart{s.Key.Provider, true})
+		default:
+			ids++
+			expr = append(expr, keyExprPart{text: "id"})
+		}
+	}
+	if ids != 1 {
+		return fieldErr("key.format", "%q: a webhook key has one placeholder for the event ID (and optionally {provider}); this has %d", s.Key.Format, ids)
+	}
+	v.KeyExpr = concat(expr)
+	return nil
+}
+
+// fields makes each placeholder of the key format a string field of the caller's value recv,
+// beside its payload field.
+func (v *handlerView) fields(s *spec.Spec, recv, payload string) error {
+	parts, err := parseFormat(s.Key.Format)
+	if err != nil {
+		return fieldErr("key.format", "%v", err)
+	}
+	var expr []keyExprPart
+	for _, p := range parts {
+		switch {
+		case !p.placeholder:
+			expr = append(expr, keyExprPart{p.text, true})
+			continue
+		case p.text == "provider" && s.Key.Provider != "":
+			expr = append(expr, keyExprPart{s.Key.Provider, true})
+			continue
+		case !placeholderName.MatchString(p.text):
+			return fieldErr("key.format", "placeholder {%s}: want a lowercase name like {message_id}, which becomes a field of the generated type", p.text)
+		}
+		name := exportedName(p.text)
+		if name == payload {
+			return fieldErr("key.format", "placeholder {%s} would be the field %s, which holds the payload; rename it", p.text, payload)
+		}
+		if !slices.ContainsFunc(v.Fields, func(f fieldView) bool { return f.Name == name }) {
+			v.Fields = append(v.Fields, fieldView{Name: name, Placeholder: p.text})
+		}
+		expr = append(expr, keyExprPart{text: recv + "." + name})
+	}
+	if len(v.Fields) == 0 {
+		return fieldErr("key.format", "%q has no placeholder, so every %s would share one key", s.Key.Format, map[string]string{"m": "message", "run": "run of the step"}[recv])
+	}
+	v.KeyExpr = concat(expr)
+	return nil
+}
+
+func (v *handlerView) cron(s *spec.Spec) error {
+	parts, err := parseFormat(s.Key.Format)
+	if err != nil {
+		return fieldErr("key.format", "%v", err)
+	}
+	var expr []keyExprPart
+	slots := 0
+	for _, p := range parts {
+		switch {
+		case !p.placeholder:
+			expr = append(expr, keyExprPart{p.text, true})
+		case strings.HasPrefix(p.text, "scheduled_time"):
+			slots++
+			expr = append(expr, keyExprPart{text: "slot.Format(time.RFC3339)"})
+		default:
+			return fieldErr("key.format", "placeholder {%s}: a cron key is the job and its slot, {scheduled_time floored to ...}", p.text)
+		}
+	}
+	if slots == 0 {
+		return fieldErr("key.format", "%q has no {scheduled_time ...}, so every run of the job would share one key", s.Key.Format)
+	}
+	v.Slot = time.Duration(s.Key.Schedule)
+	v.KeyExpr = concat(expr)
+	return nil
+}
+
+// keyField reads where a key comes from, as specs write it: "header NAME" or "body FIELD",
+// optionally followed by a remark in parentheses or after a comma.
+func keyField(field string) (where, name string, err error) {
+	const want = `want "header NAME" or "body FIELD" (a JSON field, parent.child when nested), then an optional remark in parentheses`
+	words := strings.Fields(field)
+	if len(words) < 2 || words[0] != "header" && words[0] != "body" {
+		return "", "", errors.New(want)
+	}
+	where, name = words[0], words[1]
+	name, comma := strings.CutSuffix(name, ",")
+	if len(words) > 2 && !comma && !strings.HasPrefix(words[2], "(") {
+		return "", "", errors.New(want)
+	}
+	if where == "header" && (name == "" || strings.ContainsFunc(name, func(r rune) bool { return r > unicode.MaxASCII || !isTokenChar(byte(r)) })) {
+		return "", "", fmt.Errorf("header name %q is not an HTTP field name", name)
+	}
+	if where == "body" && (slices.Contains(strings.Split(name, "."), "") || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r >= unicode.MaxASCII || r == '"' || r == '\\' })) {
+		return "", "", fmt.Errorf("body field %q: want a JSON field name, parent.child when nested", name)
+	}
+	return where, name, nil
+}
+
+// isTokenChar reports whether c may appear in an HTTP field name (RFC 9110 token).
+func isTokenChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+type formatPart struct {
+	text        string
+	placeholder bool
+}
+
+var placeholderName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// parseFormat splits a key format such as "{workflow_id}:charge:{invoice_id}" into literal text
+// and placeholders.
+func parseFormat(f string) ([]formatPart, error) {
+	var parts []formatPart
+	for rest := f; rest != ""; {
+		open := strings.IndexAny(rest, "{}")
+		switch {
+		case open < 0:
+			parts = append(parts, formatPart{text: rest})
+			rest = ""
+			continue
+		case rest[open] == '}':
+			return nil, fmt.Errorf("%q has a } without its {", f)
+		case open > 0:
+			parts = append(parts, formatPart{text: rest[:open]})
+		}
+		end := strings.IndexAny(rest[open+1:], "{}")
+		if end < 0 || rest[open+1+end] == '{' {
+			return nil, fmt.Errorf("%q has a { without its }", f)
+		}
+		name := strings.TrimSpace(rest[open+1 : open+1+end])
+		if name == "" {
+			return nil, fmt.Errorf("%q has an empty placeholder {}", f)
+		}
+		parts = append(parts, formatPart{text: name, placeholder: true})
+		rest = rest[open+2+end:]
+	}
+	return parts, nil
+}
+
+// initialisms are spelled in capitals in Go names, as golint and the standard library do.
+var initialisms = map[string]string{"id": "ID", "ids": "IDs", "url": "URL", "uri": "URI", "http": "HTTP", "api": "API", "uuid": "UUID", "json": "JSON", "ip": "IP", "sql": "SQL"}
+
+// exportedName turns a slug, step or placeholder name into an exported Go name: charge-card
+// becomes ChargeCard, workflow_id WorkflowID. A name starting with a digit gets Op in front.
+func exportedName(s string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if up, ok := initialisms[strings.ToLower(w)]; ok {
+			b.WriteString(up)
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	name := b.String()
+	if name == "" || !unicode.IsLetter(rune(name[0])) {
+		name = "Op" + name
+	}
+	return name
+}
+
+// unexported lowers the leading capitals of an exported name the way Go names read: ChargeCard
+// becomes chargeCard, IDVerify idVerify, HTTP http.
+func unexported(name string) string {
+	n := 0
+	for n < len(name) && unicode.IsUpper(rune(name[n])) {
+		n++
+	}
+	if n > 1 && n < len(name) && unicode.IsLower(rune(name[n])) {
+		n--
+	}
+	return strings.ToLower(name[:n]) + name[n:]
+}
+
+// payloads builds the tests' JSON bodies from the hash fields: included fields fixed, excluded
+// fields different between the first attempt and its retry (so the retry proves they are left
+// out of the fingerprint), and one included field changed for the mismatch. A webhook whose
+// event ID is in the body carries it in all three.
+func (v *handlerView) payloads(s *spec.Spec) {
+	idPath := strings.Join(v.IDPath, ".")
+	conflicts := func(name string) bool {
+		return idPath != "" && (name == idPath || strings.HasPrefix(idPath, name+".") || strings.HasPrefix(name, idPath+"."))
+	}
+	changed := ""
+	for _, name := range s.Hash.Include {
+		if !conflicts(name) && !slices.Contains(v.Exclude, name) {
+			changed = name
+			break
+		}
+	}
+	if changed == "" {
+		changed = "payload"
+		for i := 2; slices.Contains(v.Exclude, changed) || slices.Contains(s.Hash.Include, changed) || conflicts(changed); i++ {
+			changed = fmt.Sprintf("payload%d", i)
+		}
+	}
+	build := func(attempt, value string) string {
+		doc := map[string]any{}
+		setPath(doc, changed, value)
+		for _, name := range s.Hash.Include {
+			if name != changed {
+				setPath(doc, name, name+"-1")
+			}
+		}
+		for _, name := range v.Exclude {
+			setPath(doc, name, attempt)
+		}
+		if idPath != "" {
+			setPath(doc, idPath, "event-1")
+		}
+		b, _ := json.Marshal(doc) // strings in maps: cannot fail
+		return string(b)
+	}
+	v.Body = build("first-attempt", changed+"-1")
+	v.Retry = build("second-attempt", changed+"-1")
+	v.Other = build("first-attempt", changed+"-2")
+}
+
+// setPath sets a dotted path in doc, making the objects on the way; a value already in the way
+// is replaced, so the last field named wins.
+func setPath(doc map[string]any, p, value string) {
+	names := strings.Split(p, ".")
+	for _, n := range names[:len(names)-1] {
+		next, ok := doc[n].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			doc[n] = next
+		}
+		doc = next
+	}
+	doc[names[len(names)-1]] = value
+}
+
+// goDuration writes d as a Go constant expression a reader takes in at a glance: 24 * time.Hour,
+// 7 * 24 * time.Hour, 30 * time.Second.
+func goDuration(d time.Duration) string {
+	units := []struct {
+		d    time.Duration
+		expr string
+	}{
+		{24 * time.Hour, "24 * time.Hour"}, {time.Hour, "time.Hour"}, {time.Minute, "time.Minute"},
+		{time.Second, "time.Second"}, {time.Millisecond, "time.Millisecond"},
+	}
+	for _, u := range units {
+		if d%u.d != 0 {
+			continue
+		}
+		if n := d / u.d; n != 1 {
+			return fmt.Sprintf("%d * %s", n, u.expr)
+		}
+		return u.expr
+	}
+	return fmt.Sprintf("time.Duration(%d)", int64(d))
+}
+
+// retryAfterSeconds is d as whole seconds for a Retry-After header, rounded up and at least one,
+// as idemhttp writes it.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
+}
+
+func quoteGo(s string) string { return strconv.Quote(s) }
+
+// statusExpr names an HTTP status the way net/http does, where it has a name for it.
+func statusExpr(code int) string {
+	names := map[int]string{200: "StatusOK", 202: "StatusAccepted", 204: "StatusNoContent", 400: "StatusBadRequest",
+		409: "StatusConflict", 422: "StatusUnprocessableEntity", 423: "StatusLocked", 425: "StatusTooEarly", 429: "StatusTooManyRequests"}
+	if n, ok := names[code]; ok {
+		return "http." + n
+	}
+	return strconv.Itoa(code)
+}
+
+// commentText makes spec text safe for a line comment: one line, spaces collapsed.
+func commentText(s string) string { return strings.Join(strings.Fields(s), " ") }
