@@ -77,9 +77,13 @@ func run(pass *analysis.Pass) (any, error) {
 // check reports the fresh keys of one function that reach a sink inside
 // the retry, or the request handler, that made them.
 func (c *checker) check(decl *ast.FuncDecl) {
+	sinks := c.sinks(decl.Body)
+	if len(sinks) == 0 {
+		return // most functions: no need to follow their values
+	}
 	f := c.flow(decl.Body, nil)
 	reported := map[ast.Expr]bool{}
-	for _, s := range c.sinks(decl.Body) {
+	for _, s := range sinks {
 		o := f.origin(s.value)
 		if o == nil || o.param >= 0 || reported[s.value] {
 			continue
@@ -284,6 +288,10 @@ func (c *checker) paramSinks(fn *types.Func) map[int]string {
 	}
 	c.params[fn] = nil // recursion adds nothing
 	decl := c.decls[fn]
+	sinks := c.sinks(decl.Body)
+	if len(sinks) == 0 {
+		return nil
+	}
 	seeds := map[types.Object]*origin{}
 	params := fn.Signature().Params()
 	for i := range params.Len() {
@@ -291,7 +299,7 @@ func (c *checker) paramSinks(fn *types.Func) map[int]string {
 	}
 	f := c.flow(decl.Body, seeds)
 	out := map[int]string{}
-	for _, s := range c.sinks(decl.Body) {
+	for _, s := range sinks {
 		if o := f.origin(s.value); o != nil && o.param >= 0 {
 			if _, ok := out[o.param]; !ok {
 				out[o.param] = fmt.Sprintf("%s at %s", s.what, c.where(s.node.Pos()))
