@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemkit/idemkit/internal/audit"
+)
+
+// TestVettool runs the real go vet with the real idemkit binary as its
+// -vettool over testdata/vetmod, and checks that every finding its files
+// mark ("// finding: NAME") is reported, and nothing else. GOCACHE is new
+// for the test: go vet caches a package's output under a key that does
+// not say whether the package was analysed for itself or only for the
+// facts a dependent needs, and in the second case the output is empty; a
+// shared cache could replay that and hide a regression (or a fix).
+//
+// The expectations follow the suite: a mark whose analyzer is not in
+// audit.Analyzers is not expected, so the test holds while checks land.
+func TestVettool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds idemkit and the standard library in a fresh GOCACHE")
+	}
+	t.Parallel()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	bin := filepath.Join(t.TempDir(), "idemkit")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	mod, err := filepath.Abs(filepath.Join("..", "..", "testdata", "vetmod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := marks(t, mod)
+	env := append(os.Environ(), "GOCACHE="+t.TempDir(), "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=")
+
+	vet := func(args ...string) (stdout, stderr string, code int) {
+		cmd := exec.Command(goTool, append([]string{"vet", "-vettool=" + bin}, args...)...)
+		cmd.Dir, cmd.Env = mod, env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return o.String(), e.String(), ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("go vet: %v", err)
+		}
+		return o.String(), e.String(), 0
+	}
+
+	// Plain go vet: file:line:col: message on stderr, exit 1 on findings.
+	_, stderr, code := vet("./...")
+	if wantCode := min(len(want), 1); code != wantCode {
+		t.Errorf("go vet exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
+	}
+	var got []string
+	// A finding's message ends with its analyzer's name; the places it
+	// involves follow, their messages indented with a tab.
+	diag := regexp.MustCompile(`^(\S+\.go):(\d+):\d+: [^\t].*\((\w+)\)$`)
+	related := regexp.MustCompile(`^\S+\.go:\d+:\d+: \t`)
+	for line := range strings.Lines(stderr) {
+		if m := diag.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			got = append(got, fmt.Sprintf("%s:%s: %s", filepath.ToSlash(m[1]), m[2], m[3]))
+		} else if !related.MatchString(line) && !strings.HasPrefix(line, "# ") {
+			t.Errorf("go vet printed %q, neither a finding nor a place it involves", line)
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("go vet findings:\n%s\nwant (from the // finding: marks):\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
+	}
+
+	// go vet -json: the analyzer names are the keys. The results come from
+	// the cache the first run filled, as they would for a user.
+	stdout, stderr, code := vet("-json", "./...")
+	if code != 0 {
+		t.Fatalf("go vet -json exit %d: %s", code, stderr)
+	}
+	got = got[:0]
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	for dec.More() {
+		var tree map[string]map[string][]struct{ Posn string }
+		if err := dec.Decode(&tree); err != nil {
+			t.Fatalf("go vet -json: %v\n%s", err, stdout)
+		}
+		for _, analyzers := range tree {
+			for name, diags := range analyzers {
+				for _, d := range diags {
+					file, line := splitPosn(t, d.Posn)
+					rel, _ := filepath.Rel(mod, file)
+					got = append(got, fmt.Sprintf("%s:%s: %s", filepath.ToSlash(rel), line, name))
+				}
+			}
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("go vet -json findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// -cachekey: the same value replays the cache, a new one runs the tool
+	// again (go vet -x shows each run of it, on a vet.cfg).
+	runsTool := func(key string) bool {
+		_, stderr, _ := vet("-x", "-cachekey="+key, "./payments")
+		return strings.Contains(stderr, bin) && strings.Contains(stderr, "vet.cfg")
+	}
+	if !runsTool("a") {
+		t.Error("go vet did not run the tool for a new -cachekey")
+	}
+	if runsTool("a") {
+		t.Error("go vet ran the tool again for the same -cachekey")
+	}
+	if !runsTool("b") {
+		t.Error("go vet replayed its cache for a new -cachekey")
+	}
+}
+
+// marks returns "file:line: analyzer" for each "// finding: NAME" in the
+// module's Go files whose analyzer is in the suite, sorted.
+func marks(t *testing.T, mod string) []string {
+	t.Helper()
+	inSuite := make(map[string]bool)
+	for _, a := range audit.Analyzers {
+		inSuite[a.Name] = true
+	}
+	var want []string
+	err := filepath.WalkDir(mod, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".go" {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rel, _ := filepath.Rel(mod, path)
+		sc := bufio.NewScanner(f)
+		for n := 1; sc.Scan(); n++ {
+			if _, name, ok := strings.Cut(sc.Text(), "// finding: "); ok && inSuite[strings.TrimSpace(name)] {
+				want = append(want, fmt.Sprintf("%s:%d: %s", filepath.ToSlash(rel), n, strings.TrimSpace(name)))
+			}
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	return want
+}
+
+// splitPosn splits "file:line:col".
+func splitPosn(t *testing.T, posn string) (file, line string) {
+	t.Helper()
+	i := strings.LastIndexByte(posn, ':')
+	j := strings.LastIndexByte(posn[:max(i, 0)], ':')
+	if i < 0 || j < 0 {
+		t.Fatalf("bad position %q", posn)
+	}
+	return posn[:j], posn[j+1 : i]
+}
