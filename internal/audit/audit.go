@@ -6,7 +6,9 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/idemkit/idemkit/internal/audit/attemptkey"
+	"github.com/idemkit/idemkit/internal/audit/cacheresponse"
 	"github.com/idemkit/idemkit/internal/audit/checkthenact"
+	"github.com/idemkit/idemkit/internal/audit/releaseonerror"
 )
 
 // Analyzers is the suite, in the order findings are documented. Names are a
@@ -14,4 +16,6 @@ import (
 var Analyzers = []*analysis.Analyzer{
 	checkthenact.Analyzer,
 	attemptkey.Analyzer,
+	releaseonerror.Analyzer,
+	cacheresponse.Analyzer,
 }

@@ -18,6 +18,7 @@ package claim
 import (
 	"go/ast"
 	"go/types"
+	"iter"
 	"reflect"
 	"slices"
 
@@ -183,12 +184,8 @@ func (s *scope) function(f *Func) {
 	if f.Directive != 0 {
 		return
 	}
-	var calls []*ast.CallExpr
-	inspectBody(f.Body, func(call *ast.CallExpr) {
-		calls = append(calls, call)
-	})
 	var g *cfg.CFG
-	for _, call := range calls {
+	for call := range f.Calls() {
 		c := s.classify(call)
 		if c == nil {
 			continue
@@ -209,8 +206,25 @@ func (s *scope) graph(f *Func) *cfg.CFG {
 	return s.cfgs.FuncLit(f.Node.(*ast.FuncLit))
 }
 
+// Calls yields the calls in f's body, outside the function literals it
+// holds (each is a Func of its own), in source order.
+func (f *Func) Calls() iter.Seq[*ast.CallExpr] {
+	return func(yield func(*ast.CallExpr) bool) {
+		more := true
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				more = more && yield(n)
+			}
+			return more
+		})
+	}
+}
+
 // inspectBody calls fn for each call in body, outside the function
-// literals it holds (each is a function of its own).
+// literals it holds.
 func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {

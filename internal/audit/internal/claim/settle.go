@@ -231,22 +231,20 @@ func (s *scope) responder(f *Func) bool {
 	if w == nil {
 		return false
 	}
-	writes := false
-	inspectBody(f.Body, func(call *ast.CallExpr) {
-		fn, _ := typeutil.Callee(s.pass.TypesInfo, call).(*types.Func)
+	for call := range f.Calls() {
 		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Write" && s.uses(sel.X, w) {
-			writes = true
+			return true
 		}
-		if fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "net/http" {
-			return // http.Error, http.Redirect, http.NotFound answer without a result
+		if fn := callee(s.pass.TypesInfo, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "net/http" {
+			continue // http.Error, http.Redirect, http.NotFound answer without a result
 		}
 		for _, a := range call.Args {
 			if s.uses(a, w) {
-				writes = true // json.NewEncoder(w), fmt.Fprintf(w, ...), a writeJSON(w, ...) helper
+				return true // json.NewEncoder(w), fmt.Fprintf(w, ...), a writeJSON(w, ...) helper
 			}
 		}
-	})
-	return writes
+	}
+	return false
 }
 
 // writer returns f's http.ResponseWriter parameter, or nil.

@@ -1,4 +1,4 @@
-// Package keys holds a service's own claim helpers, annotated so that the
+// Package keys is a service's own claim helpers, annotated so that the
 // checks in the packages calling them know what they do.
 package keys
 
@@ -37,4 +37,11 @@ func Release(ctx context.Context, id string) error {
 //idemkit:complete
 func Done(ctx context.Context, id string, result []byte) error {
 	return rdb.Set(ctx, "job:"+id, result, 24*time.Hour).Err()
+}
+
+// MarkDone records that id's work is finished, with no result.
+//
+//idemkit:complete
+func MarkDone(ctx context.Context, id string) error {
+	return rdb.Set(ctx, "job:"+id, "done", 24*time.Hour).Err()
 }

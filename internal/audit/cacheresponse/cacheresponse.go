@@ -1,0 +1,437 @@
+package cacheresponse
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/claim"
+	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+	"github.com/idemkit/idemkit/internal/audit/internal/report"
+)
+
+// Analyzer reports a key completed without its response, or with a 5xx.
+var Analyzer = &analysis.Analyzer{
+	Name:     "cacheresponse",
+	Doc:      report.Doc("cacheresponse"),
+	Requires: []*analysis.Analyzer{claim.Analyzer, directive.Analyzer, report.Analyzer},
+	Run:      run,
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	a := &checker{
+		pass: pass,
+		info: pass.TypesInfo,
+		r:    report.New(pass),
+		dirs: pass.ResultOf[directive.Analyzer].(*directive.Directives),
+	}
+	for _, f := range pass.ResultOf[claim.Analyzer].(*claim.Result).Funcs {
+		for call := range f.Calls() {
+			if k, fn := a.dirs.Call(a.info, call); k&directive.Complete != 0 {
+				a.complete(f, call, fn)
+				continue
+			}
+			if f.Responder && f.Directive == 0 {
+				a.redisFlag(f, call)
+				a.statusOnly(f, call)
+			}
+		}
+		if f.Responder {
+			a.unrecorded(f)
+		}
+	}
+	return nil, nil
+}
+
+type checker struct {
+	pass *analysis.Pass
+	info *types.Info
+	r    *report.Reporter
+	dirs *directive.Directives
+}
+
+// complete checks an //idemkit:complete call: the response it stores must
+// be there (where the function answers with one) and must not be a 5xx.
+func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
+	i := responseParam(fn.Signature())
+	if i < 0 {
+		if f.Responder {
+			a.r.Reportf(call, "%s completes the key without the response: it takes none, so a retry cannot get back what this call answered; complete with the status and marshalled body (cacheresponse)", fn.Name())
+		}
+		return
+	}
+	if i >= len(call.Args) || fn.Signature().Variadic() && i == fn.Signature().Params().Len()-1 {
+		return
+	}
+	arg := call.Args[i]
+	lit, v := a.literal(f, arg)
+	if f.Responder && a.empty(arg, lit) {
+		a.r.Reportf(call, "%s completes the key with %s response: a retry gets nothing back instead of what this call answered; pass the status, headers and marshalled body (cacheresponse)",
+			fn.Name(), emptiness(lit))
+		return
+	}
+	status := a.field(lit, statusFields)
+	switch {
+	case status != nil && claim.Status5xx(a.info, status):
+		a.r.Reportf(call, "%s stores a %s response as the key's result: every retry within the TTL gets the transient failure back instead of running again; release the key on a 5xx and complete only 2xx and 4xx (cacheresponse)",
+			fn.Name(), a.info.Types[status].Value.ExactString())
+	case status != nil && a.info.Types[status].Value == nil && !a.checked(f, call, status, v):
+		a.r.Reportf(call, "%s stores the status %s without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when it is 500 or more and complete only 2xx and 4xx (cacheresponse)",
+			fn.Name(), types.ExprString(status))
+	case lit == nil && v != nil && hasField(v.Type(), statusFields) && !a.checked(f, call, nil, v):
+		a.r.Reportf(call, "%s stores %s whatever its status, without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when the status is 500 or more and complete only 2xx and 4xx (cacheresponse)",
+			fn.Name(), v.Name())
+	}
+}
+
+var (
+	statusFields = []string{"Status", "StatusCode", "Code"}
+	// bodyWords name a parameter, field or column that holds a response.
+	bodyWords = []string{"response", "resp", "body", "result", "payload", "reply", "output"}
+)
+
+// responseParam returns the index of the parameter that takes the
+// response: a []byte, a struct with a body field, or one named for it; -1
+// when there is none.
+func responseParam(sig *types.Signature) int {
+	params := sig.Params()
+	for i := range params.Len() {
+		p := params.At(i)
+		if isBytes(p.Type()) || hasField(p.Type(), []string{"Body"}) || bodyName(p.Name()) {
+			return i
+		}
+	}
+	return -1
+}
+
+func bodyName(name string) bool {
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(bodyWords, w) })
+}
+
+func isBytes(t types.Type) bool {
+	s, ok := t.Underlying().(*types.Slice)
+	if !ok {
+		return false
+	}
+	b, ok := s.Elem().Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Byte
+}
+
+// structOf returns the struct under t and its pointers, or nil.
+func structOf(t types.Type) *types.Struct {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, _ := t.Underlying().(*types.Struct)
+	return s
+}
+
+func hasField(t types.Type, names []string) bool {
+	s := structOf(t)
+	if s == nil {
+		return false
+	}
+	for f := range s.Fields() {
+		if slices.Contains(names, f.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// literal returns the composite literal an argument is (through &), or
+// the one its variable is set from when the function sets it once; and the
+// variable.
+func (a *checker) literal(f *claim.Func, arg ast.Expr) (*ast.CompositeLit, *types.Var) {
+	e := ast.Unparen(arg)
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = ast.Unparen(u.X)
+	}
+	if cl, ok := e.(*ast.CompositeLit); ok {
+		return cl, nil
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return nil, nil
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	if !ok {
+		return nil, nil
+	}
+	var sets []ast.Expr
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && a.info.ObjectOf(id) == v {
+					if len(n.Lhs) == len(n.Rhs) {
+						sets = append(sets, n.Rhs[i])
+					} else {
+						sets = append(sets, nil)
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if a.info.Defs[id] == v && i < len(n.Values) {
+					sets = append(sets, n.Values[i])
+				}
+			}
+		}
+		return true
+	})
+	if len(sets) == 1 && sets[0] != nil {
+		if cl, ok := ast.Unparen(sets[0]).(*ast.CompositeLit); ok {
+			return cl, v
+		}
+	}
+	return nil, v
+}
+
+// empty reports whether a response argument holds no response: nil, "",
+// []byte(nil), an empty literal, or a struct literal that sets no body.
+func (a *checker) empty(arg ast.Expr, lit *ast.CompositeLit) bool {
+	if a.isNil(arg) {
+		return true
+	}
+	if s, ok := match.ConstString(a.info, arg); ok {
+		return s == ""
+	}
+	if conv, ok := ast.Unparen(arg).(*ast.CallExpr); ok && len(conv.Args) == 1 && a.info.Types[conv.Fun].IsType() {
+		return a.isNil(conv.Args[0])
+	}
+	if lit == nil {
+		return false
+	}
+	if len(lit.Elts) == 0 {
+		return true
+	}
+	s := structOf(a.info.TypeOf(lit))
+	if s == nil || !hasBodyField(s) {
+		return false
+	}
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			return false // positional: every field is set
+		}
+		if id, ok := kv.Key.(*ast.Ident); ok && bodyName(id.Name) && !a.isNil(kv.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasBodyField(s *types.Struct) bool {
+	for f := range s.Fields() {
+		if bodyName(f.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// emptiness says how a response is empty, for a message.
+func emptiness(lit *ast.CompositeLit) string {
+	if lit != nil && len(lit.Elts) > 0 {
+		return "a status-only"
+	}
+	return "an empty"
+}
+
+func (a *checker) isNil(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && a.info.Uses[id] == types.Universe.Lookup("nil")
+}
+
+// field returns the value a struct literal gives one of the named fields.
+func (a *checker) field(lit *ast.CompositeLit, names []string) ast.Expr {
+	if lit == nil {
+		return nil
+	}
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && slices.Contains(names, id.Name) {
+				return kv.Value
+			}
+		}
+	}
+	return nil
+}
+
+// checked reports whether a condition before call reads the status (or
+// the variable holding the whole response, as in k.Caches(resp)): the
+// code decided what to store by it.
+func (a *checker) checked(f *claim.Func, call *ast.CallExpr, status ast.Expr, v *types.Var) bool {
+	want := ""
+	if status != nil {
+		want = types.ExprString(status)
+	}
+	mentions := func(cond ast.Expr) bool {
+		found := false
+		ast.Inspect(cond, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				found = found || (v != nil && a.info.Uses[n] == v)
+			case ast.Expr:
+				found = found || (want != "" && types.ExprString(n) == want)
+			}
+			return !found
+		})
+		return found
+	}
+	checked := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		if checked || n == nil || n.Pos() >= call.Pos() {
+			return false
+		}
+		var conds []ast.Expr
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			conds = append(conds, n.Cond)
+		case *ast.ForStmt:
+			conds = append(conds, n.Cond)
+		case *ast.SwitchStmt:
+			conds = append(conds, n.Tag)
+		case *ast.CaseClause:
+			conds = append(conds, n.List...)
+		}
+		for _, c := range conds {
+			if c != nil && mentions(c) {
+				checked = true
+			}
+		}
+		return true
+	})
+	return checked
+}
+
+// redisFlag reports a Redis SET of a claimed or idempotency key to a
+// constant in a function that answers with a response.
+func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
+	rc, ok := match.Redis(a.info, call)
+	if !ok || rc.Op != match.RedisSet {
+		return
+	}
+	at := 2 // Set, SetEx, SetArgs(ctx, key, value, ...)
+	if rc.Method == "Do" {
+		at = 3 // Do(ctx, "set", key, value, ...)
+	}
+	if at >= len(call.Args) {
+		return
+	}
+	tv := a.info.Types[call.Args[at]]
+	if tv.Value == nil || tv.Value.Kind() == constant.String && match.InProgress(constant.StringVal(tv.Value)) {
+		return
+	}
+	key := types.ExprString(rc.Key)
+	what := "the idempotency key " + key
+	if c := a.claimed(f, func(c *claim.Claim) bool { return c.Via == claim.Redis && types.ExprString(c.Key) == key }); c != nil {
+		if c.Lock {
+			return
+		}
+		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
+	} else if !match.KeyName(key) {
+		return
+	}
+	a.r.Reportf(call, "SET of %s to %s marks %s completed without the response: a retry gets %s back instead of what this call answered; store the status and the marshalled body (cacheresponse)",
+		key, tv.Value.ExactString(), what, tv.Value.ExactString())
+}
+
+// completionWords name a column that records a key's state rather than
+// its response.
+var completionWords = []string{"status", "state", "done", "completed", "finished", "processed"}
+
+// statusOnly reports an UPDATE of a claimed or idempotency table that sets
+// its state and no response column.
+func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
+	sc, ok := match.SQL(a.info, call)
+	if !ok {
+		return
+	}
+	st := sc.Statement()
+	if st.Verb != match.Update || st.Table == "" {
+		return
+	}
+	c := a.claimed(f, func(c *claim.Claim) bool { return c.Via == claim.SQL && c.Table == st.Table })
+	if c == nil && !match.KeyName(st.Table) {
+		return
+	}
+	var states []string
+	for _, col := range st.Assigned {
+		if bodyName(col) {
+			return
+		}
+		if slices.ContainsFunc(match.Words(col), func(w string) bool { return slices.Contains(completionWords, w) }) {
+			states = append(states, col)
+		}
+	}
+	if len(states) == 0 || slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+		return
+	}
+	what := "the key"
+	if c != nil {
+		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
+	}
+	a.r.Reportf(call, "UPDATE of %s sets only %s: it marks %s completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
+		st.Table, strings.Join(states, ", "), what)
+}
+
+// claimed returns the first of f's claims that accept accepts.
+func (a *checker) claimed(f *claim.Func, accept func(*claim.Claim) bool) *claim.Claim {
+	for _, c := range f.Claims {
+		if accept(c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// unrecorded reports a path that answers after a claim without having
+// completed, released or handed it on.
+func (a *checker) unrecorded(f *claim.Func) {
+	for _, c := range f.Claims {
+		if c.Lock {
+			continue
+		}
+		var open []claim.Exit
+		for _, e := range c.Exits {
+			if !e.Error && e.Deferred&(claim.Completed|claim.HandedOff) == 0 &&
+				(len(open) == 0 || open[len(open)-1].Pos() != e.Pos()) {
+				open = append(open, e)
+			}
+		}
+		if len(open) == 0 {
+			continue
+		}
+		more := ""
+		if n := len(open) - 1; n == 1 {
+			more = " (and 1 more return)"
+		} else if n > 1 {
+			more = fmt.Sprintf(" (and %d more returns)", n)
+		}
+		pos := open[0].Pos().Pos()
+		a.r.Report(analysis.Diagnostic{
+			Pos: pos,
+			Message: fmt.Sprintf("this return answers without recording the response under the key claimed by %s at %s%s: a retry finds the key in progress, or runs the work again once it is freed, instead of getting this answer back; complete the key with the status and body before answering (cacheresponse)",
+				c.What, a.where(c.Call.Pos()), more),
+			Related: []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}},
+		})
+	}
+}
+
+// where names a position as file:line, the file by its base name.
+func (a *checker) where(pos token.Pos) string {
+	p := a.pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}

@@ -1,0 +1,50 @@
+package cacheresponse
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+)
+
+func (s *server) book(ctx context.Context, db *sql.DB, key string) (*receipt, error) {
+	res, err := db.ExecContext(ctx, `INSERT INTO idempotency_keys (key, status) VALUES ($1, 'in_progress') ON CONFLICT DO NOTHING`, key)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, errInProgress
+	}
+	rc := &receipt{ID: "b_1"}
+	if _, err := db.ExecContext(ctx, `UPDATE idempotency_keys SET status = 'completed', completed_at = now() WHERE key = $1`, key); err != nil { // want `UPDATE of idempotency_keys sets only status, completed_at: it marks the key claimed by INSERT into idempotency_keys at sql.go:10 completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it \(cacheresponse\)`
+		return nil, err
+	}
+	return rc, nil
+}
+
+// Negatives.
+
+func (s *server) bookStoring(ctx context.Context, db *sql.DB, key string) (*receipt, error) {
+	res, err := db.ExecContext(ctx, `INSERT INTO idempotency_keys (key, status) VALUES ($1, 'in_progress') ON CONFLICT DO NOTHING`, key)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, errInProgress
+	}
+	rc := &receipt{ID: "b_1"}
+	body, err := json.Marshal(rc)
+	if err != nil {
+		db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE key = $1`, key)
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE idempotency_keys SET status = 'completed', response_status = 201, response_body = $2 WHERE key = $1`, key, body); err != nil {
+		return nil, err
+	}
+	return rc, nil
+}
+
+// A consumer's inbox row has no response to hold.
+func markHandled(ctx context.Context, db *sql.DB, eventID string) error {
+	_, err := db.ExecContext(ctx, `UPDATE webhook_inbox SET status = 'done' WHERE event_id = $1`, eventID)
+	return err
+}
