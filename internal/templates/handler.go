@@ -45,6 +45,9 @@ type HandlerOptions struct {
 	// SpecPath is the spec as the generated comments cite it, slash-separated, e.g.
 	// knowledge/projects/idempotency-charge-card.md.
 	SpecPath string
+	// Dir is the target directory relative to the module root, slash-separated, as the
+	// regeneration command in the comments names it.
+	Dir string
 	// Version is the idemkit version written into every header.
 	Version string
 }
@@ -215,8 +218,10 @@ func checkHandlerOptions(opts HandlerOptions) error {
 			return &OptionError{"runtime package", opts.RuntimePackage, reason}
 		}
 	}
-	if opts.SpecPath == "" || strings.ContainsAny(opts.SpecPath, "\n\r\\") || path.IsAbs(opts.SpecPath) {
-		return &OptionError{"spec path", opts.SpecPath, "want the spec's slash-separated path relative to the module, on one line"}
+	for _, p := range []struct{ option, value string }{{"spec path", opts.SpecPath}, {"dir", opts.Dir}} {
+		if p.value == "" || strings.ContainsAny(p.value, "\n\r\\") || path.IsAbs(p.value) || path.Clean(p.value) != p.value {
+			return &OptionError{p.option, p.value, "want a clean slash-separated path relative to the module, on one line"}
+		}
 	}
 	return nil
 }

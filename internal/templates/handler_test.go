@@ -28,6 +28,7 @@ func handlerOpts(name string) HandlerOptions {
 		Package:  strings.ReplaceAll(name, "-", ""),
 		Runtime:  "example.com/app/internal/idem",
 		SpecPath: "knowledge/projects/idempotency-" + name + ".md",
+		Dir:      "internal/" + name,
 		Version:  "test",
 	}
 }
@@ -203,6 +204,7 @@ func TestGenerateHandlerBadInput(t *testing.T) {
 		{name: "package not an identifier", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Package = "my-jobs" }, want: `package "my-jobs": not a Go identifier`},
 		{name: "runtime not an import path", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Runtime = "../idem" }, want: `runtime "../idem"`},
 		{name: "spec path on two lines", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.SpecPath = "a\nb.md" }, want: "spec path"},
+		{name: "dir not clean", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Dir = "internal/../jobs" }, want: `dir "internal/../jobs"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
