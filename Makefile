@@ -52,3 +52,44 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 .PHONY: clean
 clean: ## Remove build output
 	rm -rf bin
+
+# The two targets below run idemkit as go vet's -vettool with -cachekey set
+# to a new value each time. go vet keys its cache on the tool's flags, so the
+# analysis runs again while the compiled packages stay warm; without it, go
+# vet replays stored results, including the empty output it stores for a
+# package it analysed only as a dependency of another.
+
+.PHONY: vet-std
+vet-std: build ## Run the audit suite over the whole standard library under go vet (slow: minutes); fails on any finding or crash
+	@out=$(CURDIR)/bin/vet-std.txt; key=$$(date +%s%N); start=$$(date +%s); \
+	echo "$(GO) vet -vettool=$(CURDIR)/$(BIN) -cachekey=$$key std"; \
+	$(GO) vet -vettool=$(CURDIR)/$(BIN) -cachekey=$$key std >$$out 2>&1; status=$$?; \
+	findings=$$(grep -cE '^[^[:space:]#][^ ]*\.go:[0-9]+:[0-9]+: [^[:space:]]' $$out); \
+	panics=$$(grep -c 'panic' $$out); \
+	grep -vE '^#' $$out | head -n 100; \
+	echo "vet-std: exit status $$status, $$findings findings, $$panics lines mentioning a panic, $$(( $$(date +%s) - start ))s; output in bin/vet-std.txt"; \
+	test $$status -eq 0
+
+BENCH_PKGS ?= ./...
+BENCH_RUNS ?= 3
+
+.PHONY: bench-vet
+bench-vet: build ## Compare go vet -vettool=idemkit with plain go vet on BENCH_PKGS: wall time, CPU, peak RSS (analysis uncached, builds warm)
+	@test -x /usr/bin/time || { echo "bench-vet needs GNU time (apt-get install time)"; exit 2; }
+	@tool=$(CURDIR)/$(BIN); tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "Warming the build cache: each go vet once over $(BENCH_PKGS)"; \
+	$(GO) vet -printf.funcs=warm$$$$ $(BENCH_PKGS) >/dev/null 2>&1; \
+	$(GO) vet -vettool=$$tool -cachekey=warm$$$$ $(BENCH_PKGS) >/dev/null 2>&1; \
+	for i in $$(seq $(BENCH_RUNS)); do \
+	  key=$$(date +%s%N); \
+	  /usr/bin/time -f '%e %U %S %M' -a -o $$tmp/vet $(GO) vet -printf.funcs=bench$$key $(BENCH_PKGS) >/dev/null 2>&1; \
+	  /usr/bin/time -f '%e %U %S %M' -a -o $$tmp/idemkit $(GO) vet -vettool=$$tool -cachekey=$$key $(BENCH_PKGS) >/dev/null 2>&1; \
+	done; \
+	median() { grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$$' $$tmp/$$1 | awk -v c=$$2 '{print $$c}' | sort -g | awk '{v[NR]=$$1} END {print v[int((NR+1)/2)]}'; }; \
+	cpu() { grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$$' $$tmp/$$1 | awk '{print $$2+$$3}' | sort -g | awk '{v[NR]=$$1} END {print v[int((NR+1)/2)]}'; }; \
+	vw=$$(median vet 1); iw=$$(median idemkit 1); vc=$$(cpu vet); ic=$$(cpu idemkit); vm=$$(median vet 4); im=$$(median idemkit 4); \
+	echo; echo "Medians of $(BENCH_RUNS) runs over $(BENCH_PKGS), each with a new flag value (no cached analysis):"; \
+	printf '  %-38s %8s %8s %12s\n' command "wall s" "cpu s" "peak RSS MB"; \
+	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -printf.funcs=benchN" $$vw $$vc $$((vm / 1024)); \
+	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -vettool=$(BIN) -cachekey=N" $$iw $$ic $$((im / 1024)); \
+	awk -v iw=$$iw -v vw=$$vw -v ic=$$ic -v vc=$$vc -v im=$$im -v vm=$$vm 'BEGIN {printf "idemkit / go vet: %.2fx wall time, %.2fx CPU, %.2fx peak RSS (of the largest process)\n", iw/vw, ic/vc, im/vm}'
