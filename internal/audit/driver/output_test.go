@@ -114,7 +114,7 @@ func TestWriteSARIF(t *testing.T) {
 		t.Errorf("%%SRCROOT%% = %q", run.OriginalURIBaseIDs[srcRoot].URI)
 	}
 	drv := run.Tool.Driver
-	if drv.Name != "idemkit" || drv.Version != "v1.2.3" || len(drv.Rules) != 2 {
+	if drv.Name != "idemkit" || drv.Version != "1.2.3" || len(drv.Rules) != 2 {
 		t.Fatalf("driver: %+v", drv)
 	}
 	rule := drv.Rules[0]
@@ -205,6 +205,23 @@ func TestSARIFColumnsAreUTF16(t *testing.T) {
 	}
 	if !sarifOf(t, dir, res).Runs[0].Invocations[0].ExecutionSuccessful {
 		t.Error("a run without errors must be successful")
+	}
+}
+
+func TestSARIFVersion(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{"v1.2.3": "1.2.3", "0.4.0-rc.1": "0.4.0-rc.1", "devel": "", "": ""} {
+		var b bytes.Buffer
+		if err := WriteSARIF(&b, &Result{}, SARIFOptions{ToolVersion: v}); err != nil {
+			t.Fatal(err)
+		}
+		var log sarifLog
+		if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+			t.Fatal(err)
+		}
+		if got := log.Runs[0].Tool.Driver.Version; got != want {
+			t.Errorf("version %q is written as %q, want %q", v, got, want)
+		}
 	}
 }
 

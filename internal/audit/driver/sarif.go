@@ -156,7 +156,7 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 		Tool: sarifTool{Driver: sarifDriver{
 			Name:           "idemkit",
 			InformationURI: "https://github.com/idemkit/idemkit",
-			Version:        opts.ToolVersion,
+			Version:        numericVersion(opts.ToolVersion),
 			Rules:          []sarifRule{},
 		}},
 		ColumnKind: "utf16CodeUnits",
@@ -226,6 +226,17 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// numericVersion returns v as SARIF consumers compare versions, starting
+// with a digit ("v1.2.3" is "1.2.3"), or "" for a development build, which
+// has no version to compare.
+func numericVersion(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return ""
+	}
+	return v
 }
 
 // fingerprint identifies a finding by what stays put when code around it
