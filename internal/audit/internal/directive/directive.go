@@ -97,7 +97,7 @@ func (d *Directives) Call(info *types.Info, call *ast.CallExpr) (Kind, *types.Fu
 
 func run(pass *analysis.Pass) (any, error) {
 	export := func(doc *ast.CommentGroup, name *ast.Ident) {
-		if k := Parse(doc); k != 0 {
+		if k := parse(doc); k != 0 {
 			if fn, ok := pass.TypesInfo.Defs[name].(*types.Func); ok {
 				pass.ExportObjectFact(fn, &Fact{Kind: k})
 			}
@@ -130,10 +130,10 @@ func run(pass *analysis.Pass) (any, error) {
 	return &Directives{pass: pass}, nil
 }
 
-// Parse returns the directives in a doc comment: lines that are exactly
+// parse returns the directives in a doc comment: lines that are exactly
 // //idemkit:claim, //idemkit:release or //idemkit:complete, optionally
 // followed by a space and free text.
-func Parse(doc *ast.CommentGroup) Kind {
+func parse(doc *ast.CommentGroup) Kind {
 	if doc == nil {
 		return 0
 	}
