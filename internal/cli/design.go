@@ -30,6 +30,8 @@ type DesignOptions struct {
 	Print       bool
 	Force       bool
 	Accessible  bool
+	// Generate is the directory to write the spec's handler into afterwards (--generate).
+	Generate string
 
 	factory *Factory
 }
@@ -52,7 +54,8 @@ answers as a file with --answers (the shape of a spec's answers; start from
 		Example: `  idemkit design "charge card"
   idemkit design --answers charge-card.yaml
   idemkit design --preset webhook "stripe events" --print
-  idemkit design --from knowledge/projects/idempotency-charge-card.md`,
+  idemkit design --from knowledge/projects/idempotency-charge-card.md
+  idemkit design --preset payment "charge card" --generate internal/payments`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -64,6 +67,9 @@ answers as a file with --answers (the shape of a spec's answers; start from
 			}
 			if opts.AnswersFile != "" && opts.FromSpec != "" {
 				return usageErr("--answers and --from both give the answers; pass one")
+			}
+			if opts.Generate != "" && opts.Print {
+				return usageErr("--generate writes the handler beside the spec; it cannot be combined with --print")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -78,7 +84,8 @@ answers as a file with --answers (the shape of a spec's answers; start from
 	fl.StringVar(&opts.OutDir, "out", filepath.Join("knowledge", "projects"), "`DIR` to write the spec into")
 	fl.StringVar(&opts.RulesFile, "rules", "", "catalogue overrides `FILE` (default: .idemkit.yaml at the repository root)")
 	fl.BoolVar(&opts.Print, "print", false, "write the spec to stdout only")
-	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing spec")
+	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing spec (and, with --generate, hand-edited generated files)")
+	fl.StringVar(&opts.Generate, "generate", "", "then write the handler that follows the spec into `DIR` (as 'idemkit generate handler' does)")
 	fl.BoolVar(&opts.Accessible, "accessible", false, "plain prompts for screen readers and simple terminals (also ACCESSIBLE=1)")
 	_ = cmd.RegisterFlagCompletionFunc("preset", cobra.FixedCompletions([]string{"payment", "webhook", "queue", "workflow", "cron"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -127,6 +134,18 @@ func designRun(opts *DesignOptions) error {
 		return printMarkdown(opts.IO, doc)
 	}
 	path := filepath.Join(f.resolve(opts.OutDir), spec.FileName(d.Spec.Slug))
+	// With --generate the handler is planned first, so that a DIR it cannot use leaves the spec
+	// unwritten too.
+	var handler *handlerPlan
+	if opts.Generate != "" {
+		gen := &GenerateHandlerOptions{IO: opts.IO, Spec: f.rel(path), Dir: opts.Generate, Force: opts.Force, factory: f}
+		if handler, err = planHandler(gen, d.Spec, path); err != nil {
+			return err
+		}
+		if err := handler.conflicts(); err != nil {
+			return err
+		}
+	}
 	if err := writeFileAtomic(path, doc, opts.Force); err != nil {
 		if errors.Is(err, errExists) {
 			return usageErr("%s already exists; pass --force to overwrite it, or --print to see the new spec", f.rel(path))
@@ -134,6 +153,9 @@ func designRun(opts *DesignOptions) error {
 		return fmt.Errorf("write spec: %w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "Wrote %s\n", f.rel(path))
+	if handler != nil {
+		return handler.apply()
+	}
 	return nil
 }
 

@@ -31,6 +31,7 @@ responses and replays them (generate runtime).`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(NewCmdGenerateRuntime(f, nil))
+	cmd.AddCommand(NewCmdGenerateHandler(f, nil))
 	return cmd
 }
 
