@@ -72,7 +72,7 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 		return
 	}
 	arg := call.Args[i]
-	lit, v := a.literal(f, arg)
+	lit, v := a.literal(arg)
 	if f.Responder && a.empty(arg, lit) {
 		a.r.Reportf(call, "%s completes the key with %s response: a retry gets nothing back instead of what this call answered; pass the status, headers and marshalled body (cacheresponse)",
 			fn.Name(), emptiness(lit))
@@ -83,10 +83,10 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 	case status != nil && claim.Status5xx(a.info, status):
 		a.r.Reportf(call, "%s stores a %s response as the key's result: every retry within the TTL gets the transient failure back instead of running again; release the key on a 5xx and complete only 2xx and 4xx (cacheresponse)",
 			fn.Name(), a.info.Types[status].Value.ExactString())
-	case status != nil && a.info.Types[status].Value == nil && !a.checked(f, call, status, v):
+	case status != nil && a.info.Types[status].Value == nil && !a.passedOn(status) && !a.checked(f, call, status, v):
 		a.r.Reportf(call, "%s stores the status %s without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when it is 500 or more and complete only 2xx and 4xx (cacheresponse)",
 			fn.Name(), types.ExprString(status))
-	case lit == nil && v != nil && hasField(v.Type(), statusFields) && !a.checked(f, call, nil, v):
+	case lit == nil && v != nil && hasField(v.Type(), statusFields) && !a.param(v) && !a.checked(f, call, nil, v):
 		a.r.Reportf(call, "%s stores %s whatever its status, without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when the status is 500 or more and complete only 2xx and 4xx (cacheresponse)",
 			fn.Name(), v.Name())
 	}
@@ -148,9 +148,10 @@ func hasField(t types.Type, names []string) bool {
 }
 
 // literal returns the composite literal an argument is (through &), or
-// the one its variable is set from when the function sets it once; and the
+// the one its variable is set from when it is set once (in whichever
+// function of the file declares it, or at package level); and the
 // variable.
-func (a *checker) literal(f *claim.Func, arg ast.Expr) (*ast.CompositeLit, *types.Var) {
+func (a *checker) literal(arg ast.Expr) (*ast.CompositeLit, *types.Var) {
 	e := ast.Unparen(arg)
 	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		e = ast.Unparen(u.X)
@@ -166,8 +167,12 @@ func (a *checker) literal(f *claim.Func, arg ast.Expr) (*ast.CompositeLit, *type
 	if !ok {
 		return nil, nil
 	}
+	file := a.file(v.Pos())
+	if file == nil {
+		return nil, v
+	}
 	var sets []ast.Expr
-	ast.Inspect(f.Body, func(n ast.Node) bool {
+	ast.Inspect(file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			for i, l := range n.Lhs {
@@ -194,6 +199,48 @@ func (a *checker) literal(f *claim.Func, arg ast.Expr) (*ast.CompositeLit, *type
 		}
 	}
 	return nil, v
+}
+
+// passedOn reports whether a status is read from a parameter, which makes
+// the caller the one to check it.
+func (a *checker) passedOn(status ast.Expr) bool {
+	e := ast.Unparen(status)
+	for {
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		e = ast.Unparen(sel.X)
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	return ok && a.param(v)
+}
+
+// param reports whether v is a parameter of a function: a Store wrapper
+// or a helper that passes on a response its caller chose.
+func (a *checker) param(v *types.Var) bool {
+	file := a.file(v.Pos())
+	found := false
+	ast.Inspect(file, func(n ast.Node) bool {
+		if ft, ok := n.(*ast.FuncType); ok && ft.Params != nil && ft.Params.Pos() <= v.Pos() && v.Pos() < ft.Params.End() {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func (a *checker) file(pos token.Pos) *ast.File {
+	for _, f := range a.pass.Files {
+		if f.FileStart <= pos && pos < f.FileEnd {
+			return f
+		}
+	}
+	return nil
 }
 
 // empty reports whether a response argument holds no response: nil, "",

@@ -153,7 +153,7 @@ func run(pass *analysis.Pass) (any, error) {
 				return
 			}
 			s.decls[fn] = n
-			f.Body, f.Sig, f.Directive = n.Body, fn.Signature(), directive.Parse(n.Doc)
+			f.Body, f.Sig, f.Directive = n.Body, fn.Signature(), s.dirs.Of(fn)
 		case *ast.FuncLit:
 			sig, ok := pass.TypesInfo.TypeOf(n).(*types.Signature)
 			if !ok {

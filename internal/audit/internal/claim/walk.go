@@ -422,8 +422,8 @@ func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 	if w.isNil(last) {
 		return false
 	}
-	if v := w.s.varOf(last); v != nil && w.knownNil(v, st) {
-		return false
+	if v := w.s.varOf(last); v != nil && (w.knownNil(v, st) || v == w.c.err && st.errLive) {
+		return false // nil, or the claim's own failure: then nothing was taken
 	}
 	return true
 }

@@ -143,3 +143,29 @@ func (s *server) viaClaim(ctx context.Context, store idem.Store, key string) (*r
 	body, _ := json.Marshal(rc)
 	return rc, store.Complete(ctx, key, c.Token, idem.Response{Status: 200, Body: body}, time.Hour)
 }
+
+// A Store wrapper passes on the response its caller chose to store.
+type counting struct {
+	idem.Store
+	n int
+}
+
+func (c *counting) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
+	c.n++
+	return c.Store.Complete(ctx, key, token, resp, ttl)
+}
+
+func completeWith(ctx context.Context, store idem.Store, key, token string, code int, body []byte) error {
+	return store.Complete(ctx, key, token, idem.Response{Status: code, Body: body}, time.Hour)
+}
+
+// The response is set once, outside the closure that stores it.
+var fixture = idem.Response{Status: 200, Body: []byte("ok")}
+
+func replayFixture(ctx context.Context, store idem.Store, tokens []string) {
+	for _, tok := range tokens {
+		func() {
+			store.Complete(ctx, "k", tok, fixture, time.Hour)
+		}()
+	}
+}

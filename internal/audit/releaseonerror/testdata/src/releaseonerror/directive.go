@@ -115,3 +115,9 @@ func claimLocal(ctx context.Context, store idem.Store, key string) (idem.Claim, 
 	}
 	return c, nil
 }
+
+// The claim's own error, returned unchecked: nil, or nothing was taken.
+func probe(ctx context.Context, store idem.Store, key string) error {
+	_, err := store.Claim(ctx, key, "fp", time.Minute, time.Minute)
+	return err
+}
