@@ -1,0 +1,61 @@
+// Package cron runs the nightly invoicing job. Two schedulers may fire the
+// same night, and a slow billing API makes the job retry its calls; the
+// billing API deduplicates by Idempotency-Key.
+package cron
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Invoices bills each account once a night.
+type Invoices struct {
+	Client     *http.Client
+	BillingURL string
+	Accounts   func(ctx context.Context) ([]string, error)
+}
+
+// Run invoices every account for the night of slot.
+func (j *Invoices) Run(ctx context.Context, slot time.Time) error {
+	accounts, err := j.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range accounts {
+		if err := j.invoice(ctx, id, slot); err != nil {
+			return fmt.Errorf("invoice %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (j *Invoices) invoice(ctx context.Context, accountID string, slot time.Time) error {
+	body, err := json.Marshal(map[string]string{"account": accountID, "period": slot.Format("2006-01-02")})
+	if err != nil {
+		return err
+	}
+	var last error
+	for attempt := range 3 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.BillingURL+"/v1/invoices", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Idempotency-Key", "invoice:"+accountID+":"+strconv.FormatInt(time.Now().UnixNano(), 10))
+		resp, err := j.Client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return nil
+			}
+			err = fmt.Errorf("billing answered %s", resp.Status)
+		}
+		last = err
+		time.Sleep(time.Duration(attempt+1) * time.Second)
+	}
+	return last
+}
