@@ -81,6 +81,7 @@ func TestIsVetProtocol(t *testing.T) {
 		{[]string{"-V=full"}, true},
 		{[]string{"/tmp/go-build1/b001/vet.cfg"}, true},
 		{[]string{"-json", "-checkthenact", "/tmp/vet.cfg"}, true},
+		{[]string{"-json", "-cachekey=1764460800", "/tmp/go-build2/b014/vet.cfg"}, true},
 		{nil, false},
 		{[]string{"version"}, false},
 		{[]string{"design", "x.cfg"}, false},
