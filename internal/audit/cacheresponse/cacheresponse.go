@@ -468,10 +468,14 @@ func (a *checker) unrecorded(f *claim.Func) {
 			more = fmt.Sprintf(" (and %d more returns)", n)
 		}
 		pos := open[0].Pos().Pos()
+		what := "this return"
+		if pos == f.Body.Rbrace {
+			what = "the end of the function" // control falls off it
+		}
 		a.r.Report(analysis.Diagnostic{
 			Pos: pos,
-			Message: fmt.Sprintf("this return answers without recording the response under the key claimed by %s at %s%s: a retry finds the key in progress, or runs the work again once it is freed, instead of getting this answer back; complete the key with the status and body before answering (cacheresponse)",
-				c.What, a.where(c.Call.Pos()), more),
+			Message: fmt.Sprintf("%s answers without recording the response under the key claimed by %s at %s%s: a retry finds the key in progress, or runs the work again once it is freed, instead of getting this answer back; complete the key with the status and body before answering (cacheresponse)",
+				what, c.What, a.where(c.Call.Pos()), more),
 			Related: []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}},
 		})
 	}

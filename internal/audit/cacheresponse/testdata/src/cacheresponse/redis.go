@@ -129,3 +129,18 @@ func (s *server) extend(ctx context.Context, key string) (*receipt, error) {
 	s.rdb.Set(ctx, "idem:"+key, "in_progress", time.Minute)
 	return &receipt{}, nil
 }
+
+func (s *server) payNeverRecorded(w http.ResponseWriter, r *http.Request) {
+	key := "idem:" + r.Header.Get("Idempotency-Key")
+	if !s.rdb.SetNX(r.Context(), key, "in_progress", 24*time.Hour).Val() {
+		http.Error(w, "in progress", http.StatusConflict)
+		return
+	}
+	rc, err := s.charge(r)
+	if err != nil {
+		s.rdb.Del(r.Context(), key)
+		http.Error(w, "charge failed", http.StatusBadGateway)
+		return
+	}
+	json.NewEncoder(w).Encode(rc)
+} // want `the end of the function answers without recording the response under the key claimed by SetNX at redis.go:\d+`
