@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,9 +53,10 @@ Three files, for an operation with slug charge-card:
   charge_card_idem_test.go  the spec's five tests (replay, mismatch, concurrent
                             retries, TTL expiry, crash mid-flight) against the
                             memory store: go test passes out of the box
-  charge_card_work.go       your business logic: written once, when missing,
-                            and never touched again; it holds the only
-                            placeholders
+  charge_card_work.go       your business logic: a ChargeCardService whose
+                            methods you pass to NewChargeCard, holding the
+                            only placeholders; written at the first
+                            generation and never again
 
 The runtime is found in your module (the directory holding the files generate
 runtime wrote); pass --runtime DIR when there are several. The package is the
@@ -122,7 +122,8 @@ type handlerPlan struct {
 	handler *templates.Handler
 	// runtime is the core package's import path.
 	runtime string
-	// changes covers the generated files; work is the skeleton, nil when it already exists.
+	// changes covers the generated files; work is the skeleton, nil unless this is the first
+	// generation.
 	changes []change
 	work    *change
 }
@@ -182,10 +183,16 @@ func planHandler(opts *GenerateHandlerOptions, s *spec.Spec, specPath string) (*
 	if p.changes, err = planRuntime(target, &templates.Runtime{Files: h.Files}); err != nil {
 		return nil, err
 	}
+	// The skeleton comes with the first generation only: once the wiring exists, a missing
+	// skeleton was moved or deleted by its owner, and the wiring does not need it.
+	first := true
+	for _, c := range p.changes {
+		first = first && c.action == actCreate
+	}
 	work := filepath.Join(target, h.WorkPath)
-	if _, err := os.Lstat(work); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(work); first && errors.Is(err, fs.ErrNotExist) {
 		p.work = &change{abs: work, action: actCreate, data: h.Work}
-	} else if err != nil {
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return p, nil
@@ -317,14 +324,10 @@ func (o *GenerateHandlerOptions) show(p string) string {
 	return (&GenerateRuntimeOptions{factory: o.factory}).show(p)
 }
 
-// check reports drift without writing, as generate runtime --check does; a missing skeleton is
-// drift too, since the wiring does not build without it.
+// check reports drift of the generated files without writing, as generate runtime --check does.
+// The skeleton is the user's, so its absence is no drift.
 func (p *handlerPlan) check() error {
-	changes := p.changes
-	if p.work != nil {
-		changes = append(slices.Clone(changes), *p.work)
-	}
-	return checkRuntime(&GenerateRuntimeOptions{IO: p.opts.IO, factory: p.opts.factory}, p.target, changes)
+	return checkRuntime(&GenerateRuntimeOptions{IO: p.opts.IO, factory: p.opts.factory}, p.target, p.changes)
 }
 
 // conflicts refuses to go on when a generated file was edited by hand or is not idemkit's,
@@ -362,14 +365,16 @@ func (p *handlerPlan) apply() error {
 		fmt.Fprintf(out, "wrote %s\n", p.opts.show(c.abs))
 	}
 	work := filepath.Join(p.target, p.handler.WorkPath)
-	switch err := p.writeWork(); {
-	case errors.Is(err, errExists):
-		fmt.Fprintf(out, "kept %s (yours; never overwritten)\n", p.opts.show(work))
-	case err != nil:
-		return fmt.Errorf("write %s: %w", p.opts.show(work), err)
-	default:
-		written++
-		fmt.Fprintf(out, "wrote %s\n", p.opts.show(work))
+	if p.work != nil {
+		// Linked into place without overwriting: if the file appeared since the plan, it is kept.
+		switch err := writeFileAtomic(p.work.abs, p.work.data, false); {
+		case errors.Is(err, errExists):
+		case err != nil:
+			return fmt.Errorf("write %s: %w", p.opts.show(work), err)
+		default:
+			written++
+			fmt.Fprintf(out, "wrote %s\n", p.opts.show(work))
+		}
 	}
 	fmt.Fprintf(out, "Generated the %s handler of %s (runtime %s) in %s: %d written, %d unchanged.\n",
 		p.handler.Kind, p.spec.Operation, p.runtime, p.opts.show(p.target), written, unchanged)
@@ -377,15 +382,9 @@ func (p *handlerPlan) apply() error {
 	if !filepath.IsAbs(pkg) {
 		pkg = "./" + filepath.ToSlash(pkg)
 	}
-	fmt.Fprintf(out, "Write the operation's code in %s, then run its tests: go test %s\n", p.opts.show(work), pkg)
-	return nil
-}
-
-// writeWork writes the skeleton if it is missing, and reports errExists otherwise: it is the
-// user's file, so not even --force replaces it.
-func (p *handlerPlan) writeWork() error {
-	if p.work == nil {
-		return errExists
+	if p.work != nil {
+		fmt.Fprintf(out, "Write the operation's code in %s and pass it to %s; the tests run now: go test %s\n",
+			p.opts.show(work), p.handler.Constructor, pkg)
 	}
-	return writeFileAtomic(p.work.abs, p.work.data, false)
+	return nil
 }

@@ -56,12 +56,15 @@ type HandlerOptions struct {
 type Handler struct {
 	// Kind is the spec's key source: client, webhook, queue, workflow or cron.
 	Kind string
+	// Constructor is the function the wiring exports to build the handler, e.g. NewChargeCard.
+	Constructor string
 	// Files are the generated files, by name within the target directory: the wiring and its
 	// tests, headed as generated and checksummed, rewritten on every regeneration.
 	Files map[string][]byte
-	// WorkPath and Work are the business-logic skeleton: where the operation's own code goes.
-	// It is the user's file from the moment it is written, so it carries no generated-code
-	// header and is written only when missing, never overwritten.
+	// WorkPath and Work are the business-logic skeleton: a service type whose methods fill the
+	// Options' func fields, holding the only placeholders. It is the user's file from the moment
+	// it is written, so it carries no generated-code header, and the wiring never refers to it:
+	// the user may rename, move or delete it. It is written at the first generation only.
 	WorkPath string
 	Work     []byte
 }
@@ -90,7 +93,7 @@ func GenerateHandler(s *spec.Spec, opts HandlerOptions) (*Handler, error) {
 		return nil, err
 	}
 	base := strings.ReplaceAll(s.Slug, "-", "_")
-	h := &Handler{Kind: s.Key.Source, Files: map[string][]byte{}, WorkPath: base + "_work.go"}
+	h := &Handler{Kind: s.Key.Source, Constructor: "New" + v.Op, Files: map[string][]byte{}, WorkPath: base + "_work.go"}
 	v.IdemFile, v.WorkFile = base+"_idem.go", h.WorkPath
 	for _, f := range []struct{ name, tmpl string }{
 		{v.IdemFile, s.Key.Source + ".go.tmpl"},

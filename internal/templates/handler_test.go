@@ -76,6 +76,9 @@ func TestGenerateHandlerGoldens(t *testing.T) {
 			if got := sortedKeys(h.Files); !slices.Equal(got, want) || h.WorkPath != base+"_work.go" {
 				t.Errorf("files %v and %s, want %v and %s_work.go", got, h.WorkPath, want, base)
 			}
+			if !strings.Contains(string(h.Files[want[0]]), "\nfunc "+h.Constructor+"(") {
+				t.Errorf("the wiring does not declare %s", h.Constructor)
+			}
 			for p, data := range h.Files {
 				if st := Inspect(data); st != Intact {
 					t.Errorf("%s is %v, want a headed, intact generated file", p, st)

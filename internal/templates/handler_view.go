@@ -28,6 +28,9 @@ type handlerView struct {
 
 	// Desc is the spec's description, or empty when it only repeats the operation's name.
 	Desc string
+	// ServiceMethods are the methods of the skeleton's service type, named after the Options
+	// fields they fill.
+	ServiceMethods []string
 	// Op is the exported prefix of every name (ChargeCard), Un the unexported one (chargeCard).
 	Op, Un string
 
@@ -132,6 +135,14 @@ func newHandlerView(s *spec.Spec, opts HandlerOptions) (*handlerView, error) {
 		return nil, err
 	}
 	v.payloads(s)
+	switch {
+	case v.Scoped:
+		v.ServiceMethods = []string{"Tenant", "Work"}
+	case s.Key.Source == spec.SourceWebhook:
+		v.ServiceMethods = []string{"Verify", "Work"}
+	default:
+		v.ServiceMethods = []string{"Work"}
+	}
 	return v, nil
 }
 
