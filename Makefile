@@ -20,8 +20,15 @@ test: ## Run every test (installs and starts Redis and Postgres for the store te
 	scripts/testenv.sh exec $(GO) test -count=1 $(PKGS)
 
 .PHONY: demo
-demo: build ## Design a spec from the bundled example answers and show it
+demo: build ## Design a spec from the bundled answers, then audit the buggy example service
+	@echo '== idemkit design --answers testdata/demo/charge-card.yaml --print'
 	./$(BIN) design --answers testdata/demo/charge-card.yaml --print
+	@echo
+	@echo '== idemkit audit ./... in testdata/example (one instance of each bug; exit 1 = findings)'
+	cd testdata/example && ../../$(BIN) audit ./... || test $$? -eq 1
+	@echo
+	@echo '== idemkit audit ./... in testdata/example-fixed (the same service, fixed)'
+	cd testdata/example-fixed && ../../$(BIN) audit ./...
 
 .PHONY: bench
 bench: ## Run the benchmarks (benchstat-friendly: make bench | tee new.txt)
