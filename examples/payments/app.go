@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/idemkit/idemkit/examples/payments/account"
+	"github.com/idemkit/idemkit/examples/payments/charges"
+	"github.com/idemkit/idemkit/examples/payments/internal/idem"
+	"github.com/idemkit/idemkit/examples/payments/processor"
+	"github.com/idemkit/idemkit/examples/payments/webhooks"
+)
+
+// app is the payment API: the generated handlers with the service's own code plugged in, and
+// the fake processor and ledger they use, kept here so that a test can reach them.
+type app struct {
+	processor *processor.Processor
+	ledger    *webhooks.Ledger
+	handler   http.Handler
+}
+
+// newApp wires the API over store. now is the clock webhook signatures are checked against.
+func newApp(store idem.Store, secret string, now func() time.Time, log *slog.Logger) (*app, error) {
+	a := &app{processor: processor.New(), ledger: &webhooks.Ledger{}}
+
+	chargeSvc := &charges.ChargeService{Processor: a.processor}
+	charge, err := charges.NewCharge(charges.ChargeOptions{Store: store, Tenant: chargeSvc.Tenant, Work: chargeSvc.Work, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	eventSvc := &webhooks.ProcessorEventsService{Secret: secret, Ledger: a.ledger, Now: now}
+	events, err := webhooks.NewProcessorEvents(webhooks.ProcessorEventsOptions{Store: store, Verify: eventSvc.Verify, Work: eventSvc.Work, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("POST /v1/charges", account.Required(charge))
+	mux.Handle("POST /webhooks/processor", events)
+	// What reached the processor and the ledger, to watch the deduplication from outside.
+	mux.HandleFunc("GET /processor/stats", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, a.processor.Stats())
+	})
+	mux.HandleFunc("GET /ledger", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, a.ledger.Settlements())
+	})
+	a.handler = mux
+	return a, nil
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
