@@ -27,7 +27,8 @@ func NewCmdGenerate(f *Factory) *cobra.Command {
 		Use:   "generate",
 		Short: "Write idempotency code into your module",
 		Long: `Write code into your Go module: the runtime library that claims keys, stores
-responses and replays them (generate runtime).`,
+responses and replays them (generate runtime), and the handler, receiver,
+consumer, step or job wrapper that follows a spec (generate handler).`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(NewCmdGenerateRuntime(f, nil))
