@@ -365,17 +365,17 @@ func (w *walker) returnsClaim(ret *ast.ReturnStmt) bool {
 func (w *walker) failure(n ast.Node) *ast.CallExpr {
 	var found *ast.CallExpr
 	inspectBody(n, func(call *ast.CallExpr) {
-		if found == nil && ServerError(w.info, call) {
+		if found == nil && serverError(w.info, call) {
 			found = call
 		}
 	})
 	return found
 }
 
-// ServerError reports whether call answers HTTP with a constant 5xx
+// serverError reports whether call answers HTTP with a constant 5xx
 // status: http.Error(w, msg, code) or w.WriteHeader(code) on an
 // http.ResponseWriter.
-func ServerError(info *types.Info, call *ast.CallExpr) bool {
+func serverError(info *types.Info, call *ast.CallExpr) bool {
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "net/http" {
 		return false
