@@ -244,9 +244,12 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name()}
 	}
 	if rc, ok := match.Redis(info, call); ok && rc.Op == match.RedisSetNX {
-		key := types.ExprString(rc.Key)
+		words := match.Words(types.ExprString(rc.Key))
+		if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+			return nil
+		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: slices.ContainsFunc(match.Words(key), func(w string) bool { return slices.Contains(lockWords, w) })}
+			Lock: slices.ContainsFunc(words, func(w string) bool { return slices.Contains(lockWords, w) })}
 	}
 	if sc, ok := match.SQL(info, call); ok && sc.Const {
 		st := sc.Statement()
@@ -259,6 +262,10 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 	}
 	return nil
 }
+
+// notClaimWords name a key that SET NX fills without claiming work: a rate
+// limit or cooldown meant to outlive a failure, a cache entry.
+var notClaimWords = []string{"rate", "ratelimit", "limit", "limiter", "throttle", "cooldown", "quota", "cache", "cached"}
 
 // lockWords name a key that only excludes concurrent runs.
 var lockWords = []string{"lock", "locks", "mutex", "leader", "semaphore"}

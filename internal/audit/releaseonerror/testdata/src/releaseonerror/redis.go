@@ -197,3 +197,19 @@ func tryClaimWrapped(ctx context.Context, rdb *redis.Client, id string) (bool, e
 	}
 	return ok, nil
 }
+
+// A rate limit is meant to hold through a failure; a cache entry is no
+// claim of work.
+func limited(ctx context.Context, rdb *redis.Client, user, msg string) error {
+	if !rdb.SetNX(ctx, "ratelimit:"+user, 1, time.Minute).Val() {
+		return errBusy
+	}
+	return send(ctx, msg)
+}
+
+func cached(ctx context.Context, rdb *redis.Client, id, profile string) error {
+	if err := rdb.SetNX(ctx, "cache:profile:"+id, profile, time.Hour).Err(); err != nil {
+		return err
+	}
+	return send(ctx, profile)
+}
