@@ -11,8 +11,9 @@ help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build bin/idemkit
+build: ## Build bin/idemkit and bin/idemkit-vet (the slim go vet tool)
 	$(GO) build -o $(BIN) ./cmd/idemkit
+	$(GO) build -o $(BIN)-vet ./cmd/idemkit-vet
 
 .PHONY: test
 test: ## Run every test (installs and starts Redis and Postgres for the store tests)
@@ -79,11 +80,12 @@ vet-std: build ## Run the audit suite over the whole standard library under go v
 
 BENCH_PKGS ?= ./...
 BENCH_RUNS ?= 3
+VETTOOL    ?= $(BIN)
 
 .PHONY: bench-vet
-bench-vet: build ## Compare go vet -vettool=idemkit with plain go vet on BENCH_PKGS: wall time, CPU, peak RSS (analysis uncached, builds warm)
+bench-vet: build ## Compare go vet -vettool=$(VETTOOL) (default bin/idemkit; try VETTOOL=bin/idemkit-vet) with plain go vet on BENCH_PKGS: wall time, CPU, peak RSS
 	@test -x /usr/bin/time || { echo "bench-vet needs GNU time (apt-get install time)"; exit 2; }
-	@tool=$(CURDIR)/$(BIN); tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	@tool=$(CURDIR)/$(VETTOOL); tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	echo "Warming the build cache: each go vet once over $(BENCH_PKGS)"; \
 	$(GO) vet -printf.funcs=warm$$$$ $(BENCH_PKGS) >/dev/null 2>&1; \
 	$(GO) vet -vettool=$$tool -cachekey=warm$$$$ $(BENCH_PKGS) >/dev/null 2>&1; \
@@ -98,5 +100,5 @@ bench-vet: build ## Compare go vet -vettool=idemkit with plain go vet on BENCH_P
 	echo; echo "Medians of $(BENCH_RUNS) runs over $(BENCH_PKGS), each with a new flag value (no cached analysis):"; \
 	printf '  %-38s %8s %8s %12s\n' command "wall s" "cpu s" "peak RSS MB"; \
 	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -printf.funcs=benchN" $$vw $$vc $$((vm / 1024)); \
-	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -vettool=$(BIN) -cachekey=N" $$iw $$ic $$((im / 1024)); \
+	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -vettool=$(VETTOOL) -cachekey=N" $$iw $$ic $$((im / 1024)); \
 	awk -v iw=$$iw -v vw=$$vw -v ic=$$ic -v vc=$$vc -v im=$$im -v vm=$$vm 'BEGIN {printf "idemkit / go vet: %.2fx wall time, %.2fx CPU, %.2fx peak RSS (of the largest process)\n", iw/vw, ic/vc, im/vm}'

@@ -5,12 +5,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
 	"os/signal"
 	"strings"
-
-	"golang.org/x/tools/go/analysis/unitchecker"
 
 	"github.com/idemkit/idemkit/internal/audit"
 	"github.com/idemkit/idemkit/internal/cli"
@@ -18,8 +15,7 @@ import (
 
 func main() {
 	if isVetProtocol(os.Args[1:]) {
-		flag.String("cachekey", "", cacheKeyUsage)
-		unitchecker.Main(audit.Analyzers...) // does not return
+		audit.VetMain() // does not return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	wd, _ := os.Getwd()
@@ -27,15 +23,6 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-// cacheKeyUsage documents -cachekey, a vet-tool flag whose value the
-// analysis ignores. go vet keys its cache on the tool's flags, so a new
-// value makes it analyse every package again, dependencies included,
-// instead of replaying what it stored: for timing the analysis with the
-// compiled packages warm (make bench-vet), and for the case where go vet
-// stored a package's empty output when it analysed it only as a
-// dependency and replays that when the package is vetted directly.
-const cacheKeyUsage = "ignored by the analysis; a new value makes go vet analyse again instead of replaying its cache"
 
 // isVetProtocol reports whether go vet is invoking idemkit as a vet tool:
 // "-flags", "-V=full", or flags followed by a single *.cfg file. It is

@@ -45,10 +45,20 @@ func TestVettool(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := marks(t, mod)
+	var vetWith func(tool string, args ...string) (stdout, stderr string, code int)
 	env := append(os.Environ(), "GOCACHE="+t.TempDir(), "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=")
 
+	// idemkit-vet, the slim vet tool, must answer exactly as idemkit does.
+	slim := filepath.Join(t.TempDir(), "idemkit-vet")
+	if out, err := exec.Command(goTool, "build", "-o", slim, "../idemkit-vet").CombinedOutput(); err != nil {
+		t.Fatalf("go build idemkit-vet: %v\n%s", err, out)
+	}
+
 	vet := func(args ...string) (stdout, stderr string, code int) {
-		cmd := exec.Command(goTool, append([]string{"vet", "-vettool=" + bin}, args...)...)
+		return vetWith(bin, args...)
+	}
+	vetWith = func(tool string, args ...string) (stdout, stderr string, code int) {
+		cmd := exec.Command(goTool, append([]string{"vet", "-vettool=" + tool}, args...)...)
 		cmd.Dir, cmd.Env = mod, env
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
@@ -81,6 +91,11 @@ func TestVettool(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("go vet findings:\n%s\nwant (from the // finding: marks):\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
+	}
+
+	_, slimErr, slimCode := vetWith(slim, "./...")
+	if slimCode != code || slimErr != stderr {
+		t.Errorf("idemkit-vet answered differently from idemkit: exit %d, stderr:\n%s", slimCode, slimErr)
 	}
 
 	// go vet -json: the analyzer names are the keys. The results come from

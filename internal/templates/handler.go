@@ -8,6 +8,7 @@ import (
 	"go/format"
 	"path"
 	"strings"
+	"sync"
 	"text/template"
 
 	"golang.org/x/mod/module"
@@ -22,14 +23,18 @@ import (
 //go:embed handler/*.go.tmpl
 var handlerFS embed.FS
 
-var handlerTmpl = template.Must(template.New("handler").Funcs(template.FuncMap{
-	"goDur":      goDuration,
-	"seconds":    retryAfterSeconds,
-	"quote":      quoteGo,
-	"statusExpr": statusExpr,
-	"comment":    commentText,
-	"join":       strings.Join,
-}).ParseFS(handlerFS, "handler/*.go.tmpl"))
+// handlerTmpl is parsed on first use, not when the package initialises: go vet
+// starts idemkit once per package, and those processes never render.
+var handlerTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("handler").Funcs(template.FuncMap{
+		"goDur":      goDuration,
+		"seconds":    retryAfterSeconds,
+		"quote":      quoteGo,
+		"statusExpr": statusExpr,
+		"comment":    commentText,
+		"join":       strings.Join,
+	}).ParseFS(handlerFS, "handler/*.go.tmpl"))
+})
 
 // HandlerOptions say where the code for one spec goes and which runtime it uses.
 type HandlerOptions struct {
@@ -117,7 +122,7 @@ func GenerateHandler(s *spec.Spec, opts HandlerOptions) (*Handler, error) {
 // cannot parse is a defect of idemkit, reported with the source so it can be found.
 func renderGo(name string, v *handlerView) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := handlerTmpl.ExecuteTemplate(&buf, name, v); err != nil {
+	if err := handlerTmpl().ExecuteTemplate(&buf, name, v); err != nil {
 		return nil, fmt.Errorf("generate handler: %w", err)
 	}
 	out, err := format.Source(buf.Bytes())

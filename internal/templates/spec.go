@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode"
 	"unicode/utf8"
@@ -21,15 +22,19 @@ import (
 //go:embed spec.md.tmpl
 var specTemplate string
 
-var specTmpl = template.Must(template.New("spec.md.tmpl").Funcs(template.FuncMap{
-	"heading":   heading,
-	"paragraph": paragraph,
-	"inline":    inline,
-	"cell":      cell,
-	"code":      code,
-	"codeCell":  codeCell,
-	"link":      linkTarget,
-}).Parse(specTemplate))
+// specTmpl is parsed on first use, not when the package initialises: go vet
+// starts idemkit once per package, and those processes never render.
+var specTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("spec.md.tmpl").Funcs(template.FuncMap{
+		"heading":   heading,
+		"paragraph": paragraph,
+		"inline":    inline,
+		"cell":      cell,
+		"code":      code,
+		"codeCell":  codeCell,
+		"link":      linkTarget,
+	}).Parse(specTemplate))
+})
 
 // RenderSpec writes the spec document for s: its YAML front matter, which
 // holds every decision, then the markdown body in the output format of the
@@ -58,7 +63,7 @@ func RenderSpec(s *spec.Spec) ([]byte, error) {
 		return nil, fmt.Errorf("render spec %s: front matter: %w", s.Slug, err)
 	}
 	buf.WriteString("---\n")
-	if err := specTmpl.Execute(&buf, newSpecView(s)); err != nil {
+	if err := specTmpl().Execute(&buf, newSpecView(s)); err != nil {
 		return nil, fmt.Errorf("render spec %s: %w", s.Slug, err)
 	}
 	return buf.Bytes(), nil

@@ -162,7 +162,7 @@ func (r *Reporter) Reportf(rng analysis.Range, format string, args ...any) {
 // catalogue has no entry: each check's tests load its Analyzer, so a
 // check without documentation cannot pass them.
 func Doc(name string) string {
-	c, ok := rules.Default().Check(name)
+	c, ok := rules.DefaultCheck(name)
 	if !ok {
 		panic("report: no entry for check " + name + " in internal/rules/catalog/checks.yaml")
 	}
@@ -188,14 +188,14 @@ func indent(code string) string {
 
 func checkNames() []string {
 	var names []string
-	for _, c := range rules.Default().Checks {
+	for _, c := range rules.DefaultChecks() {
 		names = append(names, c.ID)
 	}
 	return names
 }
 
 func known(name string) bool {
-	_, ok := rules.Default().Check(name)
+	_, ok := rules.DefaultCheck(name)
 	return ok
 }
 
