@@ -2,6 +2,7 @@ package idem_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,34 @@ func TestMemoryCopies(t *testing.T) {
 	again, _ := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
 	if string(again.Record.Response.Body) != "original" || again.Record.Response.Header.Get("X") != "1" {
 		t.Errorf("stored response changed to %q %v", again.Record.Response.Body, again.Record.Response.Header)
+	}
+}
+
+func TestNewClaim(t *testing.T) {
+	t.Parallel()
+	rec := idem.Record{Key: "k", Fingerprint: "fp"}
+	cases := []struct {
+		outcome string
+		want    idem.Outcome
+		token   string
+		retry   time.Duration
+	}{
+		{"claimed", idem.Claimed, "tok", 0},
+		{"taken", idem.TakenOver, "tok", 0},
+		{"replay", idem.Replay, "", 0},
+		{"busy", idem.InProgress, "", 3 * time.Second},
+		{"mismatch", idem.Mismatch, "", 0},
+	}
+	for _, tc := range cases {
+		c, err := idem.NewClaim(tc.outcome, "tok", rec, 3*time.Second)
+		if err != nil {
+			t.Fatalf("idem.NewClaim(%q): %v", tc.outcome, err)
+		}
+		if c.Outcome != tc.want || c.Token != tc.token || c.RetryAfter != tc.retry || c.Record.Fingerprint != "fp" {
+			t.Errorf("idem.NewClaim(%q) = %+v, want outcome %v, token %q, retry %v and the record", tc.outcome, c, tc.want, tc.token, tc.retry)
+		}
+	}
+	if _, err := idem.NewClaim("held", "tok", rec, 0); err == nil || !strings.Contains(err.Error(), `"held"`) {
+		t.Errorf("idem.NewClaim(held) = %v, want an error naming the unknown outcome", err)
 	}
 }

@@ -137,6 +137,29 @@ type Claim struct {
 	RetryAfter time.Duration
 }
 
+// NewClaim builds the Claim that a store's single claim step reported by name: "claimed",
+// "taken" (taken over), "replay", "busy" (in progress, for retryAfter more) or "mismatch" — the
+// words the Redis script and the Postgres statement answer with. token is the one the caller
+// offered; the claim keeps it only when the outcome hands the caller the key.
+func NewClaim(outcome, token string, rec Record, retryAfter time.Duration) (Claim, error) {
+	c := Claim{Record: rec}
+	switch outcome {
+	case "claimed":
+		c.Outcome, c.Token = Claimed, token
+	case "taken":
+		c.Outcome, c.Token = TakenOver, token
+	case "replay":
+		c.Outcome = Replay
+	case "busy":
+		c.Outcome, c.RetryAfter = InProgress, retryAfter
+	case "mismatch":
+		c.Outcome = Mismatch
+	default:
+		return Claim{}, fmt.Errorf("idem: unknown claim outcome %q", outcome)
+	}
+	return c, nil
+}
+
 // Held reports whether the claim gave the caller the key.
 func (c Claim) Held() bool { return c.Outcome == Claimed || c.Outcome == TakenOver }
 

@@ -210,18 +210,13 @@ func (s *Store) claim(ctx context.Context, db DB, key, fingerprint string, lease
 		if err := fill(&c.Record, state, leaseExp, status, headers, body); err != nil {
 			return idem.Claim{}, fmt.Errorf("pgstore: claim %q: %w", key, err)
 		}
-		switch outcome {
-		case "claimed":
-			c.Outcome, c.Token = idem.Claimed, token
-		case "taken":
-			c.Outcome, c.Token = idem.TakenOver, token
-		case "replay":
-			c.Outcome = idem.Replay
-		case "busy":
-			c.Outcome = idem.InProgress
-			c.RetryAfter = time.Duration(*retryMS) * time.Millisecond
-		case "mismatch":
-			c.Outcome = idem.Mismatch
+		var retryAfter time.Duration
+		if retryMS != nil {
+			retryAfter = time.Duration(*retryMS) * time.Millisecond
+		}
+		c, err = idem.NewClaim(outcome, token, c.Record, retryAfter)
+		if err != nil {
+			return idem.Claim{}, fmt.Errorf("pgstore: claim %q: %w", key, err)
 		}
 		return c, nil
 	}

@@ -157,24 +157,13 @@ func decodeClaim(key, token string, reply []any) (idem.Claim, error) {
 	if err != nil {
 		return idem.Claim{}, err
 	}
-	c := idem.Claim{Record: rec}
-	switch outcome, _ := reply[0].(string); outcome {
-	case "claimed":
-		c.Outcome, c.Token = idem.Claimed, token
-	case "taken":
-		c.Outcome, c.Token = idem.TakenOver, token
-	case "replay":
-		c.Outcome = idem.Replay
-	case "busy":
-		c.Outcome = idem.InProgress
+	outcome, _ := reply[0].(string)
+	var retryAfter time.Duration
+	if outcome == "busy" {
 		ms, _ := reply[5].(int64)
-		c.RetryAfter = time.Duration(ms) * time.Millisecond
-	case "mismatch":
-		c.Outcome = idem.Mismatch
-	default:
-		return idem.Claim{}, fmt.Errorf("unknown outcome %q", outcome)
+		retryAfter = time.Duration(ms) * time.Millisecond
 	}
-	return c, nil
+	return idem.NewClaim(outcome, token, rec, retryAfter)
 }
 
 // decodeRecord reads {fingerprint, state, lease expiry, expiry[, status, headers, body]}; the
