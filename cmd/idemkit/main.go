@@ -7,14 +7,15 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"strings"
 
 	"github.com/idemkit/idemkit/internal/audit"
 	"github.com/idemkit/idemkit/internal/cli"
+	"github.com/idemkit/idemkit/internal/handoff" // its init hands go vet's runs to idemkit-vet
 )
 
 func main() {
-	if isVetProtocol(os.Args[1:]) {
+	if handoff.IsVetProtocol(os.Args[1:]) {
+		// Here when idemkit-vet is not beside idemkit, or IDEMKIT_VET_INPROCESS is set.
 		audit.VetMain() // does not return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -22,26 +23,4 @@ func main() {
 	code := cli.Main(ctx, &cli.Factory{IO: cli.System(), Getenv: os.Getenv, Dir: wd}, os.Args[1:])
 	stop()
 	os.Exit(code)
-}
-
-// isVetProtocol reports whether go vet is invoking idemkit as a vet tool:
-// "-flags", "-V=full", or flags followed by a single *.cfg file. It is
-// checked before cobra so that vet's flags never reach the CLI.
-func isVetProtocol(args []string) bool {
-	if len(args) == 0 {
-		return false
-	}
-	for _, a := range args[:len(args)-1] {
-		if !strings.HasPrefix(a, "-") {
-			return false
-		}
-	}
-	last := args[len(args)-1]
-	switch {
-	case last == "-flags", last == "-V=full", strings.HasPrefix(last, "-V="):
-		return true
-	case strings.HasSuffix(last, ".cfg") && !strings.HasPrefix(last, "-"):
-		return true
-	}
-	return false
 }

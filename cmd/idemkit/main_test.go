@@ -70,28 +70,3 @@ var goEnvOnce = sync.OnceValues(func() (map[string]string, error) {
 	var env map[string]string
 	return env, json.Unmarshal(out, &env)
 })
-
-func TestIsVetProtocol(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"-flags"}, true},
-		{[]string{"-V=full"}, true},
-		{[]string{"/tmp/go-build1/b001/vet.cfg"}, true},
-		{[]string{"-json", "-checkthenact", "/tmp/vet.cfg"}, true},
-		{[]string{"-json", "-cachekey=1764460800", "/tmp/go-build2/b014/vet.cfg"}, true},
-		{nil, false},
-		{[]string{"version"}, false},
-		{[]string{"design", "x.cfg"}, false},
-		{[]string{"audit", "./..."}, false},
-		{[]string{"--help"}, false},
-		{[]string{"-V=full", "design"}, false},
-	}
-	for _, tc := range cases {
-		if got := isVetProtocol(tc.args); got != tc.want {
-			t.Errorf("isVetProtocol(%q) = %v, want %v", tc.args, got, tc.want)
-		}
-	}
-}

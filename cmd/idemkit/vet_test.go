@@ -36,10 +36,21 @@ func TestVettool(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	bin := filepath.Join(t.TempDir(), "idemkit")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	build := func(out, pkg string, flags ...string) {
+		t.Helper()
+		args := append(append([]string{"build"}, flags...), "-o", out, pkg)
+		if b, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
 	}
+	// bin is idemkit alone, which runs the checks itself; paired is
+	// idemkit with idemkit-vet beside it, to which it hands go vet's runs.
+	bin := filepath.Join(t.TempDir(), "idemkit")
+	build(bin, ".")
+	pairDir := t.TempDir()
+	paired := filepath.Join(pairDir, "idemkit")
+	build(paired, ".")
+	build(filepath.Join(pairDir, "idemkit-vet"), "../idemkit-vet")
 	mod, err := filepath.Abs(filepath.Join("..", "..", "testdata", "vetmod"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,12 +58,6 @@ func TestVettool(t *testing.T) {
 	want := marks(t, mod)
 	var vetWith func(tool string, args ...string) (stdout, stderr string, code int)
 	env := append(os.Environ(), "GOCACHE="+t.TempDir(), "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=")
-
-	// idemkit-vet, the slim vet tool, must answer exactly as idemkit does.
-	slim := filepath.Join(t.TempDir(), "idemkit-vet")
-	if out, err := exec.Command(goTool, "build", "-o", slim, "../idemkit-vet").CombinedOutput(); err != nil {
-		t.Fatalf("go build idemkit-vet: %v\n%s", err, out)
-	}
 
 	vet := func(args ...string) (stdout, stderr string, code int) {
 		return vetWith(bin, args...)
@@ -99,9 +104,25 @@ func TestVettool(t *testing.T) {
 		slices.Sort(lines)
 		return strings.Join(lines, "\n")
 	}
-	_, slimErr, slimCode := vetWith(slim, "./...")
-	if slimCode != code || sortedLines(slimErr) != sortedLines(stderr) {
-		t.Errorf("idemkit-vet answered differently from idemkit: exit %d, stderr:\n%s", slimCode, slimErr)
+	// idemkit-vet, called directly or by idemkit, must answer exactly as
+	// idemkit does in process.
+	for _, tool := range []string{filepath.Join(pairDir, "idemkit-vet"), paired} {
+		_, otherErr, otherCode := vetWith(tool, "./...")
+		if otherCode != code || sortedLines(otherErr) != sortedLines(stderr) {
+			t.Errorf("go vet -vettool=%s answered differently from idemkit alone: exit %d, stderr:\n%s", tool, otherCode, otherErr)
+		}
+	}
+
+	// A stale idemkit-vet (another build: here one stamped with the VCS
+	// revision, beside an idemkit without) refuses to answer for idemkit,
+	// and go vet fails rather than caching another version's findings.
+	staleDir := t.TempDir()
+	build(filepath.Join(staleDir, "idemkit"), ".", "-buildvcs=false")
+	build(filepath.Join(staleDir, "idemkit-vet"), "../idemkit-vet", "-buildvcs=true")
+	_, staleErr, staleCode := vetWith(filepath.Join(staleDir, "idemkit"), "./...")
+	if staleCode == 0 || !strings.Contains(staleErr, "is not the build of idemkit at "+filepath.Join(staleDir, "idemkit")) ||
+		!strings.Contains(staleErr, "IDEMKIT_VET_INPROCESS=1") {
+		t.Errorf("go vet with a stale idemkit-vet beside idemkit: exit %d, stderr:\n%s\nwant a failure naming the mismatch and the fix", staleCode, staleErr)
 	}
 
 	// go vet -json: the analyzer names are the keys. The results come from
