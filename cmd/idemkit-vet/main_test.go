@@ -40,7 +40,9 @@ func TestBuildDiff(t *testing.T) {
 			want: `vcs.revision: idemkit-vet "abc", idemkit "def"`},
 		{name: "modified tree", change: func(b *debug.BuildInfo) { b.Settings[1].Value = "true" },
 			want: `vcs.modified: idemkit-vet "false", idemkit "true"`},
-		{name: "another dependency version", change: func(b *debug.BuildInfo) { b.Deps[0] = &debug.Module{Path: "golang.org/x/tools", Version: "v0.53.0", Sum: "h1:u="} },
+		{name: "another dependency version", change: func(b *debug.BuildInfo) {
+			b.Deps[0] = &debug.Module{Path: "golang.org/x/tools", Version: "v0.53.0", Sum: "h1:u="}
+		},
 			want: "golang.org/x/tools: idemkit-vet golang.org/x/tools@v0.52.0 h1:t=, idemkit golang.org/x/tools@v0.53.0 h1:u="},
 		{name: "a dependency replaced", change: func(b *debug.BuildInfo) {
 			b.Deps[1] = &debug.Module{Path: "gopkg.in/yaml.v3", Version: "v3.0.1", Replace: &debug.Module{Path: "../yaml"}}
