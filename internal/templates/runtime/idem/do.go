@@ -40,7 +40,21 @@ type Keeper struct {
 	// detached from the caller's so a cancelled request still releases its key.
 	// Default DefaultCleanupTimeout.
 	CleanupTimeout time.Duration
+	// Wait is how long Do waits on a key that another holder is running before answering
+	// ErrInProgress: it asks the store again, from every 10ms up to every 250ms, and replays the
+	// holder's response as soon as it is stored, or runs the work if the holder let go. Default 0:
+	// answer at once.
+	Wait time.Duration
+	// RetryAfter caps the wait an *InProgressError advises, which is otherwise what remains of
+	// the holder's lease. Default 0: no cap.
+	RetryAfter time.Duration
 }
+
+// Poll intervals of Keeper.Wait.
+const (
+	firstPoll = 10 * time.Millisecond
+	maxPoll   = 250 * time.Millisecond
+)
 
 // Result is what Do produced.
 type Result struct {
@@ -74,8 +88,14 @@ func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Resu
 	lease := orDefault(k.Lease, DefaultLease)
 	start := time.Now()
 	c, err := k.Store.Claim(ctx, key, fingerprint, lease, orDefault(k.TTL, DefaultTTL))
+	if err == nil && c.Outcome == InProgress && k.Wait > 0 {
+		start, c, err = k.wait(ctx, key, fingerprint, lease, c)
+	}
 	if err != nil {
 		return Result{}, err
+	}
+	if c.Outcome == InProgress && k.RetryAfter > 0 {
+		c.RetryAfter = min(c.RetryAfter, k.RetryAfter)
 	}
 	switch c.Outcome {
 	case Claimed, TakenOver:
@@ -88,6 +108,33 @@ func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Resu
 		return Result{}, &MismatchError{Key: key, Stored: c.Record.Fingerprint, Got: fingerprint}
 	}
 	return Result{}, fmt.Errorf("idem: claim %q: unknown outcome %v", key, c.Outcome)
+}
+
+// wait asks the store again while the key stays in progress, until Wait has passed or ctx is
+// done, and returns the last answer with the time its claim was sent.
+func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.Duration, c Claim) (time.Time, Claim, error) {
+	deadline := time.Now().Add(k.Wait)
+	pause := firstPoll
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return time.Now(), c, nil
+		}
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return time.Now(), c, nil // answer in progress; the caller's context tells the rest
+		case <-t.C:
+		}
+		pause = min(2*pause, maxPoll)
+		start := time.Now()
+		next, err := k.Store.Claim(ctx, key, fingerprint, lease, orDefault(k.TTL, DefaultTTL))
+		if err != nil || next.Outcome != InProgress {
+			return start, next, err
+		}
+		c = next
+	}
 }
 
 // run does the work of a held claim; leaseEnd is a local, conservative estimate of when the lease

@@ -325,3 +325,94 @@ func TestDoRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestDoWait: a Keeper with Wait waits on a key in progress and answers with what the holder
+// did — its stored response, or the work itself when the holder let go — and, when the holder is
+// still at it after Wait, ErrInProgress with RetryAfter capped.
+func TestDoWait(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	k := &idem.Keeper{Store: s, Lease: time.Minute, Wait: 5 * time.Second, RetryAfter: 3 * time.Second}
+
+	// The holder completes while the retry waits: the retry replays its response.
+	holder, err := s.Claim(ctx, "completes", "fp", time.Minute, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		if err := s.Complete(ctx, "completes", holder.Token, idem.Response{Status: 201, Body: []byte("holder")}, time.Hour); err != nil {
+			t.Error(err)
+		}
+	}()
+	res, err := k.Do(ctx, "completes", "fp", mustNotRun(t))
+	if err != nil || !res.Replayed || string(res.Response.Body) != "holder" {
+		t.Errorf("retry waiting on a holder that completes = %+v, %v; want the holder's response replayed", res, err)
+	}
+
+	// The holder releases (its work failed): the retry runs the work itself.
+	holder, err = s.Claim(ctx, "releases", "fp", time.Minute, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		if err := s.Release(ctx, "releases", holder.Token); err != nil {
+			t.Error(err)
+		}
+	}()
+	res, err = k.Do(ctx, "releases", "fp", respond(200, "retry"))
+	if err != nil || res.Replayed || string(res.Response.Body) != "retry" || !res.Stored {
+		t.Errorf("retry waiting on a holder that lets go = %+v, %v; want the work run and stored", res, err)
+	}
+
+	// The holder outlasts Wait: in progress, told to come back after RetryAfter, not the lease.
+	if _, err := s.Claim(ctx, "busy", "fp", time.Minute, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	short := &idem.Keeper{Store: s, Lease: time.Minute, Wait: 60 * time.Millisecond, RetryAfter: 3 * time.Second}
+	begin := time.Now()
+	_, err = short.Do(ctx, "busy", "fp", mustNotRun(t))
+	waited := time.Since(begin)
+	var ip *idem.InProgressError
+	if !errors.As(err, &ip) || ip.RetryAfter != 3*time.Second {
+		t.Errorf("retry outlasted by the holder = %v (%+v), want ErrInProgress with RetryAfter 3s", err, ip)
+	}
+	if waited < 60*time.Millisecond {
+		t.Errorf("answered after %v, before Wait (60ms) had passed", waited)
+	}
+
+	// A caller that gives up stops the wait: in progress at once.
+	gone, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	_, err = k.Do(gone, "busy", "fp", mustNotRun(t))
+	if !errors.Is(err, idem.ErrInProgress) {
+		t.Errorf("retry whose context ends while waiting = %v, want ErrInProgress", err)
+	}
+}
+
+// TestDoRetryAfterCap: without Wait, RetryAfter caps the advice only when it is shorter than
+// what remains of the lease.
+func TestDoRetryAfterCap(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	if _, err := s.Claim(ctx, "busy", "fp", 10*time.Second, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cap    time.Duration
+		lo, hi time.Duration
+	}{
+		{0, 9 * time.Second, 10 * time.Second},              // no cap: the lease's remainder
+		{2 * time.Second, 2 * time.Second, 2 * time.Second}, // capped
+		{time.Hour, 9 * time.Second, 10 * time.Second},      // a cap above the lease changes nothing
+	} {
+		_, err := (&idem.Keeper{Store: s, RetryAfter: tc.cap}).Do(ctx, "busy", "fp", mustNotRun(t))
+		var ip *idem.InProgressError
+		if !errors.As(err, &ip) || ip.RetryAfter < tc.lo || ip.RetryAfter > tc.hi {
+			t.Errorf("RetryAfter cap %v: %v (%+v), want RetryAfter in [%v, %v]", tc.cap, err, ip, tc.lo, tc.hi)
+		}
+	}
+}

@@ -60,6 +60,8 @@ type Options struct {
 	// pattern that matched (r.Pattern) when the middleware wraps a routed handler, else the
 	// escaped URL path.
 	Route func(*http.Request) string
+	// Header is the request header that carries the key. Default HeaderKey (Idempotency-Key).
+	Header string
 	// Methods that take a key. Default POST and PATCH, the methods that are not idempotent by
 	// definition; other methods pass through untouched.
 	Methods []string
@@ -77,6 +79,11 @@ type Options struct {
 	// and will not run again with this key: a retry never re-executes silently.
 	// Default DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// BeforeStore, when set, runs after the handler with the response about to be stored, in the
+	// handler's context, before the key is completed: for what must be written whenever a
+	// response is, such as an audit row. An error stands the response down: the key is released,
+	// the client gets a 503 problem (outcome-unrecorded) and its retry runs the handler again.
+	BeforeStore func(r *http.Request, k RequestKey, resp idem.Response) error
 	// FailOpen runs the handler without protection when the store is unreachable, logging every
 	// bypass, instead of answering 503. Duplicates become possible while the store is down.
 	FailOpen bool
@@ -134,6 +141,26 @@ func (h Hooks) bypass(r *http.Request, key string, err error) {
 	}
 }
 
+// RequestKey is what the middleware claimed for the request whose handler it runs.
+type RequestKey struct {
+	// Key is the client's key, as the request sent it.
+	Key string
+	// Tenant is who the request acts for, as Options.Tenant answered; empty when Unscoped.
+	Tenant string
+	// Scoped is the key in the store: the namespace, tenant, method, route and client's key.
+	Scoped string
+}
+
+type requestKeyCtx struct{}
+
+// KeyFromContext returns the key the middleware claimed for the request, from the context of the
+// request it passes to the handler; ok is false for a request it let through unclaimed (another
+// method, or no key under Optional) and outside the middleware.
+func KeyFromContext(ctx context.Context) (k RequestKey, ok bool) {
+	k, ok = ctx.Value(requestKeyCtx{}).(RequestKey)
+	return k, ok
+}
+
 type middleware struct {
 	Options
 	methods map[string]bool
@@ -155,6 +182,9 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 		return nil, fmt.Errorf("idemhttp: Options.Exclude: %w", err)
 	}
 	m := &middleware{Options: opts, methods: map[string]bool{}, log: opts.Logger}
+	if m.Header == "" {
+		m.Header = HeaderKey
+	}
 	if m.Namespace == "" {
 		m.Namespace = DefaultNamespace
 	}
@@ -183,13 +213,13 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		next.ServeHTTP(w, r)
 		return
 	}
-	key, err := ParseKey(r.Header.Values(HeaderKey))
+	key, err := ParseKey(r.Header.Values(m.Header))
 	switch {
 	case errors.Is(err, ErrNoKey) && m.Optional:
 		next.ServeHTTP(w, r)
 		return
 	case errors.Is(err, ErrNoKey):
-		writeProblem(w, problemNoKey)
+		writeProblem(w, problemNoKey.with("send the key in the "+m.Header+" header"))
 		return
 	case err != nil:
 		writeProblem(w, problemMalformed.with(err.Error()))
@@ -219,11 +249,23 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	// Lengths make the scope unambiguous whatever the tenant and route contain.
 	scoped := fmt.Sprintf("%s:%d:%s:%s:%d:%s:%s", m.Namespace, len(tenant), tenant, r.Method, len(route), route, key)
 
-	var rec *recorder
+	var (
+		rec        *recorder
+		unrecorded error // BeforeStore's
+	)
 	res, err := m.Keeper.Do(r.Context(), scoped, fp, func(ctx context.Context) (idem.Response, error) {
 		rec = newRecorder()
-		next.ServeHTTP(rec, r.WithContext(ctx))
-		return m.toStore(rec), nil
+		rk := RequestKey{Key: key, Tenant: tenant, Scoped: scoped}
+		r := r.WithContext(context.WithValue(ctx, requestKeyCtx{}, rk))
+		next.ServeHTTP(rec, r)
+		resp := m.toStore(rec)
+		if m.BeforeStore != nil && m.Keeper.Caches(resp) {
+			if err := m.BeforeStore(r, rk, resp); err != nil {
+				unrecorded = err
+				return resp, err
+			}
+		}
+		return resp, nil
 	})
 	log := m.log.With("key", key, "tenant", tenant, "method", r.Method, "route", route)
 	var (
@@ -231,6 +273,11 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		mismatch   *idem.MismatchError
 	)
 	switch {
+	case unrecorded != nil:
+		log.Error("idempotency: handler ran but BeforeStore failed; key released for a retry", "err", err)
+		m.Hooks.storeError(r, key, err)
+		w.Header().Set("Retry-After", "1")
+		writeProblem(w, problemUnrecorded)
 	case rec != nil: // the handler ran for this request: its client gets its response
 		if err != nil {
 			m.ranWithError(r, log, key, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -510,5 +511,114 @@ func TestRoundTripBudget(t *testing.T) {
 		if got := s.ops.Load(); got != tc.want {
 			t.Errorf("%s: %d store operations, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestHeaderOption: with Options.Header the key comes from that header alone; the standard one
+// is ignored, and a request without the named header is told which header to send.
+func TestHeaderOption(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{Header: "X-Request-Key"}, created)
+	send := func(header, key string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, "/charges", strings.NewReader(`{"amount":1}`))
+		r.Header.Set(header, key)
+		r.Header.Set("X-Tenant", "acme")
+		w := httptest.NewRecorder()
+		f.handler.ServeHTTP(w, r)
+		return w
+	}
+	if w := send("X-Request-Key", `"k1"`); w.Code != http.StatusCreated {
+		t.Fatalf("first request = %d, want 201", w.Code)
+	}
+	if w := send("X-Request-Key", `"k1"`); w.Code != http.StatusCreated || w.Header().Get(idemhttp.HeaderReplayed) != "true" {
+		t.Errorf("retry with the named header = %d (replayed %q), want the stored 201", w.Code, w.Header().Get(idemhttp.HeaderReplayed))
+	}
+	w := send(idemhttp.HeaderKey, `"k1"`)
+	p := problem(t, w, http.StatusBadRequest, "key-missing")
+	if !strings.Contains(p.Detail, "X-Request-Key") {
+		t.Errorf("problem detail %q does not name the header to send", p.Detail)
+	}
+	if n := f.runs.Load(); n != 1 {
+		t.Errorf("handler ran %d times, want 1", n)
+	}
+}
+
+// TestKeyFromContext: the handler reads what the middleware claimed — the client's key, the
+// tenant, the scoped store key — from its request's context, and nothing for a request the
+// middleware let through.
+func TestKeyFromContext(t *testing.T) {
+	t.Parallel()
+	var got []idemhttp.RequestKey
+	var oks []bool
+	var mu sync.Mutex
+	f := newFixture(t, idemhttp.Options{Optional: true}, func(w http.ResponseWriter, r *http.Request) {
+		k, ok := idemhttp.KeyFromContext(r.Context())
+		mu.Lock()
+		got, oks = append(got, k), append(oks, ok)
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	})
+	f.do(request{key: `"k1"`, tenant: "acme"})
+	f.do(request{tenant: "acme"}) // no key, Optional: let through unclaimed
+	if len(got) != 2 {
+		t.Fatalf("handler ran %d times, want 2", len(got))
+	}
+	if !oks[0] || got[0].Key != "k1" || got[0].Tenant != "acme" || !strings.HasSuffix(got[0].Scoped, ":k1") || !strings.Contains(got[0].Scoped, ":acme:") {
+		t.Errorf("claimed request: KeyFromContext = %+v, %v; want key k1, tenant acme and the scoped key", got[0], oks[0])
+	}
+	if _, err := f.store.Get(t.Context(), got[0].Scoped); err != nil {
+		t.Errorf("the store has no record under the Scoped key %q: %v", got[0].Scoped, err)
+	}
+	if oks[1] {
+		t.Errorf("unclaimed request: KeyFromContext = %+v, true; want false", got[1])
+	}
+	if _, ok := idemhttp.KeyFromContext(context.Background()); ok {
+		t.Error("KeyFromContext outside the middleware reported a key")
+	}
+}
+
+// TestBeforeStore: BeforeStore sees each response about to be stored with the request's key;
+// when it fails the client gets 503 outcome-unrecorded, the key is released, and the retry runs
+// the handler again and is stored. A response that is not stored (a 5xx) never reaches it.
+func TestBeforeStore(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		seen []string
+		fail = true
+	)
+	status := http.StatusCreated
+	f := newFixture(t, idemhttp.Options{BeforeStore: func(r *http.Request, k idemhttp.RequestKey, resp idem.Response) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%s %s %d", k.Key, k.Tenant, resp.Status))
+		if fail {
+			fail = false
+			return errors.New("audit table unreachable")
+		}
+		return nil
+	}}, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) })
+
+	w := f.do(request{key: `"k1"`})
+	problem(t, w, http.StatusServiceUnavailable, "outcome-unrecorded")
+	if strings.Contains(w.Body.String(), "audit table") {
+		t.Errorf("the problem leaks BeforeStore's error: %s", w.Body)
+	}
+	if n := f.store.Len(); n != 0 {
+		t.Errorf("after BeforeStore failed the store holds %d records, want the key released", n)
+	}
+	if w := f.do(request{key: `"k1"`}); w.Code != http.StatusCreated || w.Header().Get(idemhttp.HeaderReplayed) != "" {
+		t.Errorf("retry = %d (replayed %q), want the handler's 201, run again", w.Code, w.Header().Get(idemhttp.HeaderReplayed))
+	}
+	if w := f.do(request{key: `"k1"`}); w.Code != http.StatusCreated || w.Header().Get(idemhttp.HeaderReplayed) != "true" {
+		t.Errorf("third request = %d (replayed %q), want the stored 201", w.Code, w.Header().Get(idemhttp.HeaderReplayed))
+	}
+	status = http.StatusBadGateway
+	f.do(request{key: `"k2"`})
+	if want := []string{"k1 acme 201", "k1 acme 201"}; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("BeforeStore saw %q, want %q", seen, want)
+	}
+	if n := f.runs.Load(); n != 3 {
+		t.Errorf("handler ran %d times, want 3 (k1 twice, k2 once)", n)
 	}
 }

@@ -27,6 +27,7 @@ var (
 	problemTooLarge    = Problem{Type: ProblemType + "request-too-large", Title: "Request body too large for an idempotent request", Status: http.StatusRequestEntityTooLarge}
 	problemInProgress  = Problem{Type: ProblemType + "in-progress", Title: "A request with this Idempotency-Key is in progress", Status: http.StatusConflict}
 	problemMismatch    = Problem{Type: ProblemType + "key-reused", Title: "Idempotency-Key reused for a different request", Status: http.StatusUnprocessableEntity}
+	problemUnrecorded  = Problem{Type: ProblemType + "outcome-unrecorded", Title: "The request ran but its outcome could not be recorded; retry it", Status: http.StatusServiceUnavailable}
 	problemUnavailable = Problem{Type: ProblemType + "store-unavailable", Title: "Idempotency store unavailable", Status: http.StatusServiceUnavailable}
 	// problemOversize stands in for a response too large to store; it keeps that response's
 	// status, because the outcome it reports is true: the request succeeded (or failed) once.
