@@ -42,9 +42,12 @@ type handlerView struct {
 	// Ack: a completed key is acknowledged rather than its response replayed. Wait: a retry
 	// that finds the key in progress waits on the claim for RetryAfter before answering.
 	Ack, Wait bool
+	// Audit: the spec keeps an audit row of each completed operation (store.audit_row), which
+	// the generated code writes through an idem.AuditLog.
+	Audit bool
 
-	// Client keys: the header the key is read from, whether the middleware's Idempotency-Key
-	// has to be fed from it, and whether keys are scoped by a tenant.
+	// Client keys: the header the key is read from, whether it is another than the
+	// middleware's default Idempotency-Key, and whether keys are scoped by a tenant.
 	Header       string
 	CustomHeader bool
 	Scoped       bool
@@ -190,6 +193,7 @@ func (v *handlerView) collisions(s *spec.Spec) error {
 		}
 	}
 	v.Ack = v.Completed.Policy == "ack"
+	v.Audit = s.Store.AuditRow
 	v.Wait = v.InProgress.Policy == "wait"
 	v.RetryAfter = time.Duration(v.InProgress.RetryAfter)
 	if v.RetryAfter <= 0 {

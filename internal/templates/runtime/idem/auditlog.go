@@ -3,6 +3,7 @@ package idem
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -30,8 +31,21 @@ type AuditLog interface {
 	Record(ctx context.Context, e AuditEntry) (recorded bool, err error)
 }
 
-// ErrAuditInvalid: an entry without an Operation or a Key.
-var ErrAuditInvalid = errors.New("idem: audit entry needs an operation and a key")
+// ErrAuditInvalid: an entry whose Operation or Key no log accepts (see CheckAuditEntry).
+var ErrAuditInvalid = errors.New("idem: invalid audit entry")
+
+// CheckAuditEntry rejects an entry no AuditLog accepts: an Operation or a Key that is empty, over
+// MaxKeyLen bytes, not UTF-8 or holding a NUL byte, as CheckKey does for keys. Logs call it
+// first, so that every backend refuses the same entries, with ErrAuditInvalid.
+func CheckAuditEntry(e AuditEntry) error {
+	if err := checkText("operation", e.Operation); err != nil {
+		return fmt.Errorf("%w: %w", ErrAuditInvalid, err)
+	}
+	if err := checkText("key", e.Key); err != nil {
+		return fmt.Errorf("%w: %w", ErrAuditInvalid, err)
+	}
+	return nil
+}
 
 // MemoryAuditLog is an AuditLog in memory, for tests and a single process that keeps no audit
 // trail beyond its lifetime. It is safe for concurrent use.
@@ -55,8 +69,8 @@ func (l *MemoryAuditLog) Record(ctx context.Context, e AuditEntry) (bool, error)
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	if e.Operation == "" || e.Key == "" {
-		return false, ErrAuditInvalid
+	if err := CheckAuditEntry(e); err != nil {
+		return false, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -48,7 +48,7 @@ func TestMemoryAuditLog(t *testing.T) {
 		t.Errorf("Entries() = %+v, want %+v", got, want)
 	}
 
-	for _, bad := range []idem.AuditEntry{{Key: "k"}, {Operation: "charge"}} {
+	for _, bad := range []idem.AuditEntry{{Key: "k"}, {Operation: "charge"}, {Operation: "charge", Key: "k\x00"}, {Operation: "\xff", Key: "k"}} {
 		if ok, err := l.Record(ctx, bad); ok || !errors.Is(err, idem.ErrAuditInvalid) {
 			t.Errorf("Record(%+v) = %v, %v; want ErrAuditInvalid", bad, ok, err)
 		}

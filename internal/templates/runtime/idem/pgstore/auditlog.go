@@ -89,8 +89,8 @@ func (l *AuditLog) RecordTx(ctx context.Context, tx pgx.Tx, e idem.AuditEntry) (
 }
 
 func (l *AuditLog) recordIn(ctx context.Context, db DB, e idem.AuditEntry) (bool, error) {
-	if e.Operation == "" || e.Key == "" {
-		return false, fmt.Errorf("pgstore: audit %q %q: %w", e.Operation, e.Key, idem.ErrAuditInvalid)
+	if err := idem.CheckAuditEntry(e); err != nil {
+		return false, fmt.Errorf("pgstore: audit: %w", err)
 	}
 	var at *time.Time
 	if !e.At.IsZero() {

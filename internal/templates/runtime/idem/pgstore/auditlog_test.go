@@ -168,7 +168,7 @@ func TestAuditRecordTx(t *testing.T) {
 // the log is built on a DB that fails the test if used.
 func TestAuditRecordInvalid(t *testing.T) {
 	l := pgstore.NewAuditLog(failDB{t}, pgstore.AuditOptions{})
-	for _, e := range []idem.AuditEntry{{Key: "k1", Status: 201}, {Operation: "charge", Status: 201}, {}} {
+	for _, e := range []idem.AuditEntry{{Key: "k1", Status: 201}, {Operation: "charge", Status: 201}, {}, {Operation: "charge", Key: "k\x00"}, {Operation: "\xff", Key: "k1"}} {
 		if ok, err := l.Record(t.Context(), e); ok || !errors.Is(err, idem.ErrAuditInvalid) {
 			t.Errorf("Record(%+v) = %v, %v; want ErrAuditInvalid", e, ok, err)
 		}
