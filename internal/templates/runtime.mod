@@ -6,7 +6,6 @@ go 1.26.0
 
 require (
 	github.com/dunglas/httpsfv v1.1.2
-	github.com/gowebpki/jcs v1.0.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
 )

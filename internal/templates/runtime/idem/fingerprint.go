@@ -1,11 +1,9 @@
 package idem
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -13,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gowebpki/jcs"
 )
 
 // ErrNotIJSON: the body is not I-JSON (RFC 7493), the input RFC 8785 canonicalises: it is not
@@ -39,32 +36,7 @@ func CanonicalJSON(body []byte, exclude []string) ([]byte, error) {
 }
 
 func canonicalJSON(body []byte, paths [][]string) ([]byte, error) {
-	// jcs is the strict parser: it rejects duplicate names, invalid UTF-8 and runaway nesting,
-	// which encoding/json would let through (last duplicate wins, bad bytes replaced).
-	canon, err := jcs.Transform(body)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotIJSON, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotIJSON, err)
-	}
-	if err := checkNumbers(doc); err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return canon, nil
-	}
-	for _, p := range paths {
-		removePath(doc, p)
-	}
-	out, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("idem: canonical JSON: %w", err)
-	}
-	return jcs.Transform(out)
+	return canonicalize(body, paths)
 }
 
 // Fingerprint identifies a request for the "same key, different request" check: a SHA-256 over
@@ -120,45 +92,6 @@ func parseExclude(exclude []string) ([][]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-func removePath(v any, path []string) {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(path) == 1 {
-			delete(x, path[0])
-			return
-		}
-		if child, ok := x[path[0]]; ok {
-			removePath(child, path[1:])
-		}
-	case []any:
-		for _, e := range x {
-			removePath(e, path)
-		}
-	}
-}
-
-func checkNumbers(v any) error {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			if err := checkNumbers(e); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if err := checkNumbers(e); err != nil {
-				return err
-			}
-		}
-	case json.Number:
-		if !exactInFloat64(string(x)) {
-			return fmt.Errorf("%w: number %.40s does not fit a float64 exactly", ErrNotIJSON, x)
-		}
-	}
-	return nil
 }
 
 // exactInFloat64 reports whether the JSON number s has the same value as the float64 it parses
