@@ -10,7 +10,6 @@ import (
 	"mime"
 	"strconv"
 	"strings"
-
 )
 
 // ErrNotIJSON: the body is not I-JSON (RFC 7493), the input RFC 8785 canonicalises: it is not
