@@ -21,12 +21,13 @@ type app struct {
 	handler   http.Handler
 }
 
-// newApp wires the API over store. now is the clock webhook signatures are checked against.
-func newApp(store idem.Store, secret string, now func() time.Time, log *slog.Logger) (*app, error) {
+// newApp wires the API over store, with the charges' audit rows in audit. now is the clock
+// webhook signatures are checked against.
+func newApp(store idem.Store, audit idem.AuditLog, secret string, now func() time.Time, log *slog.Logger) (*app, error) {
 	a := &app{processor: processor.New(), ledger: &webhooks.Ledger{}}
 
 	chargeSvc := &charges.ChargeService{Processor: a.processor}
-	charge, err := charges.NewCharge(charges.ChargeOptions{Store: store, Tenant: chargeSvc.Tenant, Work: chargeSvc.Work, Logger: log})
+	charge, err := charges.NewCharge(charges.ChargeOptions{Store: store, Audit: audit, Tenant: chargeSvc.Tenant, Work: chargeSvc.Work, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -78,12 +78,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	store, closeStore, err := openStore(ctx, c, log)
+	store, audit, closeStore, err := openStore(ctx, c, log)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	a, err := newApp(store, c.secret, time.Now, log)
+	a, err := newApp(store, audit, c.secret, time.Now, log)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "payments example listening on http://%s (store: %s)\n", ln.Addr(), c.store)
+	auditIn := "memory"
+	if c.store == "postgres" {
+		auditIn = "postgres"
+	}
+	fmt.Fprintf(stdout, "payments example listening on http://%s (store: %s, audit rows: %s)\n", ln.Addr(), c.store, auditIn)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -114,36 +118,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // openStore connects the store the flags name and checks that it answers, so that a wrong URL
-// fails at start-up rather than as a 503 on the first request.
-func openStore(ctx context.Context, c config, log *slog.Logger) (idem.Store, func(), error) {
+// fails at start-up rather than as a 503 on the first request. The charges' audit rows go to
+// Postgres with -store postgres, and are kept in memory otherwise (a real service keeps them in
+// Postgres whatever its key store: see the spec).
+func openStore(ctx context.Context, c config, log *slog.Logger) (idem.Store, idem.AuditLog, func(), error) {
 	switch c.store {
 	case "memory":
-		return idem.NewMemoryStore(idem.MemoryOptions{}), func() {}, nil
+		return idem.NewMemoryStore(idem.MemoryOptions{}), idem.NewMemoryAuditLog(nil), func() {}, nil
 	case "redis":
 		opts, err := redis.ParseURL(c.redisURL)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: -redis-url: %v", errUsage, err)
+			return nil, nil, nil, fmt.Errorf("%w: -redis-url: %v", errUsage, err)
 		}
 		rdb := redis.NewClient(opts)
 		if err := rdb.Ping(ctx).Err(); err != nil {
 			rdb.Close()
-			return nil, nil, fmt.Errorf("redis at %s: %w", c.redisURL, err)
+			return nil, nil, nil, fmt.Errorf("redis at %s: %w", c.redisURL, err)
 		}
-		return redisstore.New(rdb, redisstore.Options{Prefix: c.redisPrefix}), func() { rdb.Close() }, nil
+		return redisstore.New(rdb, redisstore.Options{Prefix: c.redisPrefix}), idem.NewMemoryAuditLog(nil), func() { rdb.Close() }, nil
 	case "postgres":
 		pool, err := pgxpool.New(ctx, c.databaseURL)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: -database-url: %v", errUsage, err)
+			return nil, nil, nil, fmt.Errorf("%w: -database-url: %v", errUsage, err)
 		}
 		store := pgstore.New(pool, pgstore.Options{Schema: c.schema})
-		if err := store.Migrate(ctx); err != nil {
-			pool.Close()
-			return nil, nil, fmt.Errorf("postgres at %s: %w", c.databaseURL, err)
+		audit := pgstore.NewAuditLog(pool, pgstore.AuditOptions{Schema: c.schema})
+		for _, m := range []interface{ Migrate(context.Context) error }{store, audit} {
+			if err := m.Migrate(ctx); err != nil {
+				pool.Close()
+				return nil, nil, nil, fmt.Errorf("postgres at %s: %w", c.databaseURL, err)
+			}
 		}
 		// Rows do not expire by themselves in Postgres: sweep the expired ones in batches.
 		sweep, stop := context.WithCancel(context.WithoutCancel(ctx))
 		go store.RunSweeper(sweep, time.Minute, 1000, func(err error) { log.Warn("sweeping expired keys", "err", err) })
-		return store, func() { stop(); pool.Close() }, nil
+		return store, audit, func() { stop(); pool.Close() }, nil
 	}
-	return nil, nil, fmt.Errorf("%w: -store %q: want memory, redis or postgres", errUsage, c.store)
+	return nil, nil, nil, fmt.Errorf("%w: -store %q: want memory, redis or postgres", errUsage, c.store)
 }

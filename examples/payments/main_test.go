@@ -70,13 +70,15 @@ type server struct {
 	app   *app
 	clock *clock
 	store *outage
+	audit *idem.MemoryAuditLog
 }
 
 func newServer(t *testing.T) *server {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)}
 	store := &outage{Store: idem.NewMemoryStore(idem.MemoryOptions{Now: c.Now})}
-	a, err := newApp(store, "whsec_test", time.Now, slog.New(slog.DiscardHandler))
+	audit := idem.NewMemoryAuditLog(nil)
+	a, err := newApp(store, audit, "whsec_test", time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func newServer(t *testing.T) *server {
 	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the crash row panics on purpose
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &server{t: t, url: ts.URL, app: a, clock: c, store: store}
+	return &server{t: t, url: ts.URL, app: a, clock: c, store: store, audit: audit}
 }
 
 // response is what a client saw.
@@ -208,6 +210,10 @@ func TestRuntimeSemantics(t *testing.T) {
 		}
 		if s.calls() != 1 {
 			t.Errorf("the processor was called %d times, want once", s.calls())
+		}
+		// One audit row for the charge, none for its replay.
+		if rows := s.audit.Entries(); len(rows) != 1 || rows[0].Operation != "charge" || rows[0].Status != 201 || !strings.HasSuffix(rows[0].Key, ":acct_1:key-1") {
+			t.Errorf("audit rows %+v, want one of charge acct_1 key-1 with status 201", rows)
 		}
 	})
 
@@ -424,10 +430,13 @@ func started(t *testing.T, args ...string) string {
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	go io.Copy(io.Discard, out)
-	m := regexp.MustCompile(`^payments example listening on (http://\S+) \(store: (\w+)\)\n$`).FindStringSubmatch(line)
+	m := regexp.MustCompile(`^payments example listening on (http://\S+) \(store: (\w+), audit rows: (\w+)\)\n$`).FindStringSubmatch(line)
 	if m == nil {
 		cancel()
 		t.Fatalf("run printed %q (%v), want where it listens", line, err)
+	}
+	if want := map[bool]string{true: "postgres", false: "memory"}[m[2] == "postgres"]; m[3] != want {
+		t.Errorf("run printed %q: audit rows in %s with store %s, want %s", line, m[3], m[2], want)
 	}
 	return m[1]
 }
