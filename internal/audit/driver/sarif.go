@@ -306,11 +306,18 @@ func (s *sources) line(file string, n int) string {
 }
 
 // location converts a Go position, whose columns count bytes, into a SARIF
-// region, whose columns count UTF-16 code units.
+// region, whose columns count UTF-16 code units. A position without an end
+// (a related position often has none) gets the end SARIF would default
+// to, the end of its line, written out: GitHub code scanning documents
+// endLine and endColumn as required.
 func (s *sources) location(pos, end token.Position, dir string) sarifPhysicalLocation {
-	region := sarifRegion{StartLine: pos.Line, StartColumn: s.utf16Column(pos)}
-	if end.IsValid() {
-		region.EndLine, region.EndColumn = end.Line, s.utf16Column(end)
+	if !end.IsValid() {
+		end = token.Position{Filename: pos.Filename, Line: pos.Line, Column: len(s.line(pos.Filename, pos.Line)) + 1}
+	}
+	region := sarifRegion{StartLine: pos.Line, StartColumn: s.utf16Column(pos), EndLine: end.Line, EndColumn: s.utf16Column(end)}
+	if region.EndLine == region.StartLine {
+		// An unreadable file makes the line look empty: end at the start.
+		region.EndColumn = max(region.EndColumn, region.StartColumn)
 	}
 	return sarifPhysicalLocation{ArtifactLocation: artifact(pos.Filename, dir), Region: region}
 }
