@@ -383,7 +383,8 @@ func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
 	}
 	key := types.ExprString(rc.Key)
 	what := "the idempotency key " + key
-	if c := a.claimed(f, func(c *claim.Claim) bool { return c.Via == claim.Redis && types.ExprString(c.Key) == key }); c != nil {
+	c := a.claimed(f, func(c *claim.Claim) bool { return c.Via == claim.Redis && types.ExprString(c.Key) == key })
+	if c != nil {
 		if c.Lock {
 			return
 		}
@@ -391,8 +392,21 @@ func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
 	} else if !match.KeyName(key) {
 		return
 	}
-	a.r.Reportf(call, "SET of %s to %s marks %s completed without the response: a retry gets %s back instead of what this call answered; store the status and the marshalled body (cacheresponse)",
-		key, tv.Value.ExactString(), what, tv.Value.ExactString())
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("SET of %s to %s marks %s completed without the response: a retry gets %s back instead of what this call answered; store the status and the marshalled body (cacheresponse)",
+			key, tv.Value.ExactString(), what, tv.Value.ExactString()),
+		Related: claimRelated(c),
+	})
+}
+
+// claimRelated is the claim c as the second place of a finding, or nothing
+// without one.
+func claimRelated(c *claim.Claim) []analysis.RelatedInformation {
+	if c == nil {
+		return nil
+	}
+	return []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}}
 }
 
 // completionWords name a column that records a key's state rather than
@@ -430,8 +444,12 @@ func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
 	if c != nil {
 		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
 	}
-	a.r.Reportf(call, "UPDATE of %s sets only %s: it marks %s completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
-		st.Table, strings.Join(states, ", "), what)
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("UPDATE of %s sets only %s: it marks %s completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
+			st.Table, strings.Join(states, ", "), what),
+		Related: claimRelated(c),
+	})
 }
 
 // claimed returns the first of f's claims that accept accepts.
@@ -476,7 +494,7 @@ func (a *checker) unrecorded(f *claim.Func) {
 			Pos: pos,
 			Message: fmt.Sprintf("%s answers without recording the response under the key claimed by %s at %s%s: a retry finds the key in progress, or runs the work again once it is freed, instead of getting this answer back; complete the key with the status and body before answering (cacheresponse)",
 				what, c.What, a.where(c.Call.Pos()), more),
-			Related: []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}},
+			Related: claimRelated(c),
 		})
 	}
 }

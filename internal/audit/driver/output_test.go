@@ -233,3 +233,29 @@ func TestSARIFUnknownAnalyzer(t *testing.T) {
 		t.Errorf("err = %v, want one naming the analyzer", err)
 	}
 }
+
+// TestLinkPlaces: a place a message names that is one of the finding's related locations
+// becomes an embedded link to it, as GitHub code scanning shows them; a place that is not
+// stays text, a longer line number is not taken for a shorter one, and literal brackets are
+// escaped.
+func TestLinkPlaces(t *testing.T) {
+	t.Parallel()
+	related := []Related{
+		{Pos: token.Position{Filename: "/src/m/stripe.go", Line: 50}},
+		{Pos: token.Position{Filename: "/src/m/jobs/loop.go", Line: 7}},
+	}
+	cases := []struct{ msg, want string }{
+		{"INSERT after the SELECT at stripe.go:50 races", "INSERT after the SELECT at [stripe.go:50](1) races"},
+		{"made at loop.go:7 inside the loop at loop.go:7", "made at [loop.go:7](2) inside the loop at [loop.go:7](2)"},
+		{"see stripe.go:500 and other.go:50", "see stripe.go:500 and other.go:50"},
+		{"m[key] at stripe.go:50", `m\[key\] at [stripe.go:50](1)`},
+	}
+	for _, tc := range cases {
+		if got := linkPlaces(tc.msg, related); got != tc.want {
+			t.Errorf("linkPlaces(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+	if got := linkPlaces("a [b] c", nil); got != `a \[b\] c` {
+		t.Errorf("without related locations: %q", got)
+	}
+}

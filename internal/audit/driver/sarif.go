@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -195,7 +196,7 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 			RuleID:    f.Analyzer,
 			RuleIndex: idx,
 			Level:     "error",
-			Message:   sarifText{Text: f.Message},
+			Message:   sarifText{Text: linkPlaces(f.Message, f.Related)},
 			Locations: []sarifLocation{{PhysicalLocation: src.location(f.Pos, f.End, opts.Dir)}},
 		}
 		for i, rel := range f.Related {
@@ -226,6 +227,31 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// placeRef is a place as findings name it in their messages: a file's base
+// name and a line.
+var placeRef = regexp.MustCompile(`[\w.+-]+\.go:\d+`)
+
+// linkPlaces returns a finding's message as SARIF message text: literal
+// brackets escaped, and each place it names that is one of its related
+// locations turned into an embedded link to it ("[stripe.go:50](1)"), which
+// is how GitHub code scanning shows a related location.
+func linkPlaces(msg string, related []Related) string {
+	ids := make(map[string]int, len(related))
+	for i, rel := range related {
+		ref := fmt.Sprintf("%s:%d", filepath.Base(rel.Pos.Filename), rel.Pos.Line)
+		if _, dup := ids[ref]; !dup {
+			ids[ref] = i + 1
+		}
+	}
+	escaped := strings.NewReplacer(`[`, `\[`, `]`, `\]`).Replace(msg)
+	return placeRef.ReplaceAllStringFunc(escaped, func(ref string) string {
+		if id, ok := ids[ref]; ok {
+			return fmt.Sprintf("[%s](%d)", ref, id)
+		}
+		return ref
+	})
 }
 
 // numericVersion returns v as SARIF consumers compare versions, starting

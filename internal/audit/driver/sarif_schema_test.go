@@ -124,11 +124,7 @@ var exampleFindings = []string{
 // "rule file:line" of that place. Each is a gap in the check, not in the
 // SARIF writer; the test fails once the check closes it, so that the entry
 // goes.
-var knownUnlinked = map[string]bool{
-	// cacheresponse's SET-of-a-status finding names the claim but does not
-	// relate it (its unrecorded-response finding does).
-	"cacheresponse handler.go:50": true,
-}
+var knownUnlinked = map[string]bool{}
 
 // auditSARIF audits the module in dir with the suite, as idemkit audit
 // --format sarif does there, and returns the number of findings and the
