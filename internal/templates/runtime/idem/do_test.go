@@ -254,7 +254,7 @@ func TestDoHeartbeatSurvivesOneFailure(t *testing.T) {
 		}
 		return mem.Extend(ctx, key, token, lease)
 	}}
-	k := &idem.Keeper{Store: s, Lease: time.Second, Heartbeat: 5 * time.Millisecond}
+	k := &idem.Keeper{Store: s, Lease: 10 * time.Second, Heartbeat: 5 * time.Millisecond}
 	res, err := k.Do(t.Context(), "k", "fp", func(ctx context.Context) (idem.Response, error) {
 		for calls.Load() < 5 {
 			select {

@@ -209,12 +209,12 @@ func TestSweep(t *testing.T) {
 	const expiring = 7
 	for i := range expiring {
 		key := string(rune('a' + i))
-		c, err := s.Claim(ctx, key, "fp", time.Millisecond, 20*time.Millisecond)
+		c, err := s.Claim(ctx, key, "fp", time.Millisecond, 3*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i%2 == 0 { // completed and in-progress rows both expire
-			if err := s.Complete(ctx, key, c.Token, idem.Response{Status: 200}, 20*time.Millisecond); err != nil {
+			if err := s.Complete(ctx, key, c.Token, idem.Response{Status: 200}, 500*time.Millisecond); err != nil {
 				t.Fatal(err)
 			}
 		}

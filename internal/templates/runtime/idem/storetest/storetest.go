@@ -563,10 +563,10 @@ func testDoRunsOnce(t *testing.T, s idem.Store) {
 // testDoHeartbeat: work that outlives several leases keeps the key, because Do renews the lease.
 // The lease is long enough that a loaded machine's scheduling delays cannot starve the renewal.
 func testDoHeartbeat(t *testing.T, s idem.Store) {
-	const lease = time.Second
+	const lease = 2 * time.Second // renewed every 667ms: a stall of over 1.3s would lose it
 	k := &idem.Keeper{Store: s, Lease: lease, TTL: long}
 	res, err := k.Do(t.Context(), "k", "fp", func(ctx context.Context) (idem.Response, error) {
-		until := time.Now().Add(3 * lease)
+		until := time.Now().Add(5 * lease / 2)
 		for time.Now().Before(until) {
 			c, err := s.Claim(ctx, "k", "fp", long, long)
 			if err != nil {
