@@ -113,6 +113,31 @@ func TestVettool(t *testing.T) {
 		}
 	}
 
+	// Vetted alone, jobs' dependency keys is analysed only for its facts
+	// (VetxOnly), by the fact producers alone: the directives and ctrlflow's
+	// functions that never return must still reach jobs, whose findings are
+	// then those of the whole-module run. (Without ctrlflow's facts the
+	// return after keys.Fatal in RunOrDie is reported.)
+	var jobsWant []string
+	for _, w := range want {
+		if strings.HasPrefix(w, "jobs/") {
+			jobsWant = append(jobsWant, w)
+		}
+	}
+	for _, tool := range []string{bin, paired} {
+		_, jobsErr, _ := vetWith(tool, "-cachekey=jobs-alone", "./jobs")
+		var jobsGot []string
+		for line := range strings.Lines(jobsErr) {
+			if m := diag.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+				jobsGot = append(jobsGot, fmt.Sprintf("%s:%s: %s", filepath.ToSlash(m[1]), m[2], m[3]))
+			}
+		}
+		slices.Sort(jobsGot)
+		if len(jobsWant) == 0 || !slices.Equal(jobsGot, jobsWant) {
+			t.Errorf("go vet -vettool=%s ./jobs:\n%s\nwant:\n%s\nstderr:\n%s", tool, strings.Join(jobsGot, "\n"), strings.Join(jobsWant, "\n"), jobsErr)
+		}
+	}
+
 	// A stale idemkit-vet (another build: here one stamped with the VCS
 	// revision, beside an idemkit without) refuses to answer for idemkit,
 	// and go vet fails rather than caching another version's findings.

@@ -26,6 +26,20 @@ func Run(ctx context.Context, db *sql.DB, id string) error {
 	return keys.Release(ctx, db, id)
 }
 
+// RunOrDie ends the process when send fails: keys.Fatal never returns, so
+// the return after it is unreachable and leaks nothing.
+func RunOrDie(ctx context.Context, db *sql.DB, id string) error {
+	ok, err := keys.Claim(ctx, db, id)
+	if err != nil || !ok {
+		return err
+	}
+	if err := send(ctx, id); err != nil {
+		keys.Fatal(err)
+		return err
+	}
+	return keys.Release(ctx, db, id)
+}
+
 // RunOnce releases the claim on every error path.
 func RunOnce(ctx context.Context, db *sql.DB, id string) error {
 	ok, err := keys.Claim(ctx, db, id)
