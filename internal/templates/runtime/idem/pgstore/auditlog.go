@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,16 +44,10 @@ func NewAuditLog(db DB, opts AuditOptions) *AuditLog {
 	if opts.Table == "" {
 		opts.Table = DefaultAuditTable
 	}
-	ident := pgx.Identifier{opts.Table}
-	var createSchema string
-	if opts.Schema != "" {
-		ident = pgx.Identifier{opts.Schema, opts.Table}
-		createSchema = "CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{opts.Schema}.Sanitize() + ";\n"
-	}
-	r := strings.NewReplacer("{{table}}", ident.Sanitize())
+	r, migrate := tableSQL(opts.Schema, opts.Table, "", auditSQL)
 	return &AuditLog{
 		db:      db,
-		migrate: "SELECT pg_advisory_xact_lock(hashtext('idemkit pgstore migrate'));\n" + createSchema + r.Replace(auditSQL),
+		migrate: migrate,
 		record:  r.Replace(recordSQL),
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,16 +49,10 @@ func NewOutbox(db DB, opts OutboxOptions) *Outbox {
 	if opts.Table == "" {
 		opts.Table = DefaultOutboxTable
 	}
-	ident := pgx.Identifier{opts.Table}
-	var createSchema string
-	if opts.Schema != "" {
-		ident = pgx.Identifier{opts.Schema, opts.Table}
-		createSchema = "CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{opts.Schema}.Sanitize() + ";\n"
-	}
-	r := strings.NewReplacer("{{table}}", ident.Sanitize(), "{{index}}", pgx.Identifier{opts.Table + "_unsent_idx"}.Sanitize())
+	r, migrate := tableSQL(opts.Schema, opts.Table, "_unsent_idx", outboxSQL)
 	return &Outbox{
 		db:      db,
-		migrate: "SELECT pg_advisory_xact_lock(hashtext('idemkit pgstore migrate'));\n" + createSchema + r.Replace(outboxSQL),
+		migrate: migrate,
 		enqueue: r.Replace(`INSERT INTO {{table}} (id, topic, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`),
 		take: r.Replace(`SELECT id, topic, payload FROM {{table}} WHERE sent_at IS NULL
 			ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`),

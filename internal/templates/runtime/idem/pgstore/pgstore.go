@@ -71,20 +71,9 @@ type statements struct {
 }
 
 func newStatements(opts Options) statements {
-	ident := pgx.Identifier{opts.Table}
-	var createSchema string
-	if opts.Schema != "" {
-		ident = pgx.Identifier{opts.Schema, opts.Table}
-		createSchema = "CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{opts.Schema}.Sanitize() + ";\n"
-	}
-	r := strings.NewReplacer(
-		"{{table}}", ident.Sanitize(),
-		"{{index}}", pgx.Identifier{opts.Table + "_expires_at_idx"}.Sanitize(),
-	)
+	r, migrate := tableSQL(opts.Schema, opts.Table, "_expires_at_idx", schemaSQL)
 	return statements{
-		// One simple-protocol batch is one implicit transaction, so the advisory lock is held
-		// until the schema exists and concurrent Migrate calls do not race on CREATE.
-		migrate:  "SELECT pg_advisory_xact_lock(hashtext('idemkit pgstore migrate'));\n" + createSchema + r.Replace(schemaSQL),
+		migrate:  migrate,
 		claim:    r.Replace(claimSQL),
 		complete: r.Replace(completeSQL),
 		release:  r.Replace(releaseSQL),
@@ -92,6 +81,23 @@ func newStatements(opts Options) statements {
 		get:      r.Replace(getSQL),
 		sweep:    r.Replace(sweepSQL),
 	}
+}
+
+// tableSQL is what the statements of a table need: the replacer of {{table}} by the table's
+// quoted name in schema (the search_path when empty), and of {{index}} by the name of its index
+// (the table's name and indexSuffix), and the migration that creates the schema when set and then
+// runs ddl. The migration is one simple-protocol batch, one implicit transaction, so the advisory
+// lock it takes first is held until everything exists: concurrent Migrate calls do not race on
+// CREATE.
+func tableSQL(schema, table, indexSuffix, ddl string) (*strings.Replacer, string) {
+	ident := pgx.Identifier{table}
+	var createSchema string
+	if schema != "" {
+		ident = pgx.Identifier{schema, table}
+		createSchema = "CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{schema}.Sanitize() + ";\n"
+	}
+	r := strings.NewReplacer("{{table}}", ident.Sanitize(), "{{index}}", pgx.Identifier{table + indexSuffix}.Sanitize())
+	return r, "SELECT pg_advisory_xact_lock(hashtext('idemkit pgstore migrate'));\n" + createSchema + r.Replace(ddl)
 }
 
 // Migrate creates the schema (when Options.Schema is set), the table and its index if they are
