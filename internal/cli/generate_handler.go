@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -120,8 +121,8 @@ type handlerPlan struct {
 	spec    *spec.Spec
 	target  string
 	handler *templates.Handler
-	// runtime is the core package's import path.
-	runtime string
+	// runtime is the core package's import path; rtDir its directory.
+	runtime, rtDir string
 	// changes covers the generated files; work is the skeleton, nil unless this is the first
 	// generation.
 	changes []change
@@ -179,7 +180,7 @@ func planHandler(opts *GenerateHandlerOptions, s *spec.Spec, specPath string) (*
 	case err != nil:
 		return nil, usageErr("%s: %v", opts.Spec, err)
 	}
-	p := &handlerPlan{opts: opts, spec: s, target: target, handler: h, runtime: importPath}
+	p := &handlerPlan{opts: opts, spec: s, target: target, handler: h, runtime: importPath, rtDir: rtDir}
 	if p.changes, err = planRuntime(target, &templates.Runtime{Files: h.Files}); err != nil {
 		return nil, err
 	}
@@ -386,5 +387,27 @@ func (p *handlerPlan) apply() error {
 		fmt.Fprintf(out, "Write the operation's code in %s and pass it to %s; the tests run now: go test %s\n",
 			p.opts.show(work), p.handler.Constructor, pkg)
 	}
+	if p.spec.Store.AuditRow {
+		p.auditHint()
+	}
 	return nil
+}
+
+// auditHint says where the audit row the spec keeps comes from, and how to get the Postgres
+// store that writes it when the runtime was generated without one.
+func (p *handlerPlan) auditHint() {
+	out, rt := p.opts.IO.Out, p.opts.show(p.rtDir)
+	stores := []string{"memory"}
+	for _, s := range []struct{ name, dir string }{{"redis", "redisstore"}, {"postgres", "pgstore"}} {
+		if fi, err := os.Stat(filepath.Join(p.rtDir, s.dir)); err == nil && fi.IsDir() {
+			stores = append(stores, s.name)
+		}
+	}
+	if slices.Contains(stores, "postgres") {
+		fmt.Fprintf(out, "The spec keeps a Postgres audit row: give %s an Audit from pgstore.NewAuditLog, and run its Migrate at start-up.\n",
+			p.handler.Constructor)
+		return
+	}
+	fmt.Fprintf(out, "The spec keeps a Postgres audit row, and the runtime in %s has no Postgres store: add it (idemkit generate runtime --dir %s --stores %s,postgres), then give %s an Audit from pgstore.NewAuditLog. The tests use idem.NewMemoryAuditLog.\n",
+		rt, rt, strings.Join(stores, ","), p.handler.Constructor)
 }

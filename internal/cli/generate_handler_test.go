@@ -185,10 +185,19 @@ func TestGenerateHandlerLifecycle(t *testing.T) {
 		"wrote internal/payments/charge_card_work.go\n",
 		"Generated the client handler of charge card (runtime example.com/app/internal/idem) in internal/payments: 3 written, 0 unchanged.\n",
 		"Write the operation's code in internal/payments/charge_card_work.go and pass it to NewChargeCard; the tests run now: go test ./internal/payments\n",
+		// The spec keeps an audit row, and this runtime has no Postgres store to write it.
+		"The spec keeps a Postgres audit row, and the runtime in internal/idem has no Postgres store: add it (idemkit generate runtime --dir internal/idem --stores memory,postgres), then give NewChargeCard an Audit from pgstore.NewAuditLog. The tests use idem.NewMemoryAuditLog.\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
+	}
+	// With the Postgres store generated, the hint names what to pass.
+	if code, _, stderr := run(t, mod, "", false, nil, "generate", "runtime", "--dir", "internal/idem", "--stores", "memory,postgres"); code != 0 {
+		t.Fatalf("generate runtime --stores memory,postgres: exit %d\n%s", code, stderr)
+	}
+	if _, stdout, _ := gen(); !strings.Contains(stdout, "The spec keeps a Postgres audit row: give NewChargeCard an Audit from pgstore.NewAuditLog, and run its Migrate at start-up.\n") {
+		t.Errorf("with pgstore generated, stdout lacks the audit row's hint:\n%s", stdout)
 	}
 	if b, _ := os.ReadFile(idemFile); !strings.Contains(string(b), "package payments\n") || templates.Inspect(b) != templates.Intact {
 		t.Errorf("the wiring is not an intact generated file of package payments")
