@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/storetest"
 )
 
 // faulty wraps a store and lets a test replace single operations.
@@ -270,42 +271,11 @@ func TestDoHeartbeatSurvivesOneFailure(t *testing.T) {
 	}
 }
 
-// counting counts the store operations a caller makes.
-type counting struct {
-	idem.Store
-	ops atomic.Int32
-}
-
-func (c *counting) Claim(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error) {
-	c.ops.Add(1)
-	return c.Store.Claim(ctx, key, fp, lease, ttl)
-}
-
-func (c *counting) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
-	c.ops.Add(1)
-	return c.Store.Complete(ctx, key, token, resp, ttl)
-}
-
-func (c *counting) Release(ctx context.Context, key, token string) error {
-	c.ops.Add(1)
-	return c.Store.Release(ctx, key, token)
-}
-
-func (c *counting) Extend(ctx context.Context, key, token string, lease time.Duration) error {
-	c.ops.Add(1)
-	return c.Store.Extend(ctx, key, token, lease)
-}
-
-func (c *counting) Get(ctx context.Context, key string) (idem.Record, error) {
-	c.ops.Add(1)
-	return c.Store.Get(ctx, key)
-}
-
 // TestDoRoundTrips holds Do to its budget: a new request costs two store operations (claim,
 // complete), a replay one, a refused request one, a failed one two (claim, release).
 func TestDoRoundTrips(t *testing.T) {
 	t.Parallel()
-	s := &counting{Store: idem.NewMemoryStore(idem.MemoryOptions{})}
+	s := &storetest.Counting{Store: idem.NewMemoryStore(idem.MemoryOptions{})}
 	for _, tc := range []struct {
 		name string
 		key  string
@@ -318,9 +288,9 @@ func TestDoRoundTrips(t *testing.T) {
 		{"mismatch", "k", "other", respond(200, "x"), 1},
 		{"5xx", "k2", "fp", respond(500, "x"), 2},
 	} {
-		s.ops.Store(0)
+		s.Ops.Store(0)
 		idem.Do(t.Context(), s, tc.key, tc.fp, tc.fn)
-		if got := s.ops.Load(); got != tc.want {
+		if got := s.Ops.Load(); got != tc.want {
 			t.Errorf("%s: %d store operations, want %d", tc.name, got, tc.want)
 		}
 	}

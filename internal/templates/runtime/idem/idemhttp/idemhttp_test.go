@@ -20,6 +20,7 @@ import (
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem/idemhttp"
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem/redisstore"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/storetest"
 )
 
 // fixture is a handler behind the middleware, over a memory store, counting its runs.
@@ -460,42 +461,11 @@ func TestDuplicateStorm(t *testing.T) {
 	}
 }
 
-// counting counts store round trips.
-type counting struct {
-	idem.Store
-	ops atomic.Int32
-}
-
-func (c *counting) Claim(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error) {
-	c.ops.Add(1)
-	return c.Store.Claim(ctx, key, fp, lease, ttl)
-}
-
-func (c *counting) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
-	c.ops.Add(1)
-	return c.Store.Complete(ctx, key, token, resp, ttl)
-}
-
-func (c *counting) Release(ctx context.Context, key, token string) error {
-	c.ops.Add(1)
-	return c.Store.Release(ctx, key, token)
-}
-
-func (c *counting) Extend(ctx context.Context, key, token string, lease time.Duration) error {
-	c.ops.Add(1)
-	return c.Store.Extend(ctx, key, token, lease)
-}
-
-func (c *counting) Get(ctx context.Context, key string) (idem.Record, error) {
-	c.ops.Add(1)
-	return c.Store.Get(ctx, key)
-}
-
 // TestRoundTripBudget: through the middleware a new request costs two store operations, a
 // replay one, and a refused request none.
 func TestRoundTripBudget(t *testing.T) {
 	t.Parallel()
-	s := &counting{Store: idem.NewMemoryStore(idem.MemoryOptions{})}
+	s := &storetest.Counting{Store: idem.NewMemoryStore(idem.MemoryOptions{})}
 	f := newFixture(t, idemhttp.Options{Keeper: &idem.Keeper{Store: s}}, created)
 	for _, tc := range []struct {
 		name string
@@ -506,9 +476,9 @@ func TestRoundTripBudget(t *testing.T) {
 		{"replay", request{key: "k"}, 1},
 		{"malformed key", request{key: "a, b"}, 0},
 	} {
-		s.ops.Store(0)
+		s.Ops.Store(0)
 		f.do(tc.req)
-		if got := s.ops.Load(); got != tc.want {
+		if got := s.Ops.Load(); got != tc.want {
 			t.Errorf("%s: %d store operations, want %d", tc.name, got, tc.want)
 		}
 	}
