@@ -397,10 +397,10 @@ func (p *handlerPlan) apply() error {
 // store that writes it when the runtime was generated without one.
 func (p *handlerPlan) auditHint() {
 	out, rt := p.opts.IO.Out, p.opts.show(p.rtDir)
-	stores := []string{"memory"}
-	for _, s := range []struct{ name, dir string }{{"redis", "redisstore"}, {"postgres", "pgstore"}} {
-		if fi, err := os.Stat(filepath.Join(p.rtDir, s.dir)); err == nil && fi.IsDir() {
-			stores = append(stores, s.name)
+	var stores []string // those generated into the runtime
+	for _, name := range templates.StoreNames() {
+		if fi, err := os.Stat(filepath.Join(p.rtDir, templates.StoreDir(name))); err == nil && fi.IsDir() {
+			stores = append(stores, name)
 		}
 	}
 	if slices.Contains(stores, "postgres") {

@@ -61,6 +61,17 @@ func StoreNames() []string {
 	return names
 }
 
+// StoreDir is the directory of the named store's package relative to the runtime's core package
+// ("." for memory), or "" for a name GenerateRuntime does not accept.
+func StoreDir(name string) string {
+	for _, s := range stores {
+		if s.name == name {
+			return s.dir
+		}
+	}
+	return ""
+}
+
 // RuntimeOptions say where the runtime goes and which parts of it.
 type RuntimeOptions struct {
 	// Module is the path of the user's module, from their go.mod.
