@@ -31,10 +31,6 @@ func CanonicalJSON(body []byte, exclude []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return canonicalJSON(body, paths)
-}
-
-func canonicalJSON(body []byte, paths [][]string) ([]byte, error) {
 	return canonicalize(body, paths)
 }
 
@@ -52,7 +48,7 @@ func Fingerprint(method, route string, body []byte, contentType string, exclude 
 	}
 	kind, payload := "raw", body
 	if isJSON(contentType) {
-		if c, err := canonicalJSON(body, paths); err == nil {
+		if c, err := canonicalize(body, paths); err == nil {
 			kind, payload = "jcs", c
 		}
 	}
