@@ -1,0 +1,238 @@
+package match
+
+import (
+	"go/ast"
+	gotoken "go/token"
+	"go/types"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// Op is what a call does to a stored record, in the terms a race between
+// two retries is decided in.
+type Op uint8
+
+// The operations on a record.
+const (
+	// OpRead asks whether, or what, a record exists: a SELECT, a gorm
+	// First or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER.
+	OpRead Op = iota + 1
+	// OpWrite stores a record whether or not it exists: an INSERT without
+	// ON CONFLICT, a gorm Create, a Redis SET, HSET or SADD.
+	OpWrite
+	// OpUpdate changes a record that exists without comparing what was
+	// read: an UPDATE whose WHERE clause holds no version or status.
+	OpUpdate
+	// OpClaim stores a record only when it is absent and says whether it
+	// did, in one atomic step: INSERT ... ON CONFLICT DO NOTHING, SET NX,
+	// HSETNX, a gorm Create with an OnConflict clause.
+	OpClaim
+	// OpGuarded changes a record only when it still holds what was read: an
+	// UPDATE comparing a version or status column, SET XX or IFEQ.
+	OpGuarded
+	// OpDelete removes a record: DELETE, DEL, UNLINK, HDEL, SREM.
+	OpDelete
+)
+
+func (op Op) String() string {
+	switch op {
+	case OpRead:
+		return "read"
+	case OpWrite:
+		return "write"
+	case OpUpdate:
+		return "update"
+	case OpClaim:
+		return "claim"
+	case OpGuarded:
+		return "guarded update"
+	case OpDelete:
+		return "delete"
+	}
+	return "access"
+}
+
+// Access is one call's access to a stored record.
+type Access struct {
+	Op Op
+	// What names the operation as a message does: SELECT, SELECT ... FOR
+	// UPDATE, INSERT, First, Create, GET, EXISTS, SET, HSET.
+	What string
+	// Record identifies the record across the accesses of a function:
+	// "sql processed_event", "redis seen:{}", "redis hash payouts"; the
+	// table or model name normalised so that a gorm model and its table
+	// agree, a Redis key by its constant skeleton.
+	Record string
+	// Target is the table, model or key as written, for messages.
+	Target string
+	// Keys are the expressions the record is picked by: a SQL statement's
+	// arguments, a gorm chain's Where arguments or the created value, a
+	// Redis key. Two accesses concern the same record when their Records
+	// are equal and their Keys share a variable.
+	Keys []ast.Expr
+	// Dest are the expressions a read stores what it found in: Scan's
+	// and sqlx Get's destinations, gorm's First(&v) or Count(&n).
+	Dest []ast.Expr
+	// ForUpdate marks a SELECT ... FOR UPDATE: it locks rows that exist
+	// and none that do not yet.
+	ForUpdate bool
+	// Appends marks a write that adds rather than overwrites, so that
+	// doing it twice leaves two effects: an INSERT, a Create, INCR, a
+	// list push. A SET, HSET or SADD done twice leaves one.
+	Appends bool
+	// Call is the call that performs the access: the statement's Exec
+	// or Query, the end of a builder chain.
+	Call *ast.CallExpr
+}
+
+// Classify reports the record call accesses, for every library the checks
+// know: database/sql, pgx, sqlx and any DBTX-style interface; gorm;
+// go-redis. A call that is none, or whose SQL is not constant, is false.
+func Classify(info *types.Info, call *ast.CallExpr) (Access, bool) {
+	if c, ok := SQL(info, call); ok {
+		return sqlAccess(info, call, c)
+	}
+	if c, ok := ORM(info, call); ok {
+		return ormAccess(info, call, c)
+	}
+	if c, ok := Redis(info, call); ok {
+		return redisAccess(info, call, c)
+	}
+	return Access{}, false
+}
+
+func sqlAccess(info *types.Info, call *ast.CallExpr, c SQLCall) (Access, bool) {
+	st := c.Statement()
+	if st.Table == "" {
+		return Access{}, false
+	}
+	a := Access{Record: "sql " + RecordName(st.Table), Target: st.Table, Call: call}
+	for i, arg := range call.Args {
+		if arg == c.Query {
+			a.Keys = append(a.Keys, call.Args[i+1:]...)
+			break
+		}
+	}
+	switch st.Verb {
+	case Select:
+		a.Op, a.What, a.ForUpdate = OpRead, "SELECT", st.ForUpdate
+		if st.ForUpdate {
+			a.What = "SELECT ... FOR UPDATE"
+		}
+	case Insert:
+		a.Op, a.What, a.Appends = OpWrite, "INSERT", true
+		if st.Conditional {
+			a.Op = OpClaim
+		}
+	case Update:
+		a.Op, a.What = OpUpdate, "UPDATE"
+		if st.Guarded {
+			a.Op = OpGuarded
+		}
+	case Delete:
+		a.Op, a.What = OpDelete, "DELETE"
+	default:
+		return Access{}, false
+	}
+	return a, true
+}
+
+func ormAccess(info *types.Info, call *ast.CallExpr, c ORMCall) (Access, bool) {
+	if c.Model == "" {
+		return Access{}, false
+	}
+	a := Access{What: c.Method, Record: "sql " + RecordName(c.Model), Target: c.Model, Call: call}
+	switch c.Op {
+	case ORMRead:
+		a.Op = OpRead
+		a.Dest = call.Args[:min(len(call.Args), 1)]
+		if c.Method != "Count" && len(call.Args) > 1 {
+			a.Keys = append(a.Keys, call.Args[1:]...) // First(&v, "key = ?", k)
+		}
+	case ORMCreate:
+		a.Op, a.Appends = OpWrite, true
+		if c.OnConflict {
+			a.Op = OpClaim
+		}
+		a.Keys = call.Args[:min(len(call.Args), 1)]
+	default:
+		return Access{}, false
+	}
+	for x := receiver(call); x != nil; x = receiver(x) {
+		if link := method(info, x); link != nil && inPackage(link, gormPath) && link.Name() == "Where" && len(x.Args) > 0 {
+			a.Keys = append(a.Keys, x.Args[1:]...)
+			if len(x.Args) == 1 { // Where(&Model{Key: k}) or Where(map...)
+				a.Keys = append(a.Keys, x.Args[0])
+			}
+		}
+	}
+	return a, true
+}
+
+func redisAccess(info *types.Info, call *ast.CallExpr, c RedisCall) (Access, bool) {
+	text := types.ExprString(c.Key)
+	a := Access{What: c.Op.String(), Record: "redis " + KeyShape(info, c.Key), Target: text, Keys: []ast.Expr{c.Key}, Call: call}
+	switch c.Op {
+	case RedisGet, RedisExists:
+		a.Op = OpRead
+	case RedisSet:
+		a.Op = OpWrite
+	case RedisSetNX:
+		a.Op = OpClaim
+	case RedisDel:
+		a.Op = OpDelete
+	default:
+		return Access{}, false
+	}
+	return a, true
+}
+
+// RecordName normalises a table or model name so that a gorm model and
+// its table name the same record: ProcessedEvent and processed_events are
+// both processed_event.
+func RecordName(name string) string {
+	ws := Words(name)
+	if n := len(ws); n > 0 {
+		if w := ws[n-1]; len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			ws[n-1] = strings.TrimSuffix(w, "s")
+		}
+	}
+	return strings.Join(ws, "_")
+}
+
+// KeyShape returns a Redis key expression's constant skeleton, with "{}"
+// for what varies: "seen:" + id and "seen:" + ev.ID are both "seen:{}",
+// whatever the helper calls its parameter, and so is
+// fmt.Sprintf("seen:%s", id). A key with no constant part is known by its
+// expression.
+func KeyShape(info *types.Info, e ast.Expr) string {
+	var shape func(e ast.Expr) string
+	shape = func(e ast.Expr) string {
+		if s, ok := ConstString(info, e); ok {
+			return s
+		}
+		switch e := ast.Unparen(e).(type) {
+		case *ast.BinaryExpr:
+			if e.Op == gotoken.ADD {
+				return shape(e.X) + shape(e.Y)
+			}
+		case *ast.CallExpr:
+			if fn := typeutil.StaticCallee(info, e); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && fn.Name() == "Sprintf" && len(e.Args) > 0 {
+				if s, ok := ConstString(info, e.Args[0]); ok {
+					return sprintfShape.ReplaceAllString(s, "{}")
+				}
+			}
+		}
+		return "{}"
+	}
+	s := shape(e)
+	if strings.Trim(s, "{}") == "" {
+		return types.ExprString(e)
+	}
+	return s
+}
+
+// sprintfShape matches a fmt verb with its flags, width and precision.
+var sprintfShape = regexp.MustCompile(`%[-+# 0]*[0-9]*(\.[0-9]+)?[a-zA-Z]`)
