@@ -16,6 +16,9 @@ const (
 	RedisSet                       // SET (SetEx, SetArgs without a mode): writes whether or not the key exists
 	RedisSetNX                     // SET NX (SetNX, SetArgs{Mode: "NX"}): writes only a key that is absent, atomically
 	RedisDel                       // DEL, UNLINK: removes the key
+	RedisHSetNX                    // HSETNX: writes a hash field only when it is absent, atomically: a claim of the field
+	RedisHSet                      // HSET, HMSET: writes hash fields whether or not they exist
+	RedisHDel                      // HDEL: removes hash fields
 )
 
 func (op RedisOp) String() string {
@@ -30,6 +33,12 @@ func (op RedisOp) String() string {
 		return "SET NX"
 	case RedisDel:
 		return "DEL"
+	case RedisHSetNX:
+		return "HSETNX"
+	case RedisHSet:
+		return "HSET"
+	case RedisHDel:
+		return "HDEL"
 	}
 	return "Redis"
 }
@@ -48,10 +57,11 @@ var redisMethods = map[string]RedisOp{
 	"Set": RedisSet, "SetEx": RedisSet, "SetArgs": RedisSet,
 	"SetNX": RedisSetNX,
 	"Del":   RedisDel, "Unlink": RedisDel,
+	"HSetNX": RedisHSetNX, "HSet": RedisHSet, "HMSet": RedisHSet, "HDel": RedisHDel,
 }
 
-// Redis reports whether call is a go-redis v9 GET, EXISTS, SET, SET NX or
-// DEL, on any client (Client, ClusterClient, Ring, Tx, Conn, a pipeline, the
+// Redis reports whether call is a go-redis v9 GET, EXISTS, SET, SET NX,
+// DEL, HSETNX, HSET or HDEL, on any client (Client, ClusterClient, Ring, Tx, Conn, a pipeline, the
 // Cmdable and UniversalClient interfaces), spelled as a method or as
 // Do(ctx, "set", key, value, "nx"). A SetArgs or Do whose mode is not
 // constant, or is a condition other than NX (XX, IFEQ, ...), is not
@@ -120,6 +130,12 @@ func redisDo(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 		c.Op = RedisDel
 	case "SETNX":
 		c.Op = RedisSetNX
+	case "HSETNX":
+		c.Op = RedisHSetNX
+	case "HSET", "HMSET":
+		c.Op = RedisHSet
+	case "HDEL":
+		c.Op = RedisHDel
 	case "SET":
 		c.Op = RedisSet
 		if len(call.Args) < 4 {

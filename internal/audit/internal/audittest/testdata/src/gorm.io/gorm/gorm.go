@@ -32,3 +32,5 @@ func (db *DB) Save(value interface{}) (tx *DB)                                  
 func (db *DB) Update(column string, value interface{}) (tx *DB)                   { return db }
 func (db *DB) Delete(value interface{}, conds ...interface{}) (tx *DB)            { return db }
 func (db *DB) Transaction(fc func(tx *DB) error, opts ...interface{}) (err error) { return nil }
+
+func (db *DB) Updates(values interface{}) (tx *DB) { return db }

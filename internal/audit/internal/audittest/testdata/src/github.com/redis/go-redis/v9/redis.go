@@ -95,3 +95,12 @@ type Client struct {
 func NewClient(opt *Options) *Client { return &Client{} }
 
 func (c *Client) Do(ctx context.Context, args ...interface{}) *Cmd { return nil }
+
+// The hash commands.
+
+func (c cmdable) HSetNX(ctx context.Context, key, field string, value interface{}) *BoolCmd {
+	return nil
+}
+func (c cmdable) HSet(ctx context.Context, key string, values ...interface{}) *IntCmd   { return nil }
+func (c cmdable) HMSet(ctx context.Context, key string, values ...interface{}) *BoolCmd { return nil }
+func (c cmdable) HDel(ctx context.Context, key string, fields ...string) *IntCmd        { return nil }
