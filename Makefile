@@ -102,3 +102,7 @@ bench-vet: build ## Compare go vet -vettool=$(VETTOOL) (default bin/idemkit; try
 	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -printf.funcs=benchN" $$vw $$vc $$((vm / 1024)); \
 	printf '  %-38s %8s %8s %12d\n' "$(GO) vet -vettool=$(VETTOOL) -cachekey=N" $$iw $$ic $$((im / 1024)); \
 	awk -v iw=$$iw -v vw=$$vw -v ic=$$ic -v vc=$$vc -v im=$$im -v vm=$$vm 'BEGIN {printf "idemkit / go vet: %.2fx wall time, %.2fx CPU, %.2fx peak RSS (of the largest process)\n", iw/vw, ic/vc, im/vm}'
+
+.PHONY: audit-score
+audit-score: ## Score the audit on testdata/corpus: precision and recall per check (ARGS=-v lists each miss and false positive)
+	$(GO) run ./scripts/auditscore $(ARGS) testdata/corpus
