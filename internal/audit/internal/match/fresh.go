@@ -8,42 +8,115 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 )
 
+// freshFuncs are the functions, by package path, whose every call returns
+// a value no other call returns: random and time-ordered IDs. Name-based
+// UUIDs (google/uuid's NewSHA1 and NewMD5, gofrs's NewV3 and NewV5) are
+// derived from their input, so they are absent.
+var freshFuncs = map[string][]string{
+	"github.com/google/uuid":  {"New", "NewString", "NewRandom", "NewV7", "NewUUID", "NewV6", "NewRandomFromReader"},
+	"github.com/gofrs/uuid":   {"NewV1", "NewV4", "NewV6", "NewV7", "NewV1AtTime", "NewV6AtTime", "NewV7AtTime"},
+	"github.com/gofrs/uuid/v5": {"NewV1", "NewV4", "NewV6", "NewV7", "NewV1AtTime", "NewV6AtTime", "NewV7AtTime"},
+	"github.com/satori/go.uuid": {"NewV1", "NewV4"},
+	"github.com/oklog/ulid":    {"Make", "New", "MustNew", "MustNewDefault"},
+	"github.com/oklog/ulid/v2": {"Make", "New", "MustNew", "MustNewDefault"},
+	"github.com/segmentio/ksuid": {"New", "NewRandom", "NewRandomWithTime"},
+	"github.com/rs/xid":          {"New", "NewWithTime"},
+	"github.com/nats-io/nuid":    {"Next"},
+	"crypto/rand":                {"Text", "Int", "Prime"},
+	"time":                       {"Now"},
+}
+
 // Fresh reports whether call makes a value that differs every time it
-// runs, which makes a poor idempotency key: a random UUID or ULID
-// (github.com/google/uuid, github.com/oklog/ulid/v2), stripe-go's
+// runs, which makes a poor idempotency key: a random or time-ordered UUID
+// (github.com/google/uuid, github.com/gofrs/uuid v4 and v5, including a
+// gofrs Generator's methods), a ULID, KSUID or xid, stripe-go's
 // NewIdempotencyKey, time.Now, or a math/rand, math/rand/v2 or crypto/rand
 // value. It returns the callee as a message names it ("uuid.NewString").
-// A name-based UUID (uuid.NewSHA1, NewMD5) is derived, not fresh.
+// The bytes crypto/rand.Read puts in a buffer are fresh too: see Fills.
 func Fresh(info *types.Info, call *ast.CallExpr) (string, bool) {
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok || fn.Pkg() == nil {
 		return "", false
 	}
 	name := fn.Pkg().Name() + "." + fn.Name()
-	if recv := fn.Signature().Recv(); recv != nil {
+	recv := fn.Signature().Recv()
+	if recv != nil {
 		name = types.TypeString(recv.Type(), func(p *types.Package) string { return p.Name() }) + "." + fn.Name()
 		name = strings.TrimPrefix(name, "*")
 	}
 	path := fn.Pkg().Path()
 	switch {
-	case path == "github.com/google/uuid":
-		switch fn.Name() {
-		case "New", "NewString", "NewRandom", "NewV7", "NewUUID", "NewV6", "NewRandomFromReader":
-			return name, true
-		}
-	case path == "github.com/oklog/ulid/v2" || path == "github.com/oklog/ulid":
-		switch fn.Name() {
-		case "Make", "New", "MustNew", "MustNewDefault":
-			return name, true
-		}
 	case inPackage(fn, "github.com/stripe/stripe-go/..."):
 		return name, fn.Name() == "NewIdempotencyKey"
-	case path == "time":
-		return name, fn.Name() == "Now"
 	case path == "math/rand", path == "math/rand/v2":
-		return name, !strings.HasPrefix(fn.Name(), "New") // constructors make generators, not values
-	case path == "crypto/rand":
-		return name, fn.Name() == "Text" || fn.Name() == "Int"
+		return name, !strings.HasPrefix(fn.Name(), "New") && fn.Name() != "Seed" // constructors make generators, not values
+	case recv != nil && (path == "github.com/gofrs/uuid" || path == "github.com/gofrs/uuid/v5"):
+		// a Generator's NewV4, ...: the same set as the package's functions
+	case recv != nil:
+		return "", false // ulid.ULID.Time, time.Time's methods: see Slot
+	}
+	for _, f := range freshFuncs[path] {
+		if f == fn.Name() {
+			return name, true
+		}
 	}
 	return "", false
+}
+
+// Fills reports a call that fills a buffer with random bytes, and returns
+// the buffer: crypto/rand.Read(buf), io.ReadFull(rand.Reader, buf),
+// rand.Reader.Read(buf), and math/rand's Read. The buffer, hex or base64
+// encoded, is then a fresh token.
+func Fills(info *types.Info, call *ast.CallExpr) (ast.Expr, string, bool) {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || len(call.Args) == 0 {
+		return nil, "", false
+	}
+	path := fn.Pkg().Path()
+	switch {
+	case fn.Name() == "Read" && fn.Signature().Recv() == nil && (path == "crypto/rand" || path == "math/rand"):
+		return call.Args[0], fn.Pkg().Name() + ".Read", true
+	case fn.Name() == "ReadFull" && path == "io" && len(call.Args) == 2 && randReader(info, call.Args[0]):
+		return call.Args[1], "io.ReadFull(rand.Reader)", true
+	case fn.Name() == "Read" && fn.Signature().Recv() != nil:
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && randReader(info, sel.X) {
+			return call.Args[0], "rand.Reader.Read", true
+		}
+	}
+	return nil, "", false
+}
+
+// randReader reports crypto/rand.Reader.
+func randReader(info *types.Info, e ast.Expr) bool {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	v, ok := info.Uses[sel.Sel].(*types.Var)
+	return ok && v.Pkg() != nil && v.Pkg().Path() == "crypto/rand" && v.Name() == "Reader"
+}
+
+// slotMethods are the time.Time methods whose result is the same for
+// every moment of a coarser slot: a job's hour, day or week.
+var slotMethods = map[string]bool{
+	"Truncate": true, "Round": true, "Date": true, "Year": true, "Month": true, "Day": true,
+	"Hour": true, "YearDay": true, "Weekday": true, "ISOWeek": true,
+}
+
+// Slot reports a call that turns a time into its schedule slot, the same
+// for every attempt of a run in it: Truncate or Round, the calendar parts
+// (Date, Day, Hour, ISOWeek, ...), and Format or AppendFormat with a
+// constant layout that shows neither minutes nor seconds ("2006-01-02",
+// "2006010215").
+func Slot(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "time" || fn.Signature().Recv() == nil {
+		return false
+	}
+	switch fn.Name() {
+	case "Format", "AppendFormat":
+		layout, ok := ConstString(info, call.Args[len(call.Args)-1])
+		return ok && !strings.Contains(layout, "04") && !strings.Contains(layout, "05")
+	}
+	return slotMethods[fn.Name()]
 }

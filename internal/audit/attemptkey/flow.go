@@ -1,0 +1,279 @@
+package attemptkey
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// flow follows values through a function's local variables: a variable
+// holds a fresh value (or, for a summary, a parameter) when every value
+// assigned to it does, or when crypto/rand filled it.
+type flow struct {
+	c    *checker
+	vars map[types.Object]*origin
+}
+
+func (c *checker) flow(body *ast.BlockStmt, seeds map[types.Object]*origin) *flow {
+	f := &flow{c: c, vars: map[types.Object]*origin{}}
+	for obj, o := range seeds {
+		f.vars[obj] = o
+	}
+	info := c.pass.TypesInfo
+	assigned := map[types.Object][]ast.Expr{}
+	assign := func(lhs ast.Expr, rhs ast.Expr) {
+		if id, ok := lhs.(*ast.Ident); ok && id.Name != "_" {
+			if obj := info.ObjectOf(id); obj != nil {
+				assigned[obj] = append(assigned[obj], rhs)
+			}
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if buf, what, ok := match.Fills(info, n); ok {
+				if s, ok := ast.Unparen(buf).(*ast.SliceExpr); ok {
+					buf = s.X
+				}
+				if id, ok := ast.Unparen(buf).(*ast.Ident); ok && info.Uses[id] != nil {
+					f.vars[info.Uses[id]] = &origin{pos: n.Pos(), what: what, param: -1}
+				}
+			}
+		case *ast.AssignStmt:
+			switch {
+			case n.Tok == token.ADD_ASSIGN: // key += suffix keeps what key held
+			case len(n.Lhs) == len(n.Rhs):
+				for i := range n.Lhs {
+					assign(n.Lhs[i], n.Rhs[i])
+				}
+			case len(n.Rhs) == 1: // key, err := newKey()
+				assign(n.Lhs[0], n.Rhs[0])
+				for _, l := range n.Lhs[1:] {
+					assign(l, nil)
+				}
+			}
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if i < len(n.Values) {
+					assign(name, n.Values[i])
+				}
+			}
+		case *ast.RangeStmt:
+			for _, x := range []ast.Expr{n.Key, n.Value} {
+				if x != nil {
+					assign(x, nil)
+				}
+			}
+		}
+		return true
+	})
+	for changed := true; changed; {
+		changed = false
+		for obj, rhs := range assigned {
+			if f.vars[obj] != nil {
+				continue
+			}
+			var first *origin
+			all := true
+			for _, e := range rhs {
+				o := (*origin)(nil)
+				if e != nil {
+					o = f.origin(e)
+				}
+				if o == nil {
+					all = false
+					break
+				}
+				if first == nil {
+					first = o
+				}
+			}
+			if all && first != nil {
+				f.vars[obj] = first
+				changed = true
+			}
+		}
+	}
+	return f
+}
+
+// origin returns where the value of e comes from, when it is fresh, made
+// once per process, or holds a summarised parameter. A composite literal
+// is an entity, not a key, and a time turned into its slot is the same for
+// every attempt in it: neither carries freshness.
+func (f *flow) origin(e ast.Expr) *origin {
+	info := f.c.pass.TypesInfo
+	var found *origin
+	ast.Inspect(e, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.CompositeLit, *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if match.Slot(info, n) {
+				return false
+			}
+			if what, ok := match.Fresh(info, n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1}
+				return false
+			}
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if o := f.c.onces[info.Uses[id]]; o != nil {
+					found = o
+					return false
+				}
+			}
+			if fn := typeutil.StaticCallee(info, n); fn != nil {
+				if o := f.c.returnsFresh(fn.Origin()); o != nil {
+					found = &origin{pos: n.Pos(), what: fmt.Sprintf("%s (%s at %s)", fn.Name(), o.what, f.c.where(o.pos)), param: -1, process: o.process}
+					return false
+				}
+			}
+		case *ast.SelectorExpr:
+			if o := f.c.process[info.Uses[n.Sel]]; o != nil && f.c.ownField(n) {
+				found = o
+				return false
+			}
+		case *ast.Ident:
+			if o := f.vars[info.Uses[n]]; o != nil {
+				found = o
+				return false
+			}
+			if o := f.c.process[info.Uses[n]]; o != nil {
+				found = o
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// returnsFresh returns the fresh value a package function returns on
+// every path that returns a value that is not constant.
+func (c *checker) returnsFresh(fn *types.Func) *origin {
+	if o, done := c.returns[fn]; done {
+		return o
+	}
+	decl := c.decls[fn]
+	if decl == nil || fn.Signature().Results().Len() == 0 {
+		return nil
+	}
+	c.returns[fn] = nil // recursion adds nothing
+	o := c.litReturns(decl.Body)
+	c.returns[fn] = o
+	return o
+}
+
+// litReturns returns the fresh value a function body returns on every
+// path that returns a value that is not constant.
+func (c *checker) litReturns(body *ast.BlockStmt) *origin {
+	f := c.flow(body, nil)
+	var result *origin
+	fresh := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == 0 {
+				fresh = false
+				return false
+			}
+			e := n.Results[0]
+			if tv, ok := c.pass.TypesInfo.Types[e]; ok && (tv.Value != nil || tv.IsNil()) {
+				return false // "" on an error path
+			}
+			o := f.origin(e)
+			if o == nil || o.param >= 0 {
+				fresh = false
+			} else if result == nil {
+				result = o
+			}
+		}
+		return true
+	})
+	if !fresh {
+		return nil
+	}
+	return result
+}
+
+// paramSinks returns the parameters of a package function that reach a
+// sink inside it, with the sink.
+func (c *checker) paramSinks(fn *types.Func) map[int]string {
+	if s, done := c.params[fn]; done {
+		return s
+	}
+	c.params[fn] = nil // recursion adds nothing
+	decl := c.decls[fn]
+	sinks := c.sinks(decl.Body)
+	if len(sinks) == 0 {
+		return nil
+	}
+	seeds := map[types.Object]*origin{}
+	params := fn.Signature().Params()
+	for i := range params.Len() {
+		seeds[params.At(i)] = &origin{param: i}
+	}
+	f := c.flow(decl.Body, seeds)
+	out := map[int]string{}
+	for _, s := range sinks {
+		if o := f.origin(s.value); o != nil && o.param >= 0 {
+			if _, ok := out[o.param]; !ok {
+				out[o.param] = fmt.Sprintf("%s at %s", s.what, c.where(s.node.Pos()))
+			}
+		}
+	}
+	c.params[fn] = out
+	return out
+}
+
+// makesKey returns what a package function does when it makes a fresh key
+// and hands it to a sink itself, or calls a function that does, outside
+// any attempt of its own (those are reported where they are): each call of
+// it sends a new key, so a caller that calls it once per attempt has the
+// bug without a fresh value in sight.
+func (c *checker) makesKey(fn *types.Func) *made {
+	if m, done := c.makes[fn]; done {
+		return m
+	}
+	decl := c.decls[fn]
+	if decl == nil {
+		return nil
+	}
+	c.makes[fn] = nil // recursion adds nothing
+	var m *made
+	if sinks := c.sinks(decl.Body); len(sinks) > 0 {
+		f := c.flow(decl.Body, nil)
+		for _, s := range sinks {
+			if o := f.origin(s.value); o.fresh() && c.scopeAt(decl, o.pos) == nil {
+				m = &made{pos: o.pos, what: fmt.Sprintf("%s at %s, reaching %s at %s", o.what, c.where(o.pos), s.what, c.where(s.node.Pos()))}
+				break
+			}
+		}
+	}
+	if m == nil {
+		ast.Inspect(decl.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || m != nil {
+				return m == nil
+			}
+			if callee := typeutil.StaticCallee(c.pass.TypesInfo, call); callee != nil && c.scopeAt(decl, call.Pos()) == nil {
+				if inner := c.makesKey(callee.Origin()); inner != nil {
+					m = &made{pos: call.Pos(), what: fmt.Sprintf("through %s: %s", callee.Name(), inner.what)}
+				}
+			}
+			return true
+		})
+	}
+	c.makes[fn] = m
+	return m
+}

@@ -1,0 +1,146 @@
+package attemptkey
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// perProcess finds the package variables and struct fields that hold a
+// value made fresh once per process: a package variable initialised with
+// one (or with a sync.OnceValue of one), and a variable or field set to
+// one in a constructor, an init function or a sync.Once. A key built from
+// such a value (a dedup prefix stamped with the start time) is stable
+// within one process and differs on every replica and after a restart.
+func (c *checker) perProcess(ins *inspector.Inspector, decls []*ast.FuncDecl) {
+	info := c.pass.TypesInfo
+	empty := &flow{c: c, vars: map[types.Object]*origin{}}
+	ins.Preorder([]ast.Node{(*ast.GenDecl)(nil)}, func(n ast.Node) {
+		gd := n.(*ast.GenDecl)
+		if gd.Tok != token.VAR {
+			return
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				obj, ok := info.Defs[name].(*types.Var)
+				if !ok || obj.Parent() != c.pass.Pkg.Scope() || i >= len(vs.Values) {
+					continue
+				}
+				if o := once(info, vs.Values[i]); o != nil {
+					if r := c.litReturns(o.Body); r.fresh() {
+						c.onces[obj] = c.perProcessOrigin(r, "the sync.OnceValue "+name.Name)
+					}
+				} else if o := empty.origin(vs.Values[i]); o.fresh() {
+					c.process[obj] = c.perProcessOrigin(o, "the package variable "+name.Name)
+				}
+			}
+		}
+	})
+	for _, decl := range decls {
+		name := strings.ToLower(decl.Name.Name)
+		setup := strings.HasPrefix(name, "new") || strings.HasPrefix(name, "init") || strings.HasPrefix(name, "setup") || strings.HasPrefix(name, "start") || name == "main"
+		ast.Inspect(decl.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && onceDo(info, call) {
+				if lit, ok := call.Args[0].(*ast.FuncLit); ok {
+					c.setsOnce(c.flow(lit.Body, nil), lit.Body)
+				}
+				return false
+			}
+			return true
+		})
+		if setup {
+			c.setsOnce(c.flow(decl.Body, nil), decl.Body)
+		}
+	}
+	// What the functions return was looked at before the fields were known.
+	clear(c.returns)
+}
+
+// setsOnce records the package variables and fields body sets to a fresh
+// value, knowing body runs once per process.
+func (c *checker) setsOnce(f *flow, body *ast.BlockStmt) {
+	info := c.pass.TypesInfo
+	set := func(obj types.Object, e ast.Expr) {
+		v, ok := obj.(*types.Var)
+		if !ok || v.IsField() && strings.EqualFold(v.Name(), "id") || !v.IsField() && v.Parent() != c.pass.Pkg.Scope() {
+			return // an entity's own ID, or a local variable
+		}
+		if o := f.origin(e); o.fresh() {
+			c.process[obj] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once", v.Name()))
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) != len(n.Rhs) {
+				break
+			}
+			for i, l := range n.Lhs {
+				switch l := l.(type) {
+				case *ast.SelectorExpr:
+					set(info.Uses[l.Sel], n.Rhs[i])
+				case *ast.Ident:
+					set(info.Uses[l], n.Rhs[i])
+				}
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				set(info.Uses[id], n.Value)
+			}
+		}
+		return true
+	})
+}
+
+// perProcessOrigin marks o as made once per process, naming where it is
+// kept.
+func (c *checker) perProcessOrigin(o *origin, held string) *origin {
+	return &origin{pos: o.pos, what: fmt.Sprintf("%s (%s)", o.what, held), param: -1, process: true}
+}
+
+// ownField reports a selector on a method's receiver (c.prefix): a field
+// of the long-lived value the method belongs to, rather than of an entity
+// passed in.
+func (c *checker) ownField(sel *ast.SelectorExpr) bool {
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := c.pass.TypesInfo.Uses[id].(*types.Var)
+	return ok && v.Kind() == types.RecvVar
+}
+
+// once returns the function literal of sync.OnceValue(func() T {...}) or
+// sync.OnceValues.
+func once(info *types.Info, e ast.Expr) *ast.FuncLit {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return nil
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "sync" || !strings.HasPrefix(fn.Name(), "OnceValue") {
+		return nil
+	}
+	lit, _ := call.Args[0].(*ast.FuncLit)
+	return lit
+}
+
+// onceDo reports (*sync.Once).Do.
+func onceDo(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && fn.Name() == "Do" && len(call.Args) == 1 && isNamed(recvType(fn), "sync", "Once")
+}
+
+// recvType returns fn's receiver type; nil for a function.
+func recvType(fn *types.Func) types.Type {
+	if r := fn.Signature().Recv(); r != nil {
+		return r.Type()
+	}
+	return nil
+}

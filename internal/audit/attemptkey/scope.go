@@ -1,0 +1,413 @@
+package attemptkey
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// kind is what one run of a scope stands for: an attempt of one logical
+// operation, which a correct key names the same way every time.
+type kind uint8
+
+const (
+	retry     kind = iota + 1 // an attempt of a retry loop or retry helper
+	request                   // one request to an HTTP handler
+	delivery                  // one delivery of a message to a consumer
+	scheduled                 // one run of a scheduled job
+)
+
+// scope is a piece of code run once per attempt: a loop, a function
+// literal, or a whole function.
+type scope struct {
+	node ast.Node
+	kind kind
+	what string // retry loop, function retried by backoff.Retry, consumer Handle, ...
+}
+
+// scopeAt returns the innermost attempt around pos in decl: a retry loop
+// or retried function literal, or a function that handles one request,
+// one message delivery or one run of a scheduled job.
+func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
+	info := c.pass.TypesInfo
+	var sc *scope
+	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
+		if k, what := funcRole(decl.Name.Name, recvName(fn), fn.Signature()); k != 0 {
+			sc = &scope{node: decl, kind: k, what: what}
+		}
+	}
+	roles := c.litRoles(decl)
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if n == nil || !within(n, pos) {
+			return n == nil
+		}
+		switch n := n.(type) {
+		case *ast.ForStmt:
+			switch {
+			case ticks(info, n.Body):
+				sc = &scope{node: n, kind: scheduled, what: "ticker loop"}
+			case !walksCollection(n.Cond):
+				sc = &scope{node: n, kind: retry, what: "retry loop"}
+			}
+		case *ast.RangeStmt:
+			if k, what := rangeRole(info, info.TypeOf(n.X)); k != 0 {
+				sc = &scope{node: n, kind: k, what: what}
+			}
+		case *ast.FuncLit:
+			if r, ok := roles[n]; ok {
+				sc = &r
+			} else if sig, ok := info.TypeOf(n).(*types.Signature); ok {
+				if k, what := funcRole("", "", sig); k != 0 {
+					sc = &scope{node: n, kind: k, what: what + " at " + c.where(n.Pos())}
+				}
+			}
+		}
+		return true
+	})
+	return sc
+}
+
+// funcRole says whether a function (a literal when name is empty) handles
+// one HTTP request, one message, or one run of a scheduled job.
+func funcRole(name, recv string, sig *types.Signature) (kind, string) {
+	var writer, req, msg bool
+	for p := range sig.Params().Variables() {
+		t := p.Type()
+		writer = writer || types.TypeString(t, nil) == "net/http.ResponseWriter"
+		req = req || isPointer(t) && isNamed(t, "net/http", "Request")
+		msg = msg || message(t)
+	}
+	words := match.Words(name)
+	switch {
+	case writer && req && name == "":
+		return request, "the handler"
+	case writer && req:
+		return request, name
+	case msg && name == "":
+		return delivery, "message handler"
+	case msg && slices.ContainsFunc(words, func(w string) bool { return slices.Contains(consumerWords, w) }):
+		return delivery, "consumer " + name
+	case name != "" && !strings.HasPrefix(strings.ToLower(name), "new") &&
+		slices.ContainsFunc(append(words, match.Words(recv)...), func(w string) bool { return slices.Contains(jobWords, w) }):
+		return scheduled, "scheduled job " + name
+	}
+	return 0, ""
+}
+
+// consumerWords name a function that handles one delivered message.
+var consumerWords = []string{"handle", "handler", "consume", "consumer", "process", "receive", "on", "deliver", "subscribe", "worker"}
+
+// jobWords name a scheduled job, or a type whose methods make up one.
+var jobWords = []string{"job", "cron", "cronjob", "scheduled", "nightly", "daily", "hourly", "weekly", "monthly", "periodic", "tick"}
+
+// recvName returns the name of fn's receiver type; "" for a function.
+func recvName(fn *types.Func) string {
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return ""
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return ""
+}
+
+// rangeRole says what a range over a value of type t walks: a count of
+// attempts, a retry schedule of durations, a ticker's channel, or a batch
+// or channel of delivered messages.
+func rangeRole(info *types.Info, t types.Type) (kind, string) {
+	if t == nil {
+		return 0, ""
+	}
+	var elem types.Type
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&types.IsInteger != 0 {
+			return retry, "retry loop"
+		}
+		return 0, ""
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Chan:
+		if isNamed(u.Elem(), "time", "Time") {
+			return scheduled, "ticker loop"
+		}
+		elem = u.Elem()
+	default:
+		return 0, ""
+	}
+	switch {
+	case isNamed(elem, "time", "Duration"):
+		return retry, "retry loop over backoff delays"
+	case message(elem):
+		return delivery, "loop over delivered messages"
+	}
+	return 0, ""
+}
+
+// ticks reports a loop body that waits on a time channel (a ticker's C,
+// time.After): each turn of the loop is a scheduled run.
+func ticks(info *types.Info, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+			if ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan); ok && isNamed(ch.Elem(), "time", "Time") {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// walksCollection reports a loop condition i < len(x): a loop over items,
+// each of which may rightly get its own key.
+func walksCollection(cond ast.Expr) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	call, ok := ast.Unparen(b.Y).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := call.Fun.(*ast.Ident)
+	return ok && id.Name == "len"
+}
+
+// litRoles returns the function literals of decl that a retry helper
+// retries or a scheduler runs, whether passed directly or through a local
+// variable (op := func() error {...}; backoff.Retry(op, b)).
+func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
+	if r, ok := c.roles[decl]; ok {
+		return r
+	}
+	info := c.pass.TypesInfo
+	bound := map[types.Object]*ast.FuncLit{}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+				if lit, ok := n.Rhs[0].(*ast.FuncLit); ok {
+					if id, ok := n.Lhs[0].(*ast.Ident); ok && info.ObjectOf(id) != nil {
+						bound[info.ObjectOf(id)] = lit
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == 1 && len(n.Values) == 1 {
+				if lit, ok := n.Values[0].(*ast.FuncLit); ok {
+					bound[info.Defs[n.Names[0]]] = lit
+				}
+			}
+		}
+		return true
+	})
+	roles := map[*ast.FuncLit]scope{}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn, ok := typeutil.Callee(info, call).(*types.Func)
+		if !ok {
+			return true
+		}
+		for i, arg := range call.Args {
+			lit, ok := ast.Unparen(arg).(*ast.FuncLit)
+			if id, isID := ast.Unparen(arg).(*ast.Ident); isID {
+				lit, ok = bound[info.Uses[id]]
+			}
+			if !ok {
+				continue
+			}
+			switch {
+			case c.retried(fn, i):
+				roles[lit] = scope{node: lit, kind: retry, what: "function retried by " + fn.Name()}
+			case scheduling(fn):
+				roles[lit] = scope{node: lit, kind: scheduled, what: "function scheduled by " + fn.Name()}
+			}
+		}
+		return true
+	})
+	c.roles[decl] = roles
+	return roles
+}
+
+// retried reports whether fn retries its i'th argument: fn is named, or
+// is in a package or on a type named, for retries (retry.Do,
+// backoff.Retry, RetryNotify, WithAttempts, Retrier.Do), or is a function
+// of this package that calls that parameter in a loop or hands it to a
+// retry helper.
+func (c *checker) retried(fn *types.Func, i int) bool {
+	names := append(match.Words(fn.Name()), match.Words(recvName(fn))...)
+	if fn.Pkg() != nil {
+		names = append(names, match.Words(fn.Pkg().Name())...)
+	}
+	if slices.ContainsFunc(names, func(w string) bool { return slices.Contains(retryWords, w) }) {
+		return true
+	}
+	r := c.retriesParams(fn.Origin())
+	return i < len(r) && r[i]
+}
+
+var retryWords = []string{"retry", "retries", "retrying", "retrier", "retryer", "backoff", "attempt", "attempts"}
+
+// retriesParams returns, for each parameter of a package function, whether
+// it is a function the body calls inside a loop, or hands to a retry
+// helper: a hand-written retry helper, whatever its name.
+func (c *checker) retriesParams(fn *types.Func) []bool {
+	if r, done := c.retries[fn]; done {
+		return r
+	}
+	decl := c.decls[fn]
+	if decl == nil {
+		return nil
+	}
+	c.retries[fn] = nil // recursion adds nothing
+	info := c.pass.TypesInfo
+	params := fn.Signature().Params()
+	out := make([]bool, params.Len())
+	index := map[types.Object]int{}
+	for i := range params.Len() {
+		if _, ok := params.At(i).Type().Underlying().(*types.Signature); ok {
+			index[params.At(i)] = i
+		}
+	}
+	var visit func(n ast.Node, loops int) bool
+	visit = func(n ast.Node, loops int) bool {
+		switch n := n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			ast.Inspect(n, func(m ast.Node) bool {
+				if m == n {
+					return true
+				}
+				return m == nil || visit(m, loops+1)
+			})
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && loops > 0 {
+				if i, ok := index[info.Uses[id]]; ok {
+					out[i] = true
+				}
+			}
+			if callee, ok := typeutil.Callee(info, n).(*types.Func); ok {
+				for j, arg := range n.Args {
+					if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
+						if i, ok := index[info.Uses[id]]; ok && c.retried(callee, j) {
+							out[i] = true
+						}
+					}
+				}
+			}
+		}
+		return true
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool { return n == nil || visit(n, 0) })
+	c.retries[fn] = out
+	return out
+}
+
+// scheduling reports a function that runs a function literal on a
+// schedule: robfig/cron's AddFunc, gocron's Do, a Schedule method.
+func scheduling(fn *types.Func) bool {
+	if fn.Name() == "AddFunc" || fn.Name() == "AddJob" {
+		return true
+	}
+	names := match.Words(fn.Name())
+	if fn.Pkg() != nil {
+		names = append(names, match.Words(fn.Pkg().Name())...)
+	}
+	return slices.ContainsFunc(names, func(w string) bool { return w == "cron" || w == "gocron" || w == "schedule" })
+}
+
+// knownMessages are the message types of the queue clients services use,
+// each of which carries its own identity (a message ID, a stream sequence,
+// a partition and offset).
+var knownMessages = map[string]bool{
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types.Message":      true,
+	"github.com/aws/aws-sdk-go/service/sqs.Message":               true,
+	"github.com/nats-io/nats.go.Msg":                              true,
+	"github.com/nats-io/nats.go/jetstream.Msg":                    true,
+	"github.com/segmentio/kafka-go.Message":                       true,
+	"github.com/IBM/sarama.ConsumerMessage":                       true,
+	"github.com/Shopify/sarama.ConsumerMessage":                   true,
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka.Message": true,
+	"github.com/rabbitmq/amqp091-go.Delivery":                     true,
+	"github.com/streadway/amqp.Delivery":                          true,
+	"cloud.google.com/go/pubsub.Message":                          true,
+}
+
+// message reports a delivered message that carries its own ID: a queue
+// client's message type, or a type named for a message, event or
+// delivery with a field or method named for an ID.
+func message(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	if knownMessages[n.Obj().Pkg().Path()+"."+n.Obj().Name()] {
+		return true
+	}
+	if !slices.ContainsFunc(match.Words(n.Obj().Name()), func(w string) bool {
+		return w == "message" || w == "msg" || w == "event" || w == "delivery" || w == "envelope"
+	}) {
+		return false
+	}
+	idName := func(name string) bool {
+		w := match.Words(name)
+		return len(w) > 0 && w[len(w)-1] == "id"
+	}
+	if s, ok := n.Underlying().(*types.Struct); ok {
+		for f := range s.Fields() {
+			if idName(f.Name()) {
+				return true
+			}
+		}
+	}
+	for m := range n.Methods() {
+		if idName(m.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+func isPointer(t types.Type) bool {
+	_, ok := t.(*types.Pointer)
+	return ok
+}
+
+// isNamed reports whether t, or what it points to, is the named type
+// path.name.
+func isNamed(t types.Type, path, name string) bool {
+	if t == nil {
+		return false
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == path && n.Obj().Name() == name
+}

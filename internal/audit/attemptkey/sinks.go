@@ -1,0 +1,195 @@
+package attemptkey
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"net/http"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// sinks returns the places in body where a key is handed over.
+func (c *checker) sinks(body *ast.BlockStmt) []sink {
+	info := c.pass.TypesInfo
+	var out []sink
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			out = append(out, c.callSinks(n)...)
+		case *ast.CompositeLit:
+			for _, elt := range n.Elts {
+				if kv, ok := elt.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok && keyField(info.Uses[id]) {
+						out = append(out, sink{node: kv, value: kv.Value, what: id.Name})
+					}
+				}
+			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) != len(n.Rhs) {
+				break
+			}
+			for i, l := range n.Lhs {
+				switch l := l.(type) {
+				case *ast.SelectorExpr:
+					if keyField(info.Uses[l.Sel]) {
+						out = append(out, sink{node: n, value: n.Rhs[i], what: l.Sel.Name})
+					}
+				case *ast.IndexExpr: // req.Header["Idempotency-Key"] = []string{key}
+					if name, ok := keyHeader(info, l.X, l.Index); ok {
+						v := n.Rhs[i]
+						if lit, ok := v.(*ast.CompositeLit); ok && len(lit.Elts) == 1 {
+							v = lit.Elts[0]
+						}
+						out = append(out, sink{node: n, value: v, what: "the " + name + " header"})
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// keyField reports a struct field named for an idempotency or dedup key:
+// stripe's IdempotencyKey, SQS's MessageDeduplicationId.
+func keyField(obj types.Object) bool {
+	v, ok := obj.(*types.Var)
+	return ok && v.IsField() && match.KeyName(v.Name())
+}
+
+// callSinks returns the arguments of call that are handed over as keys.
+func (c *checker) callSinks(call *ast.CallExpr) []sink {
+	info := c.pass.TypesInfo
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return nil
+	}
+	if s, ok := headerSet(info, fn, call); ok {
+		return []sink{s}
+	}
+	if natsMsgID(fn) && len(call.Args) == 1 {
+		return []sink{{node: call, value: call.Args[0], what: "the NATS message ID (" + fn.Name() + ")"}}
+	}
+	if r, ok := match.Redis(info, call); ok && r.Op != match.RedisDel && match.DedupName(types.ExprString(r.Key)) {
+		return []sink{{node: call, value: r.Key, what: "the Redis key of " + r.Method}}
+	}
+	if s, ok := insertKey(info, call); ok {
+		return s
+	}
+	var out []sink
+	sig := fn.Signature()
+	claim := c.dirs.Of(fn)&directive.Claim != 0
+	summary := map[int]string{}
+	if c.decls[fn.Origin()] != nil {
+		summary = c.paramSinks(fn.Origin())
+	}
+	for i, arg := range call.Args {
+		if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {
+			break
+		}
+		p := sig.Params().At(i).Name()
+		switch {
+		case match.KeyName(fn.Name()):
+			out = append(out, sink{node: call, value: arg, what: fn.Name()})
+		case match.KeyName(p):
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name())})
+		case claim && p == "key":
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the key of %s, an //idemkit:claim", fn.Name())})
+		case summary[i] != "":
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), p, summary[i])})
+		}
+	}
+	return out
+}
+
+// natsMsgID reports nats.MsgId and jetstream.WithMsgID, the publish
+// options that set the Nats-Msg-Id JetStream deduplicates by.
+func natsMsgID(fn *types.Func) bool {
+	if fn.Pkg() == nil || !strings.HasPrefix(fn.Pkg().Path(), "github.com/nats-io/nats.go") {
+		return false
+	}
+	return fn.Name() == "MsgId" || fn.Name() == "WithMsgID"
+}
+
+// headerSet reports Set or Add of an Idempotency-Key (or another
+// key-named) header, or of Nats-Msg-Id, on an outgoing message: an
+// *http.Request's or a *nats.Msg's Header. A response's header echoing a
+// key is no sink.
+func headerSet(info *types.Info, fn *types.Func, call *ast.CallExpr) (sink, bool) {
+	if fn.Name() != "Set" && fn.Name() != "Add" || len(call.Args) != 2 {
+		return sink{}, false
+	}
+	recv, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return sink{}, false
+	}
+	name, ok := keyHeader(info, recv.X, call.Args[0])
+	if !ok {
+		return sink{}, false
+	}
+	return sink{node: call, value: call.Args[1], what: "the " + name + " header"}, true
+}
+
+// keyHeader reports whether header.name is a key header of an outgoing
+// HTTP request or NATS message, and returns its canonical name.
+func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
+	h, ok := match.ConstString(info, name)
+	if !ok || !match.KeyName(h) && !strings.EqualFold(h, "Nats-Msg-Id") {
+		return "", false
+	}
+	sel, ok := ast.Unparen(header).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Header" || !outgoing(info.TypeOf(sel.X)) {
+		return "", false
+	}
+	return http.CanonicalHeaderKey(h), true
+}
+
+// outgoing reports *http.Request and *nats.Msg, whose Header travels with
+// what is sent.
+func outgoing(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	switch n.Obj().Pkg().Path() + "." + n.Obj().Name() {
+	case "net/http.Request", "github.com/nats-io/nats.go.Msg":
+		return true
+	}
+	return false
+}
+
+// insertKey returns the key arguments of an INSERT into a dedup table
+// (processed_messages, idempotency_keys) or of a key column (event_id,
+// dedup_key): the first column of a dedup table, and every key column,
+// matched to the arguments by position.
+func insertKey(info *types.Info, call *ast.CallExpr) ([]sink, bool) {
+	q, ok := match.SQL(info, call)
+	if !ok {
+		return nil, false
+	}
+	st := q.Statement()
+	if st.Verb != match.Insert {
+		return nil, false
+	}
+	var args []ast.Expr
+	for i, a := range call.Args {
+		if a == q.Query {
+			args = call.Args[i+1:]
+		}
+	}
+	var out []sink
+	for i, col := range st.Columns {
+		if i < len(args) && (match.KeyColumn(col) || i == 0 && match.DedupName(st.Table)) {
+			out = append(out, sink{node: call, value: args[i], what: fmt.Sprintf("the %s column of an INSERT into %s", col, st.Table)})
+		}
+	}
+	return out, len(out) > 0
+}
