@@ -13,12 +13,12 @@ import (
 // UUIDs (google/uuid's NewSHA1 and NewMD5, gofrs's NewV3 and NewV5) are
 // derived from their input, so they are absent.
 var freshFuncs = map[string][]string{
-	"github.com/google/uuid":  {"New", "NewString", "NewRandom", "NewV7", "NewUUID", "NewV6", "NewRandomFromReader"},
-	"github.com/gofrs/uuid":   {"NewV1", "NewV4", "NewV6", "NewV7", "NewV1AtTime", "NewV6AtTime", "NewV7AtTime"},
-	"github.com/gofrs/uuid/v5": {"NewV1", "NewV4", "NewV6", "NewV7", "NewV1AtTime", "NewV6AtTime", "NewV7AtTime"},
-	"github.com/satori/go.uuid": {"NewV1", "NewV4"},
-	"github.com/oklog/ulid":    {"Make", "New", "MustNew", "MustNewDefault"},
-	"github.com/oklog/ulid/v2": {"Make", "New", "MustNew", "MustNewDefault"},
+	"github.com/google/uuid":     {"New", "NewString", "NewRandom", "NewV7", "NewUUID", "NewV6", "NewRandomFromReader"},
+	"github.com/gofrs/uuid":      {"NewV1", "NewV4", "NewV6", "NewV7", "NewV1AtTime", "NewV6AtTime", "NewV7AtTime"},
+	"github.com/gofrs/uuid/v5":   {"NewV1", "NewV4", "NewV6", "NewV7", "NewV1AtTime", "NewV6AtTime", "NewV7AtTime"},
+	"github.com/satori/go.uuid":  {"NewV1", "NewV4"},
+	"github.com/oklog/ulid":      {"Make", "New", "MustNew", "MustNewDefault"},
+	"github.com/oklog/ulid/v2":   {"Make", "New", "MustNew", "MustNewDefault"},
 	"github.com/segmentio/ksuid": {"New", "NewRandom", "NewRandomWithTime"},
 	"github.com/rs/xid":          {"New", "NewWithTime"},
 	"github.com/nats-io/nuid":    {"Next"},
