@@ -15,9 +15,20 @@
 // checks Require Analyzer and ask its Result which directives a callee
 // carries, whichever package declared it, much as printf carries "this
 // function is a wrapper" from package to package.
+//
+// Most helpers carry no directive, so the analyzer also reads each
+// unannotated function's body for what it does to a key built from its
+// parameters (see infer): a helper that takes a key with SET NX, HSETNX or
+// an in-progress INSERT and only reports whether it did is a claim, and so
+// is one that takes a key and returns the function that gives it back (a
+// lock helper); one that deletes such a key is a release, one that writes
+// it a completion. These inferred kinds travel as the same facts, marked
+// Inferred, with the parameter the key comes from; a directive, where
+// there is one, wins over what the body shows.
 package directive
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
 	"reflect"
@@ -53,13 +64,45 @@ func (k Kind) String() string {
 }
 
 // Fact is exported for every function or method whose doc comment
-// carries a directive.
-type Fact struct{ Kind Kind }
+// carries a directive, or whose body shows what it does to a key.
+type Fact struct {
+	Kind Kind
+	// Inferred marks a kind read from the body rather than written in a
+	// directive. An inferred release or completion settles only a claim
+	// of the same key (see Key and Tables); a directive settles any.
+	Inferred bool
+	// Key is the index of the parameter the key is built from, or -1 when
+	// it is not known (always, for a directive).
+	Key int
+	// Tables are the SQL tables the body claims, deletes from or updates.
+	Tables []string
+	// Lock marks a claim that only excludes concurrent runs (a lock: key,
+	// a Locker type, a helper returning its unlock): it is released when
+	// the work ends, never completed with a response.
+	Lock bool
+	// Unlock marks a claim that returns the function that releases it.
+	Unlock bool
+}
 
 // AFact marks Fact as an analysis fact.
 func (*Fact) AFact() {}
 
-func (f *Fact) String() string { return "idemkit:" + f.Kind.String() }
+func (f *Fact) String() string {
+	if !f.Inferred {
+		return "idemkit:" + f.Kind.String()
+	}
+	s := fmt.Sprintf("inferred %s of parameter %d", f.Kind, f.Key)
+	if len(f.Tables) > 0 {
+		s += " in " + strings.Join(f.Tables, ",")
+	}
+	if f.Lock {
+		s += ", a lock"
+	}
+	if f.Unlock {
+		s += ", returning its release"
+	}
+	return s
+}
 
 // Analyzer exports a Fact for each annotated function and method of the
 // package; its Result answers for callees from any package.
@@ -76,13 +119,21 @@ type Directives struct {
 	pass *analysis.Pass // imports the facts of the package's dependencies
 }
 
-// Of returns the directives fn carries, in its generic origin.
+// Of returns the directives fn carries, or what its body was inferred to
+// do, in its generic origin.
 func (d *Directives) Of(fn *types.Func) Kind {
+	f, _ := d.Fact(fn)
+	return f.Kind
+}
+
+// Fact returns the fact fn carries, in its generic origin, and whether it
+// carries one.
+func (d *Directives) Fact(fn *types.Func) (Fact, bool) {
 	var f Fact
 	if fn == nil || !d.pass.ImportObjectFact(fn.Origin(), &f) {
-		return 0
+		return Fact{}, false
 	}
-	return f.Kind
+	return f, true
 }
 
 // Call returns the directives of the function or method call calls,
@@ -96,18 +147,24 @@ func (d *Directives) Call(info *types.Info, call *ast.CallExpr) (Kind, *types.Fu
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	export := func(doc *ast.CommentGroup, name *ast.Ident) {
-		if k := parse(doc); k != 0 {
-			if fn, ok := pass.TypesInfo.Defs[name].(*types.Func); ok {
-				pass.ExportObjectFact(fn, &Fact{Kind: k})
-			}
+	export := func(doc *ast.CommentGroup, name *ast.Ident) bool {
+		k := parse(doc)
+		fn, ok := pass.TypesInfo.Defs[name].(*types.Func)
+		if k == 0 || !ok {
+			return false
 		}
+		pass.ExportObjectFact(fn, &Fact{Kind: k, Key: -1, Lock: k&Claim != 0 && (Lockish(fn.Name()) || Lockish(recvName(fn))),
+			Unlock: k&Claim != 0 && returnsFunc(fn.Signature())})
+		return true
 	}
+	var plain []*ast.FuncDecl // functions without a directive, whose bodies may show one
 	for _, f := range pass.Files {
 		for _, decl := range f.Decls {
 			switch decl := decl.(type) {
 			case *ast.FuncDecl:
-				export(decl.Doc, decl.Name)
+				if !export(decl.Doc, decl.Name) && decl.Body != nil {
+					plain = append(plain, decl)
+				}
 			case *ast.GenDecl:
 				for _, spec := range decl.Specs {
 					ts, ok := spec.(*ast.TypeSpec)
@@ -127,7 +184,41 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	inferAll(pass, plain)
 	return &Directives{pass: pass}, nil
+}
+
+// inferAll exports the facts the bodies of decls show, repeating until
+// none changes so that a helper calling another of the package is known
+// whichever comes first.
+func inferAll(pass *analysis.Pass, decls []*ast.FuncDecl) {
+	found := map[*types.Func]Fact{}
+	known := func(fn *types.Func) (Fact, bool) {
+		if f, ok := found[fn]; ok {
+			return f, true
+		}
+		var f Fact
+		return f, pass.ImportObjectFact(fn, &f)
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, decl := range decls {
+			fn, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func)
+			if !ok {
+				continue
+			}
+			if f, ok := infer(pass.TypesInfo, decl, fn, known); ok && !reflect.DeepEqual(found[fn], f) {
+				found[fn], changed = f, true
+			}
+		}
+	}
+	for _, decl := range decls {
+		if fn, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func); ok {
+			if f, ok := found[fn]; ok {
+				pass.ExportObjectFact(fn, &f)
+			}
+		}
+	}
 }
 
 // parse returns the directives in a doc comment: lines that are exactly

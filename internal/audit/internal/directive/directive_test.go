@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/idemkit/idemkit/internal/audit/internal/audittest"
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
 )
 
@@ -20,6 +21,23 @@ import (
 func TestFacts(t *testing.T) {
 	t.Parallel()
 	analysistest.Run(t, analysistest.TestData(), directive.Analyzer, "helpers")
+}
+
+// TestInferred checks the facts inferred from unannotated helpers'
+// bodies (claims, lock helpers returning their release, releases and
+// completions), that look-alikes which claim and then work, claim and
+// release, or touch no parameter's key get none, and that a directive
+// wins over the body.
+func TestInferred(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, audittest.Dir(t), directive.Analyzer, "inferred")
+}
+
+// TestInferredAcrossPackages checks that inferred facts reach callers in
+// another package.
+func TestInferredAcrossPackages(t *testing.T) {
+	t.Parallel()
+	analysistest.Run(t, audittest.Dir(t), calls, "inferuser")
 }
 
 // calls reports the directives of every call's callee, as a check sees

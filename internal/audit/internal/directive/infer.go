@@ -1,0 +1,376 @@
+package directive
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// LockWords name a key, helper or type that only excludes concurrent
+// runs: it is released when the work ends, never completed with a result.
+var LockWords = []string{"lock", "locks", "locker", "mutex", "leader", "semaphore"}
+
+// Lockish reports whether a name (a key expression, a function, a type)
+// is one of a lock.
+func Lockish(name string) bool {
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(LockWords, w) })
+}
+
+// acquireWords name a helper that takes something for its caller: with a
+// key parameter and a returned func, such a helper is a lock or a claim
+// whatever library it uses underneath.
+var acquireWords = []string{"lock", "acquire", "claim", "reserve", "obtain"}
+
+// InsertsInProgress reports whether an INSERT writes a status saying the
+// work has begun, in its text or as a constant argument: the row is a
+// claim, not the record that the work is done.
+func InsertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) bool {
+	if slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+		return true
+	}
+	for _, a := range call.Args {
+		if a == sc.Query {
+			continue
+		}
+		if v, ok := match.ConstString(info, a); ok && match.InProgress(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// inference reads one function's body for what it does to a key built
+// from its parameters.
+type inference struct {
+	info  *types.Info
+	known func(*types.Func) (Fact, bool)
+	keys  map[*types.Var]int // parameters a key may be built from, and locals built from them, to the parameter's index
+}
+
+// infer returns what decl does to a key built from its parameters, when
+// its body shows it:
+//
+//   - a claim: it takes a key (SET NX, HSETNX, an INSERT of an in-progress
+//     row into a dedup table, a call of another claim) and then only
+//     reports whether it did, returning bools, counts or an error and
+//     doing no other work; or it takes a key and returns the function that
+//     gives it back (a lock helper), whatever it uses underneath when its
+//     name says it acquires;
+//   - a release: it deletes a key (DEL, HDEL, a SQL DELETE, a call of
+//     another release) and claims none;
+//   - a completion: it writes a key (SET, HSET, a SQL UPDATE, a call of
+//     another completion) and claims none.
+func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*types.Func) (Fact, bool)) (Fact, bool) {
+	in := &inference{info: info, known: known, keys: map[*types.Var]int{}}
+	params := fn.Signature().Params()
+	for i := range params.Len() {
+		if keyParam(fn.Pkg(), params.At(i).Type()) {
+			in.keys[params.At(i)] = i
+		}
+	}
+	if len(in.keys) == 0 {
+		return Fact{}, false
+	}
+	in.derive(decl.Body)
+	f := Fact{Inferred: true, Key: -1}
+	var claimAt token.Pos
+	var claimKey string
+	work := false
+	note := func(k Kind, key int, table string) {
+		f.Kind |= k
+		if f.Key < 0 {
+			f.Key = key
+		}
+		if table != "" && !slices.Contains(f.Tables, table) {
+			f.Tables = append(f.Tables, table)
+		}
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GoStmt:
+			work = true
+		case *ast.CallExpr:
+			k, key, table, what := in.effect(n)
+			if k&Claim != 0 && claimAt == 0 {
+				claimAt, claimKey = n.Pos(), what
+			}
+			if k != 0 {
+				note(k, key, table)
+				return true
+			}
+			if claimAt != 0 && n.Pos() > claimAt && !plumbing(info, n) {
+				work = true
+			}
+		}
+		return true
+	})
+	unlock := returnsFunc(fn.Signature())
+	switch {
+	case f.Kind&Claim != 0:
+		if f.Kind != Claim || work && !unlock || !unlock && !reportsOnly(fn.Signature()) {
+			return Fact{}, false
+		}
+		f.Unlock = unlock
+		f.Lock = unlock || Lockish(claimKey) || Lockish(fn.Name()) || Lockish(recvName(fn))
+	case f.Kind != 0:
+		if unlock {
+			return Fact{}, false
+		}
+	case unlock && slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(acquireWords, w) }):
+		f.Kind, f.Unlock = Claim, true
+		f.Lock = true
+		f.Key = slices.Min(mapValues(in.keys))
+	default:
+		return Fact{}, false
+	}
+	return f, true
+}
+
+func mapValues(m map[*types.Var]int) []int {
+	var out []int
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// keyParam reports whether a parameter of type t may carry a key: not a
+// context, an interface or a pointer to another package's type (a
+// client, a connection), which a key is never read from.
+func keyParam(pkg *types.Package, t types.Type) bool {
+	if types.IsInterface(t) {
+		return false
+	}
+	if _, ok := types.Unalias(t).Underlying().(*types.Signature); ok {
+		return false
+	}
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		if n, ok := types.Unalias(p.Elem()).(*types.Named); ok && n.Obj().Pkg() != pkg {
+			return false
+		}
+	}
+	return true
+}
+
+// derive adds the locals set from the key parameters, or from locals
+// already added, to in.keys.
+func (in *inference) derive(body *ast.BlockStmt) {
+	for changed := true; changed; {
+		changed = false
+		ast.Inspect(body, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok {
+				return true
+			}
+			for i, l := range as.Lhs {
+				id, ok := l.(*ast.Ident)
+				if !ok {
+					continue
+				}
+				v, ok := in.info.ObjectOf(id).(*types.Var)
+				if !ok {
+					continue
+				}
+				if _, done := in.keys[v]; done {
+					continue
+				}
+				rhs := as.Rhs[0]
+				if len(as.Lhs) == len(as.Rhs) {
+					rhs = as.Rhs[i]
+				}
+				if p := in.param(rhs); p >= 0 {
+					in.keys[v], changed = p, true
+				}
+			}
+			return true
+		})
+	}
+}
+
+// param returns the index of the key parameter e is built from, or -1.
+func (in *inference) param(e ast.Expr) int {
+	at := -1
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && at < 0 {
+			if v, ok := in.info.Uses[id].(*types.Var); ok {
+				if p, ok := in.keys[v]; ok {
+					at = p
+				}
+			}
+		}
+		return at < 0
+	})
+	return at
+}
+
+// effect returns what call does to a key built from the parameters: its
+// kind, the parameter the key comes from, the SQL table, and the key as
+// written.
+func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what string) {
+	info := in.info
+	if rc, ok := match.Redis(info, call); ok {
+		key = in.param(rc.Key)
+		if key < 0 {
+			return 0, -1, "", ""
+		}
+		switch rc.Op {
+		case match.RedisSetNX, match.RedisHSetNX:
+			return Claim, key, "", types.ExprString(rc.Key)
+		case match.RedisDel, match.RedisHDel:
+			return Release, key, "", ""
+		case match.RedisSet, match.RedisHSet:
+			if inProgressValue(info, call) {
+				return 0, -1, "", ""
+			}
+			return Complete, key, "", ""
+		}
+		return 0, -1, "", ""
+	}
+	if sc, ok := match.SQL(info, call); ok && sc.Const {
+		key = -1
+		for _, a := range call.Args {
+			if a != sc.Query && key < 0 {
+				key = in.param(a)
+			}
+		}
+		st := sc.Statement()
+		if key < 0 || st.Table == "" {
+			return 0, -1, "", ""
+		}
+		switch st.Verb {
+		case match.Insert:
+			if (match.DedupName(st.Table) || slices.ContainsFunc(st.Columns, match.KeyColumn)) && InsertsInProgress(info, call, sc) {
+				return Claim, key, st.Table, st.Table
+			}
+		case match.Delete:
+			return Release, key, st.Table, ""
+		case match.Update:
+			if !slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+				return Complete, key, st.Table, ""
+			}
+		}
+		return 0, -1, "", ""
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return 0, -1, "", ""
+	}
+	f, ok := in.known(fn.Origin())
+	if !ok {
+		return 0, -1, "", ""
+	}
+	key = -1
+	if f.Key >= 0 && f.Key < len(call.Args) {
+		key = in.param(call.Args[f.Key])
+	} else {
+		for _, a := range call.Args {
+			if key < 0 {
+				key = in.param(a)
+			}
+		}
+	}
+	if key < 0 {
+		return 0, -1, "", ""
+	}
+	what = fn.Name()
+	if f.Lock {
+		what = "lock"
+	}
+	var t string
+	if len(f.Tables) > 0 {
+		t = f.Tables[0]
+	}
+	return f.Kind, key, t, what
+}
+
+// inProgressValue reports whether a Redis write stores a constant saying
+// the work is under way: a lease renewed, not a result.
+func inProgressValue(info *types.Info, call *ast.CallExpr) bool {
+	for _, a := range call.Args[2:] {
+		if tv := info.Types[a]; tv.Value != nil && tv.Value.Kind() == constant.String && match.InProgress(constant.StringVal(tv.Value)) {
+			return true
+		}
+	}
+	return false
+}
+
+// plumbing reports whether a call after a claim only reads its outcome or
+// builds what the helper returns: the standard library (errors, fmt,
+// time) and the store libraries' result methods.
+func plumbing(info *types.Info, call *ast.CallExpr) bool {
+	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
+		return true // a conversion
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return ok // a builtin
+	}
+	path := fn.Pkg().Path()
+	return slices.Contains(plumbingPkgs, path) ||
+		slices.ContainsFunc(storeLibs, func(lib string) bool { return strings.HasPrefix(path, lib) })
+}
+
+// plumbingPkgs are the standard packages a claim helper builds its
+// answer with.
+var plumbingPkgs = []string{"errors", "fmt", "time", "strings", "strconv", "context", "log", "log/slog", "bytes", "encoding/json", "encoding/hex", "sync"}
+
+// storeLibs are the store libraries whose result methods (Result, Val,
+// RowsAffected) read a claim's outcome.
+var storeLibs = []string{"github.com/redis/", "github.com/go-redis/", "github.com/jackc/", "gorm.io/", "database/sql", "github.com/lib/pq"}
+
+// returnsFunc reports whether a signature returns a function: the unlock
+// or release a lock helper hands its caller.
+func returnsFunc(sig *types.Signature) bool {
+	res := sig.Results()
+	for i := range res.Len() {
+		if _, ok := res.At(i).Type().Underlying().(*types.Signature); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// reportsOnly reports whether a function's results can only say whether
+// it took the key: bools, counts and an error.
+func reportsOnly(sig *types.Signature) bool {
+	res := sig.Results()
+	if res.Len() == 0 {
+		return false
+	}
+	for i := range res.Len() {
+		t := res.At(i).Type()
+		if types.Identical(t, types.Universe.Lookup("error").Type()) {
+			continue
+		}
+		b, ok := t.Underlying().(*types.Basic)
+		if !ok || b.Info()&(types.IsBoolean|types.IsInteger) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// recvName is the name of a method's receiver type, or "".
+func recvName(fn *types.Func) string {
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return ""
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return ""
+}
