@@ -120,8 +120,8 @@ func classify(resp *http.Response) error {
 	}
 }
 
-// backoff sleeps before retry number attempt, or returns early when ctx ends.
-func backoff(ctx context.Context, attempt int) error {
+// pause sleeps before retry number attempt, or returns early when ctx ends.
+func pause(ctx context.Context, attempt int) error {
 	t := time.NewTimer(time.Duration(1<<attempt) * 200 * time.Millisecond)
 	defer t.Stop()
 	select {
