@@ -82,6 +82,21 @@ type Access struct {
 	// doing it twice leaves two effects: an INSERT, a Create, INCR, a
 	// list push. A SET, HSET or SADD done twice leaves one.
 	Appends bool
+	// ReportsAdded marks a write whose result says whether it added the
+	// record: SADD's and HSET's count of new members or fields, INCR's new
+	// value (1 the first time). A caller that branches on that result has
+	// checked and acted in one atomic step, as with a claim.
+	ReportsAdded bool
+	// Pipelined marks a Redis command queued on a pipeline (Pipelined,
+	// TxPipelined, Pipeline()): its reply is a future that arrives after
+	// the pipeline runs, so a read there cannot gate a write queued beside
+	// it.
+	Pipelined bool
+	// InWatch marks a Redis command of a WATCH transaction: made on the
+	// *redis.Tx of a Watch callback or on a pipeline it opened. EXEC fails
+	// when a watched key changed, so a read and a write there are the
+	// optimistic-locking pattern, not a race.
+	InWatch bool
 	// Call is the call that performs the access: the statement's Exec
 	// or Query, the end of a builder chain.
 	Call *ast.CallExpr
@@ -184,8 +199,12 @@ func redisAccess(info *types.Info, call *ast.CallExpr, c RedisCall) (Access, boo
 	case RedisDel:
 		a.Op = OpDelete
 	default:
-		return Access{}, false
+		var ok bool
+		if a, ok = redisMore(info, c, a); !ok {
+			return Access{}, false
+		}
 	}
+	redisPlace(info, call, &a)
 	return a, true
 }
 

@@ -3,6 +3,8 @@ package match_test
 import (
 	"fmt"
 	"go/ast"
+	goTypes "go/types"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -35,6 +37,10 @@ var describe = &analysis.Analyzer{
 				if c, ok := match.Redis(pass.TypesInfo, call); ok {
 					pass.Reportf(call.Pos(), "redis %s %s key=%s", c.Method, c.Op, types(pass, c.Key))
 				}
+				if a, ok := match.Classify(pass.TypesInfo, call); ok {
+					pass.Reportf(call.Pos(), "access %s %s record=%q keys=<%s> dest=<%s> for-update=%v appends=%v added=%v pipelined=%v watch=%v",
+						a.Op, a.What, a.Record, exprs(a.Keys), exprs(a.Dest), a.ForUpdate, a.Appends, a.ReportsAdded, a.Pipelined, a.InWatch)
+				}
 				return true
 			})
 		}
@@ -47,6 +53,15 @@ func types(pass *analysis.Pass, e ast.Expr) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+// exprs lists expressions as written, separated by "; ".
+func exprs(es []ast.Expr) string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = goTypes.ExprString(e)
+	}
+	return strings.Join(s, "; ")
 }
 
 func TestCalls(t *testing.T) {

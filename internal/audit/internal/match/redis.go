@@ -19,6 +19,14 @@ const (
 	RedisHSetNX                    // HSETNX: writes a hash field only when it is absent, atomically: a claim of the field
 	RedisHSet                      // HSET, HMSET: writes hash fields whether or not they exist
 	RedisHDel                      // HDEL: removes hash fields
+	RedisHGet                      // HGET, HGETALL: reads a hash field or the whole hash
+	RedisHExists                   // HEXISTS: asks whether a hash field is there
+	RedisSIsMember                 // SISMEMBER, SMISMEMBER: asks whether a set holds a member
+	RedisSAdd                      // SADD: adds set members; its count says how many were new
+	RedisSRem                      // SREM: removes set members
+	RedisIncr                      // INCR, INCRBY: adds to a counter and returns its new value
+	RedisPush                      // LPUSH, RPUSH: appends to a list
+	RedisXAdd                      // XADD: appends to a stream
 )
 
 func (op RedisOp) String() string {
@@ -39,6 +47,22 @@ func (op RedisOp) String() string {
 		return "HSET"
 	case RedisHDel:
 		return "HDEL"
+	case RedisHGet:
+		return "HGET"
+	case RedisHExists:
+		return "HEXISTS"
+	case RedisSIsMember:
+		return "SISMEMBER"
+	case RedisSAdd:
+		return "SADD"
+	case RedisSRem:
+		return "SREM"
+	case RedisIncr:
+		return "INCR"
+	case RedisPush:
+		return "PUSH"
+	case RedisXAdd:
+		return "XADD"
 	}
 	return "Redis"
 }
@@ -48,6 +72,13 @@ type RedisCall struct {
 	Op     RedisOp
 	Method string   // Get, SetNX, Do, ...
 	Key    ast.Expr // the key argument (the first key of a multi-key command)
+	// Command is the Redis command sent, in upper case: HGETALL, SMISMEMBER,
+	// INCRBY, RPUSH; SetArgs sends SET. Messages name it where Op groups
+	// several.
+	Command string
+	// Fields pick the record within the key: a hash command's fields
+	// (HSET's field names, not its values), a set command's members.
+	Fields []ast.Expr
 }
 
 const redisPath = "github.com/redis/go-redis/v9"
@@ -58,17 +89,21 @@ var redisMethods = map[string]RedisOp{
 	"SetNX": RedisSetNX,
 	"Del":   RedisDel, "Unlink": RedisDel,
 	"HSetNX": RedisHSetNX, "HSet": RedisHSet, "HMSet": RedisHSet, "HDel": RedisHDel,
+	"HGet": RedisHGet, "HGetAll": RedisHGet, "HExists": RedisHExists,
+	"SIsMember": RedisSIsMember, "SMIsMember": RedisSIsMember, "SAdd": RedisSAdd, "SRem": RedisSRem,
+	"Incr": RedisIncr, "IncrBy": RedisIncr, "LPush": RedisPush, "RPush": RedisPush, "XAdd": RedisXAdd,
 }
 
-// Redis reports whether call is a go-redis v9 GET, EXISTS, SET, SET NX,
-// DEL, HSETNX, HSET or HDEL, on any client (Client, ClusterClient, Ring, Tx, Conn, a pipeline, the
+// Redis reports whether call is a go-redis v9 or v8 GET, EXISTS, SET,
+// SET NX, DEL, HSETNX, HSET, HDEL, or one of the hash, set, counter, list
+// and stream commands of RedisOp, on any client (Client, ClusterClient, Ring, Tx, Conn, a pipeline, the
 // Cmdable and UniversalClient interfaces), spelled as a method or as
 // Do(ctx, "set", key, value, "nx"). A SetArgs or Do whose mode is not
 // constant, or is a condition other than NX (XX, IFEQ, ...), is not
 // reported: it is neither a blind write nor a claim.
 func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	fn := method(info, call)
-	if fn == nil || !inPackage(fn, redisPath) {
+	if fn == nil || !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) {
 		return RedisCall{}, false
 	}
 	if fn.Name() == "Do" {
@@ -93,7 +128,7 @@ func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 			return RedisCall{}, false
 		}
 	}
-	return c, true
+	return c.operands(info, call, 2)
 }
 
 // setArgsMode returns the Mode of a redis.SetArgs composite literal.
@@ -136,6 +171,22 @@ func redisDo(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 		c.Op = RedisHSet
 	case "HDEL":
 		c.Op = RedisHDel
+	case "HGET", "HGETALL":
+		c.Op = RedisHGet
+	case "HEXISTS":
+		c.Op = RedisHExists
+	case "SISMEMBER", "SMISMEMBER":
+		c.Op = RedisSIsMember
+	case "SADD":
+		c.Op = RedisSAdd
+	case "SREM":
+		c.Op = RedisSRem
+	case "INCR", "INCRBY":
+		c.Op = RedisIncr
+	case "LPUSH", "RPUSH":
+		c.Op = RedisPush
+	case "XADD":
+		c.Op = RedisXAdd
 	case "SET":
 		c.Op = RedisSet
 		if len(call.Args) < 4 {
@@ -155,5 +206,6 @@ func redisDo(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	default:
 		return RedisCall{}, false
 	}
-	return c, true
+	c.Command = strings.ToUpper(cmd)
+	return c.operands(info, call, 3)
 }

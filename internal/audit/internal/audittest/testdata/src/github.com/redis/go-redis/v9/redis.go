@@ -104,3 +104,69 @@ func (c cmdable) HSetNX(ctx context.Context, key, field string, value interface{
 func (c cmdable) HSet(ctx context.Context, key string, values ...interface{}) *IntCmd   { return nil }
 func (c cmdable) HMSet(ctx context.Context, key string, values ...interface{}) *BoolCmd { return nil }
 func (c cmdable) HDel(ctx context.Context, key string, fields ...string) *IntCmd        { return nil }
+
+// The read, set, counter, list and stream commands, pipelines and WATCH.
+
+type MapStringStringCmd struct{}
+
+func (cmd *MapStringStringCmd) Result() (map[string]string, error) { return nil, nil }
+
+type BoolSliceCmd struct{}
+
+func (cmd *BoolSliceCmd) Result() ([]bool, error) { return nil, nil }
+
+type XAddArgs struct {
+	Stream string
+	ID     string
+	Values interface{}
+}
+
+func (c cmdable) HGet(ctx context.Context, key, field string) *StringCmd      { return nil }
+func (c cmdable) HGetAll(ctx context.Context, key string) *MapStringStringCmd { return nil }
+func (c cmdable) HExists(ctx context.Context, key, field string) *BoolCmd     { return nil }
+func (c cmdable) SIsMember(ctx context.Context, key string, member interface{}) *BoolCmd {
+	return nil
+}
+func (c cmdable) SMIsMember(ctx context.Context, key string, members ...interface{}) *BoolSliceCmd {
+	return nil
+}
+func (c cmdable) SAdd(ctx context.Context, key string, members ...interface{}) *IntCmd { return nil }
+func (c cmdable) SRem(ctx context.Context, key string, members ...interface{}) *IntCmd { return nil }
+func (c cmdable) Incr(ctx context.Context, key string) *IntCmd                         { return nil }
+func (c cmdable) IncrBy(ctx context.Context, key string, value int64) *IntCmd          { return nil }
+func (c cmdable) LPush(ctx context.Context, key string, values ...interface{}) *IntCmd { return nil }
+func (c cmdable) RPush(ctx context.Context, key string, values ...interface{}) *IntCmd { return nil }
+func (c cmdable) XAdd(ctx context.Context, a *XAddArgs) *StringCmd                     { return nil }
+
+type Cmder interface{ Err() error }
+
+type Pipeliner interface {
+	Cmdable
+	HGet(ctx context.Context, key, field string) *StringCmd
+	HSet(ctx context.Context, key string, values ...interface{}) *IntCmd
+	SAdd(ctx context.Context, key string, members ...interface{}) *IntCmd
+	SIsMember(ctx context.Context, key string, member interface{}) *BoolCmd
+	Incr(ctx context.Context, key string) *IntCmd
+	Exec(ctx context.Context) ([]Cmder, error)
+}
+
+type Pipeline struct{ cmdable }
+
+func (c *Pipeline) Exec(ctx context.Context) ([]Cmder, error) { return nil, nil }
+
+func (c *Client) Pipeline() Pipeliner   { return nil }
+func (c *Client) TxPipeline() Pipeliner { return nil }
+func (c *Client) Pipelined(ctx context.Context, fn func(Pipeliner) error) ([]Cmder, error) {
+	return nil, nil
+}
+func (c *Client) TxPipelined(ctx context.Context, fn func(Pipeliner) error) ([]Cmder, error) {
+	return nil, nil
+}
+func (c *Client) Watch(ctx context.Context, fn func(*Tx) error, keys ...string) error { return nil }
+
+type Tx struct{ cmdable }
+
+func (c *Tx) TxPipeline() Pipeliner { return nil }
+func (c *Tx) TxPipelined(ctx context.Context, fn func(Pipeliner) error) ([]Cmder, error) {
+	return nil, nil
+}
