@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,357 +16,627 @@ import (
 	"golang.org/x/tools/go/cfg"
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 	"github.com/idemkit/idemkit/internal/audit/internal/report"
 )
 
-// Analyzer reports a dedup record read and then written as two steps.
+// Analyzer reports a record read and then written as two steps.
 var Analyzer = &analysis.Analyzer{
 	Name:     "checkthenact",
 	Doc:      report.Doc("checkthenact"),
-	Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, report.Analyzer},
+	Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, effect.Analyzer, report.Analyzer},
 	Run:      run,
 }
 
-type role uint8
-
-const (
-	check role = iota + 1 // reads whether the record exists
-	act                   // writes it whether or not it exists
-)
-
-type library uint8
-
-const (
-	sqlLib library = iota + 1
-	gormLib
-	redisLib
-)
-
-// access is one read or write of a dedup record.
-type access struct {
-	role   role
-	lib    library
-	call   *ast.CallExpr
-	record string // what identifies the record across accesses: a normalised table or model name, or a Redis key's shape
-	dedup  bool   // the record's name or key column says it records what was already done
-	what   string // the operation as a message names it: SELECT, First, EXISTS, INSERT, Create, SET
-	target string // the table, model or key as written
-	sql    match.SQLCall
-	stmt   match.Statement
-}
-
-// event is an access as one function sees it: its own call, or the call
-// of a function of the package that performs it.
-type event struct {
-	acc   *access
-	node  *ast.CallExpr // the call in this function
-	block *cfg.Block
-}
-
 func run(pass *analysis.Pass) (any, error) {
-	a := &checker{
-		pass:     pass,
-		r:        report.New(pass),
-		cfgs:     pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
-		decls:    map[*types.Func]*ast.FuncDecl{},
-		summary:  map[*types.Func][]*access{},
-		accesses: map[*ast.CallExpr]*access{},
-		reported: map[*ast.CallExpr]bool{},
+	c := &checker{
+		pass: pass,
+		r:    report.New(pass),
+		cfgs: pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
+		eff:  pass.ResultOf[effect.Analyzer].(*effect.Result),
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	var units []ast.Node
-	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil), (*ast.CallExpr)(nil)}, func(n ast.Node) {
-		switch n := n.(type) {
-		case *ast.FuncDecl:
-			if fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func); ok && n.Body != nil {
-				a.decls[fn] = n
-				units = append(units, n)
+	watched := map[*ast.FuncLit]bool{}
+	ins.Preorder([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node) {
+		call := n.(*ast.CallExpr)
+		c.firstOrCreate(call)
+		if watch(pass.TypesInfo, call) {
+			for _, a := range call.Args {
+				if lit, ok := a.(*ast.FuncLit); ok {
+					watched[lit] = true
+				}
 			}
-		case *ast.FuncLit:
-			units = append(units, n)
-		case *ast.CallExpr:
-			a.firstOrCreate(n)
 		}
 	})
-	for _, u := range units {
-		a.unit(u)
-	}
+	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func)
+			if !ok || n.Body == nil {
+				return
+			}
+			var recv *types.Var
+			if r := fn.Signature().Recv(); r != nil {
+				recv = r
+			}
+			c.unit(n.Body, c.cfgs.FuncDecl(n), recv)
+		case *ast.FuncLit:
+			if !watched[n] {
+				c.unit(n.Body, c.cfgs.FuncLit(n), nil)
+			}
+		}
+	})
 	return nil, nil
 }
 
-type checker struct {
-	pass     *analysis.Pass
-	r        *report.Reporter
-	cfgs     *ctrlflow.CFGs
-	decls    map[*types.Func]*ast.FuncDecl
-	summary  map[*types.Func][]*access // nil while being computed: recursion adds nothing
-	accesses map[*ast.CallExpr]*access // memo of classify; nil for a call that is none
-	reported map[*ast.CallExpr]bool
+// watch reports whether call is go-redis's Watch, whose callback runs
+// as an optimistic transaction: a read and a write inside it are safe.
+func watch(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Name() != "Watch" {
+		return false
+	}
+	p := fn.Pkg().Path()
+	return strings.HasPrefix(p, "github.com/redis/go-redis/") || strings.HasPrefix(p, "github.com/go-redis/redis/")
 }
 
-// unit pairs the checks and acts of one function body: every act
-// reachable from a check of the same record is reported once.
-func (a *checker) unit(u ast.Node) {
-	var g *cfg.CFG
-	switch u := u.(type) {
-	case *ast.FuncDecl:
-		g = a.cfgs.FuncDecl(u)
-	case *ast.FuncLit:
-		g = a.cfgs.FuncLit(u)
-	}
+type checker struct {
+	pass *analysis.Pass
+	r    *report.Reporter
+	cfgs *ctrlflow.CFGs
+	eff  *effect.Result
+}
+
+// event is one effect of a call in the function being checked.
+type event struct {
+	use   effect.Use
+	block *cfg.Block
+	node  ast.Node // the node of the control-flow graph that holds the call
+	atoms []effect.Atom
+}
+
+// fn is the function being checked.
+type fn struct {
+	*checker
+	body   *ast.BlockStmt
+	g      *cfg.CFG
+	recv   *types.Var
+	defs   effect.Defs
+	events []*event
+	// locked is the first position after which the function holds a lock
+	// or a claim that makes its reads and writes one step: a mutex, an
+	// advisory lock, a SET NX or a FOR UPDATE on a parent row.
+	locked token.Pos
+	// serializable marks a function that runs a SERIALIZABLE transaction.
+	serializable bool
+}
+
+// unit pairs the reads and writes of one function body.
+func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
 	if g == nil {
 		return
 	}
-	var events []event
+	f := &fn{checker: c, body: body, g: g, recv: recv, defs: effect.Definitions(c.pass.TypesInfo, body)}
 	for _, b := range g.Blocks {
+		if !b.Live {
+			continue
+		}
 		for _, n := range b.Nodes {
-			ast.Inspect(n, func(n ast.Node) bool {
-				switch n := n.(type) {
+			ast.Inspect(n, func(x ast.Node) bool {
+				switch x := x.(type) {
 				case *ast.FuncLit:
 					return false // its own unit
 				case *ast.CallExpr:
-					for _, acc := range a.performs(n) {
-						events = append(events, event{acc: acc, node: n, block: b})
+					for _, u := range c.eff.Of(x) {
+						e := &event{use: u, block: b, node: n}
+						for _, k := range u.Keys {
+							e.atoms = append(e.atoms, effect.Atoms(c.pass.TypesInfo, f.defs, recv, k)...)
+						}
+						f.events = append(f.events, e)
 					}
 				}
 				return true
 			})
 		}
 	}
-	reach := map[*cfg.Block]map[*cfg.Block]bool{}
-	for _, c := range events {
-		if c.acc.role != check {
+	if !slices.ContainsFunc(f.events, func(e *event) bool { return e.use.Op == match.OpRead }) {
+		return
+	}
+	f.locks()
+	reported := map[*ast.CallExpr]bool{}
+	for _, rd := range f.events {
+		if rd.use.Op != match.OpRead || (f.locked.IsValid() && f.locked < rd.use.Call.Pos()) || f.serializable {
 			continue
 		}
-		for _, w := range events {
-			if w.acc.role != act || w.node == c.node || a.reported[w.acc.call] ||
-				w.acc.record != c.acc.record || !(w.acc.dedup || c.acc.dedup) {
+		var t *taint
+		for _, w := range f.events {
+			switch w.use.Op {
+			case match.OpWrite, match.OpUpdate, match.OpClaim, match.OpGuarded:
+			default:
 				continue
 			}
-			if c.block == w.block {
-				if c.node.End() >= w.node.End() {
-					continue
-				}
-			} else {
-				if reach[c.block] == nil {
-					reach[c.block] = reachable(c.block)
-				}
-				if !reach[c.block][w.block] {
-					continue
-				}
+			if reported[w.use.Call] || w.use.Call == rd.use.Call || w.use.Record == "" || w.use.Record != rd.use.Record ||
+				!effect.SameKey(rd.atoms, w.atoms, rd.use.Keys, w.use.Keys) {
+				continue
 			}
-			a.reported[w.acc.call] = true
-			a.report(c, w)
+			if t == nil {
+				t = f.taint(rd)
+			}
+			if f.pair(rd, w, t) {
+				reported[w.use.Call] = true
+			}
 		}
 	}
 }
 
-// reachable returns the blocks reachable from b's successors.
-func reachable(b *cfg.Block) map[*cfg.Block]bool {
+// pair reports w when rd's result decides whether it runs and the two
+// can interleave with a concurrent retry's.
+func (f *fn) pair(rd, w *event, t *taint) bool {
+	gate, side := f.gate(rd, w, t)
+	if gate == nil {
+		return false
+	}
+	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w)
+	between := f.sideEffect(rd, w, gate, side, true)
+	switch {
+	case atomic:
+		if between == nil {
+			return false
+		}
+	case w.use.Appends:
+	default:
+		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) {
+			return false
+		}
+	}
+	f.report(rd, w, between, atomic)
+	return true
+}
+
+// dedupNamed reports whether the record or its key is named for the
+// records that tell a repeated operation from a new one, which makes an
+// overwrite after a check a dedup mark even where the work it guards is
+// out of sight.
+func (f *fn) dedupNamed(rd, w *event) bool {
+	if match.DedupName(w.use.Target) || match.DedupName(rd.use.Target) {
+		return true
+	}
+	for _, k := range append(slices.Clone(rd.use.Keys), w.use.Keys...) {
+		if match.KeyColumn(types.ExprString(k)) || match.DedupName(match.KeyShape(f.pass.TypesInfo, k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// taint is what a read found: the variables that hold its results, and
+// the condition it is itself part of.
+type taint struct {
+	vars map[*types.Var]bool
+	cond ast.Node // the read's node when it is a condition
+}
+
+// taint follows rd's results through the function: the variables its
+// statement assigns, its destinations (Scan(&v), First(&v)), and every
+// variable assigned from those, flow-insensitively.
+func (f *fn) taint(rd *event) *taint {
+	info := f.pass.TypesInfo
+	t := &taint{vars: map[*types.Var]bool{}}
+	if _, ok := rd.node.(ast.Expr); ok {
+		t.cond = rd.node
+	}
+	mark := func(e ast.Expr) {
+		if v := rootVar(info, e); v != nil {
+			t.vars[v] = true
+		}
+	}
+	targets := func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				mark(l)
+			}
+		case *ast.ValueSpec:
+			for _, l := range n.Names {
+				mark(l)
+			}
+		case *ast.DeclStmt:
+			if gd, ok := n.Decl.(*ast.GenDecl); ok {
+				for _, s := range gd.Specs {
+					if vs, ok := s.(*ast.ValueSpec); ok {
+						for _, l := range vs.Names {
+							mark(l)
+						}
+					}
+				}
+			}
+		}
+		ast.Inspect(n, func(x ast.Node) bool {
+			if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.AND {
+				mark(u.X)
+			}
+			return true
+		})
+	}
+	targets(rd.node)
+	for _, d := range rd.use.Dest {
+		mark(d)
+	}
+	for range 4 {
+		grew := false
+		ast.Inspect(f.body, func(n ast.Node) bool {
+			switch n.(type) {
+			case *ast.AssignStmt, *ast.ExprStmt, *ast.DeclStmt:
+			default:
+				return true
+			}
+			if n == rd.node || !f.mentions(n, t) {
+				return true
+			}
+			before := len(t.vars)
+			targets(n)
+			grew = grew || len(t.vars) > before
+			return true
+		})
+		if !grew {
+			break
+		}
+	}
+	return t
+}
+
+// mentions reports whether n uses a variable of t, outside the left-hand
+// side of an assignment.
+func (f *fn) mentions(n ast.Node, t *taint) bool {
+	if as, ok := n.(*ast.AssignStmt); ok {
+		return slices.ContainsFunc(as.Rhs, func(e ast.Expr) bool { return f.mentions(e, t) })
+	}
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok {
+			if v, ok := f.pass.TypesInfo.Uses[id].(*types.Var); ok && t.vars[v] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// rootVar returns the variable e names, or the one whose field, element
+// or address e is.
+func rootVar(info *types.Info, e ast.Expr) *types.Var {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			v, _ := info.ObjectOf(x).(*types.Var)
+			return v
+		case *ast.SelectorExpr:
+			if _, ok := info.Selections[x]; !ok {
+				return nil
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// gate returns the condition that decides, from what rd found, whether w
+// runs, and the successor of its block on w's side; nil when none does.
+// A condition on the read's error alone (err != nil) decides only when
+// w lies on its failing side: `if err != nil { return err }` before a
+// write says nothing about whether the record exists.
+func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
+	for _, b := range f.g.Blocks {
+		if !b.Live || len(b.Succs) != 2 || len(b.Nodes) == 0 {
+			continue
+		}
+		cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+		if !ok {
+			continue
+		}
+		if cond != t.cond && !f.mentions(cond, t) {
+			continue
+		}
+		if b != rd.block && !f.reaches(rd.block, b, nil) {
+			continue
+		}
+		errSide, errOnly := f.errorSide(cond, t, b)
+		for i, s := range b.Succs {
+			other := b.Succs[1-i]
+			if errOnly && s != errSide {
+				continue
+			}
+			if f.reachesNode(s, w, b) && f.escapes(other, w.block, b) {
+				return b, s
+			}
+		}
+	}
+	return nil, nil
+}
+
+// errorSide reads a condition that compares only error results of the
+// read with nil, and returns the successor on which the error is set.
+func (f *fn) errorSide(cond ast.Expr, t *taint, b *cfg.Block) (*cfg.Block, bool) {
+	be, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || (be.Op != token.EQL && be.Op != token.NEQ) {
+		return nil, false
+	}
+	x, y := ast.Unparen(be.X), ast.Unparen(be.Y)
+	if isNil(f.pass.TypesInfo, x) {
+		x, y = y, x
+	}
+	if !isNil(f.pass.TypesInfo, y) {
+		return nil, false
+	}
+	id, ok := x.(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	v, ok := f.pass.TypesInfo.Uses[id].(*types.Var)
+	if !ok || !t.vars[v] || !types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+		return nil, false
+	}
+	if be.Op == token.NEQ {
+		return b.Succs[0], true
+	}
+	return b.Succs[1], true
+}
+
+func isNil(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}
+
+// reaches reports whether to is reachable from from's successors without
+// passing through avoid.
+func (f *fn) reaches(from, to, avoid *cfg.Block) bool {
 	seen := map[*cfg.Block]bool{}
-	stack := slices.Clone(b.Succs)
+	stack := slices.Clone(from.Succs)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if !seen[x] {
-			seen[x] = true
-			stack = append(stack, x.Succs...)
+		if x == to {
+			return true
 		}
+		if seen[x] || x == avoid {
+			continue
+		}
+		seen[x] = true
+		stack = append(stack, x.Succs...)
 	}
-	return seen
+	return false
 }
 
-// performs returns the accesses call makes: itself, or those of the
-// package function it calls, transitively.
-func (a *checker) performs(call *ast.CallExpr) []*access {
-	if acc := a.classify(call); acc != nil {
-		return []*access{acc}
-	}
-	fn := typeutil.StaticCallee(a.pass.TypesInfo, call)
-	if fn == nil || a.decls[fn.Origin()] == nil {
-		return nil
-	}
-	return a.summarize(fn.Origin())
+// reachesNode reports whether e's call is reachable from block s (itself
+// included) without passing through avoid.
+func (f *fn) reachesNode(s *cfg.Block, e *event, avoid *cfg.Block) bool {
+	return s == e.block || f.reaches(s, e.block, avoid)
 }
 
-// summarize returns every access fn's body makes, closures included.
-func (a *checker) summarize(fn *types.Func) []*access {
-	if s, done := a.summary[fn]; done {
+// escapes reports whether from s control can leave the function, or come
+// back to the condition cond (the next turn of a loop), without passing
+// through the block w.
+func (f *fn) escapes(s, w, cond *cfg.Block) bool {
+	seen := map[*cfg.Block]bool{}
+	stack := []*cfg.Block{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == cond {
+			return true
+		}
+		if seen[x] || x == w {
+			continue
+		}
+		seen[x] = true
+		if len(x.Succs) == 0 {
+			return true
+		}
+		stack = append(stack, x.Succs...)
+	}
+	return false
+}
+
+// sideEffect returns an effect on w's side of the gate other than the
+// read and the write themselves: an External one, or a write to another
+// record. With between, only one that can run before w.
+func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *event {
+	for _, s := range f.events {
+		if s.use.Call == w.use.Call || s.use.Call == rd.use.Call {
+			continue
+		}
+		if !s.use.External {
+			switch s.use.Op {
+			case match.OpWrite, match.OpUpdate, match.OpClaim, match.OpGuarded, match.OpDelete:
+			default:
+				continue
+			}
+			if s.use.Record == w.use.Record {
+				continue
+			}
+		}
+		if !f.reachesNode(side, s, gate) {
+			continue
+		}
+		if between {
+			if s.block == w.block {
+				if s.use.Call.Pos() >= w.use.Call.Pos() {
+					continue
+				}
+			} else if !f.reaches(s.block, w.block, gate) {
+				continue
+			}
+		}
 		return s
 	}
-	a.summary[fn] = nil
-	var s []*access
-	ast.Inspect(a.decls[fn].Body, func(n ast.Node) bool {
-		if call, ok := n.(*ast.CallExpr); ok {
-			for _, acc := range a.performs(call) {
-				if !slices.Contains(s, acc) {
-					s = append(s, acc)
+	return nil
+}
+
+// locks finds where the function starts holding a lock that makes its
+// reads and writes one step, and whether it runs SERIALIZABLE.
+func (f *fn) locks() {
+	info := f.pass.TypesInfo
+	take := func(pos token.Pos) {
+		if !f.locked.IsValid() || pos < f.locked {
+			f.locked = pos
+		}
+	}
+	for _, e := range f.events {
+		switch {
+		case e.use.Op == match.OpClaim && slices.ContainsFunc(f.events, func(x *event) bool {
+			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.use.Call.Pos() > e.use.Call.Pos()
+		}):
+			take(e.use.Call.Pos()) // a claim or lock on another record first
+		case e.use.Op == match.OpRead && e.use.ForUpdate && slices.ContainsFunc(f.events, func(x *event) bool {
+			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.use.Call.Pos() > e.use.Call.Pos()
+		}):
+			take(e.use.Call.Pos()) // the parent row locked first
+		}
+	}
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync" && fn.Name() == "Lock" {
+				take(n.Pos())
+			}
+			if c, ok := match.SQL(info, n); ok && c.Const && advisory.MatchString(c.Text) {
+				take(n.Pos())
+			}
+			if sqlSerializable(info, n) {
+				f.serializable = true
+			}
+		case *ast.Ident:
+			if n.Name == "LevelSerializable" || n.Name == "Serializable" {
+				if _, ok := info.Uses[n].(*types.Const); ok {
+					f.serializable = true
 				}
 			}
 		}
 		return true
 	})
-	a.summary[fn] = s
-	return s
 }
 
-// classify returns call's access to a record, or nil.
-func (a *checker) classify(call *ast.CallExpr) *access {
-	if acc, done := a.accesses[call]; done {
-		return acc
+var advisory = regexp.MustCompile(`(?i)\bpg_(try_)?advisory_(xact_)?lock|\bGET_LOCK\s*\(`)
+
+func sqlSerializable(info *types.Info, call *ast.CallExpr) bool {
+	c, ok := match.SQL(info, call)
+	return ok && c.Const && strings.Contains(strings.ToUpper(c.Text), "SERIALIZABLE")
+}
+
+// duplicateHandled reports whether the function, after an appending
+// write, tells a unique-constraint violation from other errors: the
+// constraint, not the check, decides, so a retry fails cleanly.
+func (f *fn) duplicateHandled(w *event) bool {
+	if !w.use.Appends {
+		return false
 	}
-	acc := a.classifyCall(call)
-	a.accesses[call] = acc
-	return acc
-}
-
-func (a *checker) classifyCall(call *ast.CallExpr) *access {
-	info := a.pass.TypesInfo
-	if c, ok := match.SQL(info, call); ok {
-		st := c.Statement()
-		acc := &access{lib: sqlLib, call: call, sql: c, stmt: st, target: st.Table, record: record(st.Table),
-			dedup: match.DedupName(st.Table) || slices.ContainsFunc(st.Columns, match.KeyColumn)}
-		switch {
-		case st.Verb == match.Select:
-			acc.role, acc.what = check, "SELECT"
-			if st.ForUpdate {
-				acc.what = "SELECT ... FOR UPDATE"
+	info := f.pass.TypesInfo
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if found || n == nil || n.Pos() < w.use.Call.Pos() {
+			return !found
+		}
+		switch n := n.(type) {
+		case *ast.BasicLit:
+			if strings.Contains(n.Value, "23505") || strings.Contains(strings.ToLower(n.Value), "duplicate key") ||
+				strings.Contains(n.Value, "1062") {
+				found = true
 			}
-		case st.Verb == match.Insert && !st.Conditional:
-			acc.role, acc.what = act, "INSERT"
-		case st.Verb == match.Update && !st.Guarded:
-			acc.role, acc.what = act, "UPDATE"
-		default:
-			return nil
+		case *ast.Ident:
+			if obj := info.Uses[n]; obj != nil && uniqueWord(obj.Name()) {
+				found = true
+			}
 		}
-		if st.Table == "" {
-			return nil
-		}
-		return acc
-	}
-	if c, ok := match.ORM(info, call); ok && c.Model != "" {
-		acc := &access{lib: gormLib, call: call, what: c.Method, target: c.Model, record: record(c.Model), dedup: match.DedupName(c.Model)}
-		switch {
-		case c.Op == match.ORMRead:
-			acc.role = check
-		case c.Op == match.ORMCreate && !c.OnConflict:
-			acc.role = act
-		default:
-			return nil
-		}
-		return acc
-	}
-	if c, ok := match.Redis(info, call); ok {
-		text := types.ExprString(c.Key)
-		acc := &access{lib: redisLib, call: call, what: c.Op.String(), target: text,
-			record: "redis " + keyShape(info, c.Key), dedup: match.DedupName(text) || match.KeyColumn(text)}
-		switch c.Op {
-		case match.RedisGet, match.RedisExists:
-			acc.role = check
-		case match.RedisSet:
-			acc.role = act
-		default:
-			return nil
-		}
-		return acc
-	}
-	return nil
+		return !found
+	})
+	return found
 }
 
-// record normalises a table or model name so that a gorm model and its
-// table name the same record: ProcessedEvent and processed_events are
-// both processed_event.
-func record(name string) string {
+func uniqueWord(name string) bool {
 	ws := match.Words(name)
-	if n := len(ws); n > 0 {
-		if w := ws[n-1]; len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-			ws[n-1] = strings.TrimSuffix(w, "s")
-		}
-	}
-	return strings.Join(ws, "_")
-}
-
-// keyShape returns a Redis key expression's constant skeleton, with
-// "{}" for what varies: "seen:" + id and "seen:" + ev.ID are both
-// "seen:{}", whatever the helper calls its parameter. A key with no
-// constant part is known by its expression.
-func keyShape(info *types.Info, e ast.Expr) string {
-	var shape func(e ast.Expr) string
-	shape = func(e ast.Expr) string {
-		if s, ok := match.ConstString(info, e); ok {
-			return s
-		}
-		switch e := ast.Unparen(e).(type) {
-		case *ast.BinaryExpr:
-			if e.Op == token.ADD {
-				return shape(e.X) + shape(e.Y)
-			}
-		case *ast.CallExpr:
-			if fn := typeutil.StaticCallee(info, e); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && fn.Name() == "Sprintf" && len(e.Args) > 0 {
-				if s, ok := match.ConstString(info, e.Args[0]); ok {
-					return s
-				}
-			}
-		}
-		return "{}"
-	}
-	s := shape(e)
-	if strings.Trim(s, "{}") == "" {
-		return types.ExprString(e)
-	}
-	return s
+	return slices.Contains(ws, "unique") || slices.Contains(ws, "duplicate") || slices.Contains(ws, "duplicated") ||
+		(slices.Contains(ws, "conflict") && !slices.Contains(ws, "on"))
 }
 
 // firstOrCreate reports gorm's FirstOrCreate on a dedup model: a SELECT
 // and an INSERT in one call, with the same race.
-func (a *checker) firstOrCreate(call *ast.CallExpr) {
-	c, ok := match.ORM(a.pass.TypesInfo, call)
-	if !ok || c.Op != match.ORMFirstOrCreate || !match.DedupName(c.Model) {
+func (c *checker) firstOrCreate(call *ast.CallExpr) {
+	oc, ok := match.ORM(c.pass.TypesInfo, call)
+	if !ok || oc.Op != match.ORMFirstOrCreate || !match.DedupName(oc.Model) {
 		return
 	}
-	a.r.Reportf(call, "FirstOrCreate of %s is a SELECT then an INSERT and races with a concurrent retry; use Clauses(clause.OnConflict{DoNothing: true}).Create and treat RowsAffected == 0 as already done (checkthenact)", c.Model)
+	c.r.Reportf(call, "FirstOrCreate of %s is a SELECT then an INSERT and races with a concurrent retry; use Clauses(clause.OnConflict{DoNothing: true}).Create and treat RowsAffected == 0 as already done (checkthenact)", oc.Model)
 }
 
-// report reports the act w after the check c.
-func (a *checker) report(c, w event) {
-	checkWhat := c.acc.what
-	if c.acc.stmt.ForUpdate {
+// report reports w after the read rd; between is a side effect that runs
+// after the check and before w.
+func (f *fn) report(rd, w *event, between *event, atomic bool) {
+	checkWhat := rd.use.What
+	if rd.use.ForUpdate {
 		checkWhat += " (which cannot lock a row that does not exist yet)"
+	}
+	at := f.where(rd.use.Call.Pos())
+	if rd.use.Callee != nil {
+		checkWhat = fmt.Sprintf("%s in %s", checkWhat, rd.use.Callee.Name())
+		at = rd.use.Where + ", called at " + at
+	}
+	target := w.use.Target
+	if w.use.Callee != nil {
+		target = fmt.Sprintf("%s (by %s, at %s)", target, w.use.Callee.Name(), w.use.Where)
 	}
 	var msg string
 	switch {
-	case w.acc.lib == sqlLib && w.acc.stmt.Verb == match.Insert:
-		msg = "INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done"
-	case w.acc.lib == sqlLib:
-		msg = "UPDATE of %s after the %s at %s races with a concurrent retry; compare what was read in its WHERE clause (the status, or a version column) and treat no row updated as lost"
-	case w.acc.lib == gormLib:
-		msg = "Create of %s after the %s at %s races with a concurrent retry; use Clauses(clause.OnConflict{DoNothing: true}).Create and treat RowsAffected == 0 as already done"
+	case atomic:
+		msg = fmt.Sprintf("%s runs after the %s of %s at %s found nothing and before the %s of %s claims it, so two concurrent retries both run it; claim first (INSERT ... ON CONFLICT DO NOTHING, or SET NX, in the check's place) and skip the work when nothing was claimed",
+			between.use.What, checkWhat, rd.use.Target, at, w.use.What, target)
+	case w.use.What == "INSERT":
+		msg = fmt.Sprintf("INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done", target, checkWhat, at)
+	case w.use.What == "UPDATE":
+		msg = fmt.Sprintf("UPDATE of %s after the %s at %s races with a concurrent retry; compare what was read in its WHERE clause (the status, or a version column) and treat no row updated as lost", target, checkWhat, at)
+	case strings.HasPrefix(w.use.Access.Record, "sql ") || w.use.What == "Create":
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use Clauses(clause.OnConflict{DoNothing: true}).Create and treat RowsAffected == 0 as already done", w.use.What, target, checkWhat, at)
+	case strings.HasPrefix(w.use.Record, "redis "):
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use SetNX (SET NX) and treat false as already done", w.use.What, target, checkWhat, at)
 	default:
-		msg = "SET of %s after the %s at %s races with a concurrent retry; use SetNX (SET NX) and treat false as already done"
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: both find nothing and both go on; make the write the check (an atomic insert-if-absent) and skip the work when it finds the record", w.use.What, target, checkWhat, at)
 	}
 	d := analysis.Diagnostic{
-		Pos:     w.acc.call.Pos(),
-		End:     w.acc.call.End(),
-		Message: fmt.Sprintf(msg, w.acc.target, checkWhat, a.where(c.acc.call.Pos())) + " (checkthenact)",
-		Related: []analysis.RelatedInformation{{Pos: c.acc.call.Pos(), End: c.acc.call.End(), Message: "the " + c.acc.what + " that checks first"}},
+		Pos:     w.use.Call.Pos(),
+		End:     w.use.Call.End(),
+		Message: msg + " (checkthenact)",
+		Related: []analysis.RelatedInformation{{Pos: rd.use.Call.Pos(), End: rd.use.Call.End(), Message: "the " + rd.use.What + " that checks first"}},
 	}
-	for _, e := range []event{c, w} {
-		if e.node != e.acc.call {
-			d.Related = append(d.Related, analysis.RelatedInformation{Pos: e.node.Pos(), End: e.node.End(),
-				Message: fmt.Sprintf("reaches the %s at %s", e.acc.what, a.where(e.acc.call.Pos()))})
+	if between != nil {
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: between.use.Call.Pos(), End: between.use.Call.End(),
+			Message: "runs between the check and the write"})
+	}
+	if !atomic && f.sideEffect(rd, w, nil, rd.block, false) == nil {
+		if fix, ok := f.onConflict(rd, w); ok {
+			d.SuggestedFixes = []analysis.SuggestedFix{fix}
 		}
 	}
-	if fix, ok := a.onConflict(c.acc, w.acc); ok {
-		d.SuggestedFixes = []analysis.SuggestedFix{fix}
-	}
-	a.r.Report(d)
+	f.r.Report(d)
 }
 
 // where names a position as file:line, the file by its base name.
-func (a *checker) where(pos token.Pos) string {
-	p := a.pass.Fset.Position(pos)
-	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+func (c *checker) where(pos token.Pos) string {
+	p := c.pass.Fset.Position(pos)
+	name := p.Filename
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	return fmt.Sprintf("%s:%d", name, p.Line)
 }
 
 var (
@@ -377,26 +646,35 @@ var (
 )
 
 // onConflict is the mechanical fix of a Postgres INSERT written as one
-// literal (in the call, or in a constant of this package): ON CONFLICT on
-// the key column the check looked up, DO NOTHING.
-func (a *checker) onConflict(c, w *access) (analysis.SuggestedFix, bool) {
-	if w.lib != sqlLib || w.stmt.Verb != match.Insert || !postgresPlaceholder.MatchString(w.sql.Text) {
+// literal (in the call, or in a constant of this package), offered only
+// when nothing but the INSERT follows the check: ON CONFLICT on the key
+// column the check looked up, DO NOTHING. With work between the check and
+// the INSERT, an atomic INSERT would only hide the race.
+func (f *fn) onConflict(rd, w *event) (analysis.SuggestedFix, bool) {
+	ra, wa := rd.use.Access, w.use.Access
+	if wa.Call == nil || ra.Call == nil || w.use.What != "INSERT" {
 		return analysis.SuggestedFix{}, false
 	}
-	lit := a.literal(w.sql.Query)
+	wc, ok := match.SQL(f.pass.TypesInfo, wa.Call)
+	rc, rok := match.SQL(f.pass.TypesInfo, ra.Call)
+	if !ok || !rok || !postgresPlaceholder.MatchString(wc.Text) {
+		return analysis.SuggestedFix{}, false
+	}
+	lit := f.literal(wc.Query)
 	if lit == nil {
 		return analysis.SuggestedFix{}, false
 	}
+	wst, rst := wc.Statement(), rc.Statement()
 	target := ""
-	for _, col := range c.stmt.Columns {
-		if slices.Contains(w.stmt.Columns, col) {
+	for _, col := range rst.Columns {
+		if slices.Contains(wst.Columns, col) {
 			target = "(" + col + ") "
 			break
 		}
 	}
 	if target == "" {
-		if i := slices.IndexFunc(w.stmt.Columns, match.KeyColumn); i >= 0 {
-			target = "(" + w.stmt.Columns[i] + ") "
+		if i := slices.IndexFunc(wst.Columns, match.KeyColumn); i >= 0 {
+			target = "(" + wst.Columns[i] + ") "
 		}
 	}
 	clause := "ON CONFLICT " + target + "DO NOTHING"
@@ -418,24 +696,24 @@ func (a *checker) onConflict(c, w *access) (analysis.SuggestedFix, bool) {
 // literal returns the string literal e is, or the literal of the
 // package-level or local constant e names, when it is declared in this
 // package as a single literal.
-func (a *checker) literal(e ast.Expr) *ast.BasicLit {
+func (c *checker) literal(e ast.Expr) *ast.BasicLit {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.BasicLit:
 		return e
 	case *ast.Ident:
-		obj, ok := a.pass.TypesInfo.Uses[e].(*types.Const)
-		if !ok || obj.Pkg() != a.pass.Pkg {
+		obj, ok := c.pass.TypesInfo.Uses[e].(*types.Const)
+		if !ok || obj.Pkg() != c.pass.Pkg {
 			return nil
 		}
 		var lit *ast.BasicLit
-		for _, f := range a.pass.Files {
-			ast.Inspect(f, func(n ast.Node) bool {
+		for _, file := range c.pass.Files {
+			ast.Inspect(file, func(n ast.Node) bool {
 				spec, ok := n.(*ast.ValueSpec)
 				if !ok {
 					return lit == nil
 				}
 				for i, name := range spec.Names {
-					if a.pass.TypesInfo.Defs[name] == obj && i < len(spec.Values) {
+					if c.pass.TypesInfo.Defs[name] == obj && i < len(spec.Values) {
 						lit, _ = spec.Values[i].(*ast.BasicLit)
 					}
 				}

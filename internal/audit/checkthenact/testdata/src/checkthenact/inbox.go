@@ -17,7 +17,7 @@ func (in *Inbox) alreadyProcessed(ctx context.Context, eventID string) (bool, er
 }
 
 func (in *Inbox) markProcessed(ctx context.Context, eventID string) error {
-	_, err := in.pool.Exec(ctx, "INSERT INTO webhook_inbox (event_id) VALUES ($1)", eventID) // want `INSERT into webhook_inbox after the SELECT at inbox.go:15 races with a concurrent retry`
+	_, err := in.pool.Exec(ctx, "INSERT INTO webhook_inbox (event_id) VALUES ($1)", eventID)
 	return err
 }
 

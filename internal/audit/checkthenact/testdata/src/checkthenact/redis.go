@@ -53,7 +53,7 @@ func seen(ctx context.Context, rdb *redis.Client, msgID string) bool {
 }
 
 func mark(ctx context.Context, rdb *redis.Client, id string) {
-	rdb.Set(ctx, fmt.Sprintf("dedup:%s", id), 1, time.Hour) // want `SET of fmt.Sprintf\("dedup:%s", id\) after the EXISTS at redis.go:52 races`
+	rdb.Set(ctx, fmt.Sprintf("dedup:%s", id), 1, time.Hour)
 }
 
 func markNX(ctx context.Context, rdb *redis.Client, id string) {
@@ -64,7 +64,7 @@ func consumeMessage(ctx context.Context, rdb *redis.Client, msgID string) {
 	if seen(ctx, rdb, msgID) {
 		return
 	}
-	mark(ctx, rdb, msgID)
+	mark(ctx, rdb, msgID) // want `SET of fmt.Sprintf\("dedup:%s", id\) \(by mark, at redis.go:56\) after the EXISTS in seen at redis.go:52, called at redis.go:64 races`
 }
 
 func consumeMessageNX(ctx context.Context, rdb *redis.Client, msgID string) {

@@ -75,7 +75,7 @@ func advanceBlind(ctx context.Context, tx pgx.Tx, key string) error {
 	return err
 }
 
-// A table that records no dedup: not this check's business.
+// Any table races: two concurrent retries both count none and both insert.
 func createOrder(ctx context.Context, db *sql.DB, id string) error {
 	var n int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM orders WHERE id = $1", id).Scan(&n); err != nil {
@@ -84,7 +84,7 @@ func createOrder(ctx context.Context, db *sql.DB, id string) error {
 	if n > 0 {
 		return nil
 	}
-	_, err := db.ExecContext(ctx, "INSERT INTO orders (id) VALUES ($1)", id)
+	_, err := db.ExecContext(ctx, "INSERT INTO orders (id) VALUES ($1)", id) // want `INSERT into orders after the SELECT at sql.go:81 races`
 	return err
 }
 

@@ -1,0 +1,293 @@
+// Package effect computes, for every function, what it does to stored
+// records: which table, model or Redis key it reads, writes, claims
+// atomically or deletes, from which of its parameters the key comes, and
+// which side effects outside the stores it causes (an HTTP request, a
+// payment, a message sent). Summaries travel across packages as analysis
+// facts, so that alreadyProcessed(id) and markProcessed(id) declared in
+// another package are a check and an act without annotations, the way
+// printf carries "this function is a wrapper" from package to package.
+//
+// A call through an interface has no body to summarise. In process, where
+// the whole module is loaded, the driver hands the analyzer the summaries
+// of every concrete method of the module (see Module), and an interface
+// call takes those of the methods that implement it. Under go vet, which
+// sees one package and its dependencies, the method's shape stands in: a
+// lookup named Get, Exists or IsProcessed is a read of a record named for
+// its receiver, keyed by its arguments; Set, Save or MarkProcessed a
+// write.
+package effect
+
+import (
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// maxEffects bounds a summary: a function that touches more records than
+// this is a dispatcher whose effects say little about any one call.
+const maxEffects = 32
+
+// Effect is one thing a function does, directly or through its callees.
+type Effect struct {
+	// Op is what it does to a record; zero for an External effect.
+	Op        match.Op
+	What      string // SELECT, INSERT, GET, SET, Create, POST, ...
+	Record    string // match.Access.Record; "" for an External effect
+	Target    string // the table, model or key as written
+	Appends   bool
+	ForUpdate bool
+	// Params are the indices of the function's parameters the record's
+	// key is made from; empty when the key is constant or comes from
+	// elsewhere (the receiver, a package variable).
+	Params []int
+	// External marks a side effect outside the stores the checks follow:
+	// an outgoing HTTP request that changes something, a payment, a
+	// message published or sent.
+	External bool
+	// Where is the place of the access itself, file:line, for messages.
+	Where string
+}
+
+// Summary is what a function does. It is exported as a fact for every
+// function and method with at least one effect.
+type Summary struct {
+	Effects []Effect
+}
+
+// AFact marks Summary as an analysis fact.
+func (*Summary) AFact() {}
+
+func (s *Summary) String() string {
+	var parts []string
+	for _, e := range s.Effects {
+		if e.External {
+			parts = append(parts, "external "+e.What)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s%v", e.Op, e.Record, e.Params))
+	}
+	return "effects(" + strings.Join(parts, ", ") + ")"
+}
+
+// Use is an effect as one call in the function being checked performs it.
+type Use struct {
+	Effect
+	// Keys are the caller's expressions the record is picked by: the
+	// library call's own key arguments, or the arguments passed for the
+	// callee's key parameters.
+	Keys []ast.Expr
+	// Dest are the expressions a library read stores what it found in.
+	Dest []ast.Expr
+	// Call is the call in the function being checked.
+	Call *ast.CallExpr
+	// Callee is the function called when the effect is a callee's; nil
+	// for a library call.
+	Callee *types.Func
+	// Access is the library call's classification; its Call is nil for
+	// a callee's effect.
+	Access match.Access
+	// Shape marks an effect inferred from an interface method's name and
+	// arguments, not from any body.
+	Shape bool
+}
+
+// Analyzer summarises every function of the package, exports the
+// summaries as facts, and answers for each call which effects it has.
+var Analyzer = &analysis.Analyzer{
+	Name:       "idemkiteffect",
+	Doc:        "summarises what each function does to stored records (reads, writes, claims, deletes) and which side effects it causes",
+	Run:        run,
+	FactTypes:  []analysis.Fact{new(Summary)},
+	ResultType: reflect.TypeFor[*Result](),
+}
+
+// Result answers, for the calls of the analysed package, which effects
+// they have.
+type Result struct {
+	pass    *analysis.Pass
+	decls   map[*types.Func]*ast.FuncDecl
+	summary map[*types.Func]*Summary // nil while being computed
+	uses    map[*ast.CallExpr][]Use
+	module  *Module
+	skip    bool
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	r := &Result{
+		pass:    pass,
+		decls:   map[*types.Func]*ast.FuncDecl{},
+		summary: map[*types.Func]*Summary{},
+		uses:    map[*ast.CallExpr][]Use{},
+		module:  lookupModule(pass.Pkg),
+		skip:    library(pass),
+	}
+	if r.skip {
+		return r, nil
+	}
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if fn, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					r.decls[fn] = fd
+				}
+			}
+		}
+	}
+	for fn := range r.decls {
+		if s := r.summarize(fn); len(s.Effects) > 0 {
+			pass.ExportObjectFact(fn, s)
+		}
+	}
+	return r, nil
+}
+
+// library reports whether the package's own code is not worth
+// summarising: the standard library and the libraries match knows, whose
+// calls are recognised where they are made.
+func library(pass *analysis.Pass) bool {
+	if match.Library(pass.Pkg.Path()) {
+		return true
+	}
+	if len(pass.Files) == 0 {
+		return true
+	}
+	name := pass.Fset.File(pass.Files[0].Pos()).Name()
+	return goroot != "" && strings.HasPrefix(filepath.ToSlash(name), goroot+"/")
+}
+
+// goroot is where the standard library's sources are, as the go command
+// reports them to the analysis.
+var goroot = filepath.ToSlash(filepath.Join(build.Default.GOROOT, "src"))
+
+// Of returns the effects of a call in the analysed package.
+func (r *Result) Of(call *ast.CallExpr) []Use {
+	if u, ok := r.uses[call]; ok {
+		return u
+	}
+	u := r.compute(call)
+	r.uses[call] = u
+	return u
+}
+
+// SummaryOf returns what fn does, from its body in this package or from
+// the fact its own package exported.
+func (r *Result) SummaryOf(fn *types.Func) *Summary {
+	fn = fn.Origin()
+	if _, ok := r.decls[fn]; ok {
+		return r.summarize(fn)
+	}
+	var s Summary
+	if fn.Pkg() != nil && r.pass.ImportObjectFact(fn, &s) {
+		return &s
+	}
+	return nil
+}
+
+func (r *Result) compute(call *ast.CallExpr) []Use {
+	info := r.pass.TypesInfo
+	if a, ok := match.Classify(info, call); ok {
+		return []Use{{
+			Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Appends: a.Appends,
+				ForUpdate: a.ForUpdate, Where: r.where(call.Pos())},
+			Keys: a.Keys, Dest: a.Dest, Call: call, Access: a,
+		}}
+	}
+	if what, ok := match.External(info, call); ok {
+		return []Use{{Effect: Effect{External: true, What: what, Where: r.where(call.Pos())}, Call: call}}
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return nil
+	}
+	sig := fn.Signature()
+	var summaries []*Summary
+	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		summaries = r.module.implementations(fn)
+		if summaries == nil {
+			if u, ok := shapeOf(info, call, fn); ok {
+				return []Use{u}
+			}
+			return nil
+		}
+	} else if s := r.SummaryOf(fn); s != nil {
+		summaries = []*Summary{s}
+	}
+	var uses []Use
+	for _, s := range summaries {
+		for _, e := range s.Effects {
+			u := Use{Effect: e, Call: call, Callee: fn}
+			for _, i := range e.Params {
+				if i < len(call.Args) {
+					u.Keys = append(u.Keys, call.Args[i])
+				}
+			}
+			uses = append(uses, u)
+		}
+	}
+	return uses
+}
+
+// summarize computes fn's summary from its body, closures included.
+func (r *Result) summarize(fn *types.Func) *Summary {
+	if s, done := r.summary[fn]; done {
+		if s == nil {
+			return &Summary{} // recursion adds nothing
+		}
+		return s
+	}
+	r.summary[fn] = nil
+	decl := r.decls[fn]
+	params := map[*types.Var]int{}
+	sig := fn.Signature()
+	for i := range sig.Params().Len() {
+		params[sig.Params().At(i)] = i
+	}
+	defs := Definitions(r.pass.TypesInfo, decl.Body)
+	s := &Summary{}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(s.Effects) >= maxEffects {
+			return true
+		}
+		for _, u := range r.Of(call) {
+			e := u.Effect
+			e.Params = nil
+			for _, k := range u.Keys {
+				for _, v := range Roots(r.pass.TypesInfo, defs, k) {
+					if i, ok := params[v]; ok && !slices.Contains(e.Params, i) {
+						e.Params = append(e.Params, i)
+					}
+				}
+			}
+			slices.Sort(e.Params)
+			if !slices.ContainsFunc(s.Effects, func(x Effect) bool { return sameEffect(x, e) }) {
+				s.Effects = append(s.Effects, e)
+			}
+		}
+		return true
+	})
+	r.summary[fn] = s
+	return s
+}
+
+func sameEffect(a, b Effect) bool {
+	return a.Op == b.Op && a.What == b.What && a.Record == b.Record && a.External == b.External &&
+		a.Where == b.Where && slices.Equal(a.Params, b.Params)
+}
+
+// where names a position as file:line, the file by its base name.
+func (r *Result) where(pos token.Pos) string {
+	p := r.pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}

@@ -1,0 +1,283 @@
+package effect
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// Defs maps a function's local variables to the expressions assigned to
+// them, wherever in the body: enough to follow key := "seen:" + ev.ID, or
+// g := Grant{UserID: u}, back to what the key is made of.
+type Defs map[*types.Var][]ast.Expr
+
+// Definitions collects the assignments of body, closures included.
+func Definitions(info *types.Info, body ast.Node) Defs {
+	defs := Defs{}
+	add := func(lhs ast.Expr, rhs ast.Expr) {
+		id, ok := ast.Unparen(lhs).(*ast.Ident)
+		if !ok {
+			return
+		}
+		v, ok := info.ObjectOf(id).(*types.Var)
+		if !ok || v.IsField() {
+			return
+		}
+		defs[v] = append(defs[v], rhs)
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			switch {
+			case len(n.Lhs) == len(n.Rhs):
+				for i := range n.Lhs {
+					add(n.Lhs[i], n.Rhs[i])
+				}
+			case len(n.Rhs) == 1:
+				for _, l := range n.Lhs {
+					add(l, n.Rhs[0])
+				}
+			}
+		case *ast.ValueSpec:
+			switch {
+			case len(n.Names) == len(n.Values):
+				for i := range n.Names {
+					add(n.Names[i], n.Values[i])
+				}
+			case len(n.Values) == 1:
+				for _, l := range n.Names {
+					add(l, n.Values[0])
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Key != nil {
+				add(n.Key, n.X)
+			}
+			if n.Value != nil {
+				add(n.Value, n.X)
+			}
+		}
+		return true
+	})
+	return defs
+}
+
+// maxDepth bounds how far Roots and Atoms follow local definitions.
+const maxDepth = 4
+
+// Roots returns the variables e is made from, following local variables
+// to what was assigned to them: the parameters a key comes from.
+func Roots(info *types.Info, defs Defs, e ast.Expr) []*types.Var {
+	var out []*types.Var
+	seen := map[*types.Var]bool{}
+	var walk func(e ast.Expr, depth int)
+	walk = func(e ast.Expr, depth int) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.SelectorExpr:
+				if _, ok := info.Selections[n]; !ok {
+					return false // a qualified identifier: pkg.Name
+				}
+			case *ast.Ident:
+				v, ok := info.Uses[n].(*types.Var)
+				if !ok || v.IsField() || seen[v] {
+					return true
+				}
+				seen[v] = true
+				out = append(out, v)
+				if depth < maxDepth {
+					for _, d := range defs[v] {
+						walk(d, depth+1)
+					}
+				}
+			}
+			return true
+		})
+	}
+	walk(e, 0)
+	return out
+}
+
+// Atom is one value a key is made of: a variable, or a field path from
+// one (ev.ID, req.Order.ID), or a no-argument method of one (msg.ID()).
+type Atom struct {
+	Root *types.Var
+	Path string // the selectors after the root, as written: ".ID", ".Order.ID", ".ID()"
+	// Weak marks an atom every key of a function may share, which
+	// identifies no record: a field of the receiver (s.prefix), a package
+	// variable, a constant-like configuration value.
+	Weak bool
+}
+
+// Atoms returns the values a key expression is made of, following local
+// variables to their definitions and a local composite literal's field
+// to the value it was given. recv is the enclosing method's receiver, whose
+// fields are Weak atoms.
+func Atoms(info *types.Info, defs Defs, recv *types.Var, e ast.Expr) []Atom {
+	var out []Atom
+	seen := map[Atom]bool{}
+	addAtom := func(a Atom) {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	var walk func(e ast.Expr, depth int)
+	walk = func(e ast.Expr, depth int) {
+		e = ast.Unparen(e)
+		if tv, ok := info.Types[e]; ok && tv.Value != nil {
+			return // a constant
+		}
+		if root, path, ok := selectorPath(info, e); ok {
+			a := Atom{Root: root, Path: path, Weak: root == recv || isPackageVar(root)}
+			addAtom(a)
+			if depth < maxDepth && !a.Weak {
+				for _, d := range defs[root] {
+					if path == "" {
+						walk(d, depth+1)
+					} else if v := fieldValue(d, strings.TrimPrefix(path, ".")); v != nil {
+						walk(v, depth+1)
+					}
+				}
+			}
+			return
+		}
+		switch e := e.(type) {
+		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok {
+				if _, isMethod := info.Selections[sel]; isMethod {
+					walk(sel.X, depth)
+				}
+			}
+			for _, a := range e.Args {
+				walk(a, depth)
+			}
+		case *ast.BinaryExpr:
+			walk(e.X, depth)
+			walk(e.Y, depth)
+		case *ast.UnaryExpr:
+			walk(e.X, depth)
+		case *ast.StarExpr:
+			walk(e.X, depth)
+		case *ast.IndexExpr:
+			walk(e.X, depth)
+			walk(e.Index, depth)
+		case *ast.CompositeLit:
+			for _, elt := range e.Elts {
+				if kv, ok := elt.(*ast.KeyValueExpr); ok {
+					walk(kv.Value, depth)
+				} else {
+					walk(elt, depth)
+				}
+			}
+		case *ast.SliceExpr:
+			walk(e.X, depth)
+		case *ast.TypeAssertExpr:
+			walk(e.X, depth)
+		}
+	}
+	walk(e, 0)
+	return out
+}
+
+// selectorPath reads e as a variable followed by field selections and
+// at most one final no-argument method call: v, v.f.g, v.ID().
+func selectorPath(info *types.Info, e ast.Expr) (*types.Var, string, bool) {
+	path := ""
+	if call, ok := e.(*ast.CallExpr); ok && len(call.Args) == 0 {
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			return nil, "", false
+		}
+		if s, ok := info.Selections[sel]; !ok || s.Kind() != types.MethodVal {
+			return nil, "", false
+		}
+		path = "." + sel.Sel.Name + "()"
+		e = ast.Unparen(sel.X)
+	}
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			v, ok := info.Uses[x].(*types.Var)
+			if !ok || v.IsField() {
+				return nil, "", false
+			}
+			return v, path, true
+		case *ast.SelectorExpr:
+			s, ok := info.Selections[x]
+			if !ok || s.Kind() != types.FieldVal {
+				return nil, "", false
+			}
+			path = "." + x.Sel.Name + path
+			e = ast.Unparen(x.X)
+		case *ast.StarExpr:
+			e = ast.Unparen(x.X)
+		default:
+			return nil, "", false
+		}
+	}
+}
+
+// fieldValue returns the value a composite literal (or its address)
+// gives the field named first in path, or nil.
+func fieldValue(def ast.Expr, path string) ast.Expr {
+	name, _, _ := strings.Cut(path, ".")
+	def = ast.Unparen(def)
+	if u, ok := def.(*ast.UnaryExpr); ok {
+		def = ast.Unparen(u.X)
+	}
+	lit, ok := def.(*ast.CompositeLit)
+	if !ok {
+		return nil
+	}
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == name {
+				return kv.Value
+			}
+		}
+	}
+	return nil
+}
+
+func isPackageVar(v *types.Var) bool {
+	return v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
+}
+
+// SameKey reports whether two keys pick the same record: they share a
+// value that is not Weak, or, when neither has one, they are written the
+// same.
+func SameKey(a, b []Atom, ea, eb []ast.Expr) bool {
+	strong := func(as []Atom) bool {
+		for _, x := range as {
+			if !x.Weak {
+				return true
+			}
+		}
+		return false
+	}
+	if strong(a) && strong(b) {
+		for _, x := range a {
+			for _, y := range b {
+				if !x.Weak && x == y {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if strong(a) || strong(b) {
+		return false
+	}
+	return exprsString(ea) == exprsString(eb)
+}
+
+func exprsString(es []ast.Expr) string {
+	var parts []string
+	for _, e := range es {
+		parts = append(parts, types.ExprString(e))
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,75 @@
+package effect
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+	"strings"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// The first words of a method name that say what it does to the record
+// its receiver keeps, when nothing else is known of it.
+var (
+	readVerbs  = []string{"get", "find", "lookup", "exists", "has", "is", "was", "already", "seen", "check", "load", "fetch", "count", "contains"}
+	writeVerbs = []string{"set", "save", "put", "store", "insert", "create", "add", "mark", "record", "remember", "upsert"}
+	claimVerbs = []string{"claim", "acquire", "lock", "reserve", "try"}
+	// externalVerbs name a call that does something outside the stores:
+	// pays, sends, publishes.
+	externalVerbs = []string{"send", "publish", "charge", "notify", "email", "deliver", "dispatch", "enqueue",
+		"transfer", "pay", "payout", "refund", "ship", "fulfil", "fulfill", "grant", "credit", "debit", "capture",
+		"post", "emit", "produce", "issue", "provision", "submit"}
+)
+
+// shapeOf infers an interface method's effect from its name and
+// arguments: a lookup is a read, a setter a write, of a record named for
+// the receiver expression (s.repo, h.cache) and keyed by the arguments
+// that are not a context. A verb that acts on the world (Send, Charge,
+// Publish) is an External effect.
+func shapeOf(info *types.Info, call *ast.CallExpr, fn *types.Func) (Use, bool) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return Use{}, false
+	}
+	words := match.Words(fn.Name())
+	if len(words) == 0 {
+		return Use{}, false
+	}
+	u := Use{Call: call, Callee: fn, Shape: true}
+	u.What = fn.Name()
+	switch first := words[0]; {
+	case strings.HasSuffix(strings.ToLower(fn.Name()), "nx") || strings.Contains(strings.ToLower(fn.Name()), "ifabsent") ||
+		strings.Contains(strings.ToLower(fn.Name()), "ifnotexists") || slices.Contains(claimVerbs, first):
+		u.Op = match.OpClaim
+	case slices.Contains(readVerbs, first):
+		u.Op = match.OpRead
+	case slices.Contains(writeVerbs, first):
+		u.Op = match.OpWrite
+	case slices.Contains(externalVerbs, first):
+		u.External = true
+		return u, true
+	default:
+		return Use{}, false
+	}
+	u.Record = "iface " + types.ExprString(sel.X)
+	u.Target = types.ExprString(sel.X)
+	for _, a := range call.Args {
+		if t := info.TypeOf(a); t != nil && isContext(t) {
+			continue
+		}
+		u.Keys = append(u.Keys, a)
+		if u.Op != match.OpRead {
+			break // a setter's key comes first; the value follows
+		}
+	}
+	if len(u.Keys) == 0 {
+		return Use{}, false
+	}
+	return u, true
+}
+
+func isContext(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}

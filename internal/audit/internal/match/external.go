@@ -1,0 +1,86 @@
+package match
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// libraries are the import paths (with "/..." for a tree) of the
+// libraries whose calls Classify and External recognise where they are
+// made; their own code is not summarised.
+var libraries = []string{
+	"github.com/redis/go-redis/...", "github.com/go-redis/redis/...", "github.com/gomodule/redigo/...",
+	"github.com/redis/rueidis/...", "github.com/jackc/...", "github.com/jmoiron/sqlx", "github.com/lib/pq",
+	"gorm.io/...", "github.com/uptrace/bun/...", "github.com/Masterminds/squirrel", "github.com/doug-martin/goqu/...",
+	"github.com/stripe/stripe-go/...", "github.com/aws/...", "github.com/nats-io/...", "github.com/google/uuid",
+	"github.com/oklog/ulid/...", "github.com/segmentio/...", "github.com/IBM/sarama", "github.com/Shopify/sarama",
+	"github.com/confluentinc/...", "github.com/rabbitmq/...", "github.com/streadway/amqp", "cloud.google.com/...",
+	"google.golang.org/...", "golang.org/x/...", "github.com/cenkalti/backoff/...", "github.com/avast/retry-go/...",
+}
+
+// Library reports whether path is one of the libraries the checks know by
+// their calls.
+func Library(path string) bool {
+	return slices.ContainsFunc(libraries, func(l string) bool {
+		if prefix, ok := strings.CutSuffix(l, "/..."); ok {
+			return path == prefix || strings.HasPrefix(path, prefix+"/")
+		}
+		return path == l
+	})
+}
+
+// externalMethods are the calls, by package tree and name, that change
+// something outside the stores the checks follow: a request sent, a
+// message published, an email sent. A payment API call is any stripe-go
+// call that creates, confirms, captures or pays.
+var externalMethods = []struct{ pkg, names string }{
+	{"net/http", "Do Post PostForm"},
+	{"net/smtp", "SendMail"},
+	{"github.com/aws/aws-sdk-go-v2/service/sqs", "SendMessage SendMessageBatch"},
+	{"github.com/aws/aws-sdk-go-v2/service/sns", "Publish PublishBatch"},
+	{"github.com/aws/aws-sdk-go-v2/service/ses", "SendEmail SendRawEmail"},
+	{"github.com/aws/aws-sdk-go-v2/service/sesv2", "SendEmail"},
+	{"github.com/aws/aws-sdk-go-v2/service/eventbridge", "PutEvents"},
+	{"github.com/nats-io/nats.go/...", "Publish PublishMsg Request RequestMsg PublishAsync PublishMsgAsync"},
+	{"github.com/segmentio/kafka-go", "WriteMessages"},
+	{"github.com/IBM/sarama", "SendMessage SendMessages"},
+	{"github.com/Shopify/sarama", "SendMessage SendMessages"},
+	{"github.com/confluentinc/confluent-kafka-go/...", "Produce"},
+	{"github.com/rabbitmq/amqp091-go", "Publish PublishWithContext"},
+	{"github.com/streadway/amqp", "Publish"},
+	{"cloud.google.com/go/pubsub/...", "Publish"},
+}
+
+var stripeVerbs = []string{"new", "create", "confirm", "capture", "pay", "cancel", "refund", "transfer", "update", "finalize", "void", "approve", "send", "post"}
+
+// External reports whether call changes something outside the stores the
+// checks follow, and names it for a message ("http.Client.Do",
+// "stripe paymentintent.New").
+func External(info *types.Info, call *ast.CallExpr) (string, bool) {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return "", false
+	}
+	path := fn.Pkg().Path()
+	if strings.HasPrefix(path, "github.com/stripe/stripe-go/") {
+		words := Words(fn.Name())
+		if len(words) > 0 && slices.Contains(stripeVerbs, words[0]) && !strings.HasSuffix(path, "/form") {
+			return "stripe " + fn.Pkg().Name() + "." + fn.Name(), true
+		}
+		return "", false
+	}
+	for _, m := range externalMethods {
+		in := path == m.pkg
+		if prefix, ok := strings.CutSuffix(m.pkg, "/..."); ok {
+			in = path == prefix || strings.HasPrefix(path, prefix+"/")
+		}
+		if in && slices.Contains(strings.Fields(m.names), fn.Name()) {
+			return fn.Pkg().Name() + "." + fn.Name(), true
+		}
+	}
+	return "", false
+}
