@@ -65,8 +65,9 @@ type checker struct {
 	makes   map[*types.Func]*made          // functions that make a key and send it; nil for none
 	retries map[*types.Func][]bool         // which func-typed parameters a package function calls in a loop
 	roles   map[*ast.FuncDecl]map[*ast.FuncLit]scope
-	process map[types.Object]*origin // package variables and fields set once per process to a fresh value
-	onces   map[types.Object]*origin // package variables holding a sync.OnceValue of a fresh value
+	process map[types.Object]*origin  // package variables and fields set once per process to a fresh value
+	onces   map[types.Object]*origin  // package variables holding a sync.OnceValue of a fresh value
+	held    map[types.Object][]string // what package variables and fields are set to once, spelled out
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -82,6 +83,7 @@ func run(pass *analysis.Pass) (any, error) {
 		roles:   map[*ast.FuncDecl]map[*ast.FuncLit]scope{},
 		process: map[types.Object]*origin{},
 		onces:   map[types.Object]*origin{},
+		held:    map[types.Object][]string{},
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	var decls []*ast.FuncDecl
@@ -135,6 +137,7 @@ func (c *checker) check(decl *ast.FuncDecl) {
 		if !ok || reported[call] {
 			return true
 		}
+		c.retriedRefs(call)
 		fn := typeutil.StaticCallee(c.pass.TypesInfo, call)
 		if fn == nil {
 			return true
@@ -151,6 +154,35 @@ func (c *checker) check(decl *ast.FuncDecl) {
 	})
 }
 
+// retriedRefs reports a function handed by name to a retry helper
+// (backoff.Retry(w.send, b)) that makes and sends a key of its own.
+func (c *checker) retriedRefs(call *ast.CallExpr) {
+	info := c.pass.TypesInfo
+	helper, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return
+	}
+	for i, arg := range call.Args {
+		var id *ast.Ident
+		switch a := ast.Unparen(arg).(type) {
+		case *ast.Ident:
+			id = a
+		case *ast.SelectorExpr:
+			id = a.Sel
+		default:
+			continue
+		}
+		fn, ok := info.Uses[id].(*types.Func)
+		if !ok || !c.retried(helper, i) {
+			continue
+		}
+		if m := c.makesKey(fn.Origin()); m != nil {
+			sc := &scope{node: call, kind: retry, what: "call of " + helper.Name()}
+			c.reportAttempt(arg, sc, fmt.Sprintf("made by %s (%s)", fn.Name(), m.what), "", m.pos)
+		}
+	}
+}
+
 // reportAttempt reports a key made anew in each attempt of sc.
 func (c *checker) reportAttempt(at ast.Node, sc *scope, made, reaches string, pos token.Pos) {
 	msg := fmt.Sprintf("idempotency key %s inside the %s at %s", made, sc.what, c.where(sc.node.Pos()))
@@ -161,7 +193,11 @@ func (c *checker) reportAttempt(at ast.Node, sc *scope, made, reaches string, po
 	case retry:
 		msg += ": every attempt sends a new key, so no retry is recognised as one; make the key once, before the retries, from the logical action (attemptkey)"
 	case request:
-		msg = fmt.Sprintf("idempotency key %s for each request to %s", made, sc.what)
+		name := sc.what
+		if _, ok := sc.node.(*ast.FuncLit); ok {
+			name += " at " + c.where(sc.node.Pos())
+		}
+		msg = fmt.Sprintf("idempotency key %s for each request to %s", made, name)
 		if reaches != "" {
 			msg += " " + reaches
 		}

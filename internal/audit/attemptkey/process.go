@@ -32,6 +32,7 @@ func (c *checker) perProcess(ins *inspector.Inspector, decls []*ast.FuncDecl) {
 				if !ok || obj.Parent() != c.pass.Pkg.Scope() || i >= len(vs.Values) {
 					continue
 				}
+				c.held[obj] = append(c.held[obj], types.ExprString(vs.Values[i]))
 				if o := once(info, vs.Values[i]); o != nil {
 					if r := c.litReturns(o.Body); r.fresh() {
 						c.onces[obj] = c.perProcessOrigin(r, "the sync.OnceValue "+name.Name)
@@ -68,8 +69,12 @@ func (c *checker) setsOnce(f *flow, body *ast.BlockStmt) {
 	info := c.pass.TypesInfo
 	set := func(obj types.Object, e ast.Expr) {
 		v, ok := obj.(*types.Var)
-		if !ok || v.IsField() && strings.EqualFold(v.Name(), "id") || !v.IsField() && v.Parent() != c.pass.Pkg.Scope() {
-			return // an entity's own ID, or a local variable
+		if !ok || !v.IsField() && v.Parent() != c.pass.Pkg.Scope() {
+			return // a local variable
+		}
+		c.held[obj] = append(c.held[obj], types.ExprString(e))
+		if v.IsField() && strings.EqualFold(v.Name(), "id") {
+			return // an entity's own ID
 		}
 		if o := f.origin(e); o.fresh() {
 			c.process[obj] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once", v.Name()))

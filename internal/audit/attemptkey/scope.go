@@ -64,7 +64,7 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 				sc = &r
 			} else if sig, ok := info.TypeOf(n).(*types.Signature); ok {
 				if k, what := funcRole("", "", sig); k != 0 {
-					sc = &scope{node: n, kind: k, what: what + " at " + c.where(n.Pos())}
+					sc = &scope{node: n, kind: k, what: what}
 				}
 			}
 		}

@@ -17,10 +17,11 @@ import (
 func (c *checker) sinks(body *ast.BlockStmt) []sink {
 	info := c.pass.TypesInfo
 	var out []sink
+	text := c.texts(body)
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			out = append(out, c.callSinks(n)...)
+			out = append(out, c.callSinks(n, text)...)
 		case *ast.CompositeLit:
 			for _, elt := range n.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
@@ -62,8 +63,60 @@ func keyField(obj types.Object) bool {
 	return ok && v.IsField() && match.KeyName(v.Name())
 }
 
-// callSinks returns the arguments of call that are handed over as keys.
-func (c *checker) callSinks(call *ast.CallExpr) []sink {
+// texts returns a function that spells a key expression together with
+// what its local variables were assigned (key := "dedup:" + id), so that a
+// key's prefix names its store wherever the key was built: in a local
+// variable, a field its constructor sets, or a method returning the key.
+func (c *checker) texts(body *ast.BlockStmt) func(ast.Expr) string {
+	info := c.pass.TypesInfo
+	var assigned map[types.Object][]string
+	return func(e ast.Expr) string {
+		if assigned == nil {
+			assigned = map[types.Object][]string{}
+			ast.Inspect(body, func(n ast.Node) bool {
+				if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == len(a.Rhs) {
+					for i, l := range a.Lhs {
+						if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) != nil {
+							assigned[info.ObjectOf(id)] = append(assigned[info.ObjectOf(id)], types.ExprString(a.Rhs[i]))
+						}
+					}
+				}
+				return true
+			})
+		}
+		parts := []string{types.ExprString(e)}
+		var visit func(n ast.Node) bool
+		visit = func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				parts = append(parts, assigned[info.Uses[n]]...)
+				parts = append(parts, c.held[info.Uses[n]]...)
+			case *ast.CallExpr: // d.key(id): what key returns
+				if fn := typeutil.StaticCallee(info, n); fn != nil && c.decls[fn.Origin()] != nil {
+					ast.Inspect(c.decls[fn.Origin()].Body, func(m ast.Node) bool {
+						if r, ok := m.(*ast.ReturnStmt); ok && len(r.Results) > 0 {
+							parts = append(parts, types.ExprString(r.Results[0]))
+							ast.Inspect(r.Results[0], func(m ast.Node) bool {
+								if id, ok := m.(*ast.Ident); ok {
+									parts = append(parts, c.held[info.Uses[id]]...)
+								}
+								return true
+							})
+						}
+						return true
+					})
+				}
+			}
+			return true
+		}
+		ast.Inspect(e, visit)
+		return strings.Join(parts, " ")
+	}
+}
+
+// callSinks returns the arguments of call that are handed over as keys;
+// text spells a key with what its variables hold.
+func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []sink {
 	info := c.pass.TypesInfo
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok {
@@ -75,7 +128,7 @@ func (c *checker) callSinks(call *ast.CallExpr) []sink {
 	if natsMsgID(fn) && len(call.Args) == 1 {
 		return []sink{{node: call, value: call.Args[0], what: "the NATS message ID (" + fn.Name() + ")"}}
 	}
-	if r, ok := match.Redis(info, call); ok && r.Op != match.RedisDel && match.DedupName(types.ExprString(r.Key)) {
+	if r, ok := match.Redis(info, call); ok && r.Op != match.RedisDel && match.DedupName(text(r.Key)) {
 		return []sink{{node: call, value: r.Key, what: "the Redis key of " + r.Method}}
 	}
 	if s, ok := insertKey(info, call); ok {

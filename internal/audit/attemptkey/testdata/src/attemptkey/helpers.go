@@ -1,0 +1,107 @@
+package attemptkey
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/avast/retry-go/v4"
+	"github.com/cenkalti/backoff/v4"
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
+	"github.com/stripe/stripe-go/v82"
+)
+
+// cenkalti/backoff retries the operation: a key made in it is new on every
+// attempt.
+func backoffRetry(ctx context.Context, sc *stripe.Client) error {
+	return backoff.Retry(func() error {
+		params := &stripe.PaymentIntentCreateParams{}
+		params.SetIdempotencyKey(uuid.NewString()) // want `made by uuid.NewString at helpers.go:\d+ inside the function retried by Retry at helpers.go:\d+ reaches SetIdempotencyKey`
+		_, err := sc.V1PaymentIntents.Create(ctx, params)
+		return err
+	}, backoff.NewExponentialBackOff())
+}
+
+// The operation bound to a variable first, as backoff's examples do.
+func backoffRetryNotify(ctx context.Context, url string) error {
+	op := func() error {
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, nil)
+		req.Header["Idempotency-Key"] = []string{ulid.Make().String()} // want `made by ulid.Make at helpers.go:\d+ inside the function retried by RetryNotify at helpers.go:\d+ reaches the Idempotency-Key header`
+		_, err := http.DefaultClient.Do(req)
+		return err
+	}
+	return backoff.RetryNotify(op, backoff.WithMaxRetries(backoff.NewExponentialBackOff(), 3), func(error, time.Duration) {})
+}
+
+// The key made once, outside the operation.
+func backoffRetryOnce(ctx context.Context, url string) error {
+	key := ulid.Make().String()
+	op := func() error {
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, nil)
+		req.Header["Idempotency-Key"] = []string{key}
+		_, err := http.DefaultClient.Do(req)
+		return err
+	}
+	return backoff.RetryNotify(op, backoff.NewExponentialBackOff(), nil)
+}
+
+// avast/retry-go.
+func retryGo(ctx context.Context, sc *stripe.Client) error {
+	return retry.Do(func() error {
+		params := &stripe.PaymentIntentCreateParams{}
+		params.IdempotencyKey = stripe.String(uuid.NewString()) // want `inside the function retried by Do at helpers.go:\d+ reaches IdempotencyKey`
+		_, err := sc.V1PaymentIntents.Create(ctx, params)
+		return err
+	}, retry.Attempts(3), retry.Context(ctx))
+}
+
+func retryGoOrder(ctx context.Context, sc *stripe.Client, orderID string) error {
+	return retry.Do(func() error {
+		params := &stripe.PaymentIntentCreateParams{}
+		params.IdempotencyKey = stripe.String("order:" + orderID)
+		_, err := sc.V1PaymentIntents.Create(ctx, params)
+		return err
+	}, retry.Attempts(3))
+}
+
+// A hand-written helper whose name says nothing of retries: it calls its
+// function in a loop.
+func persist(ctx context.Context, f func(context.Context) error) error {
+	var err error
+	for i := 0; i < 4; i++ {
+		if err = f(ctx); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(i) * 100 * time.Millisecond)
+	}
+	return err
+}
+
+// And one that hands it to backoff.
+func persistWithBackoff(f func() error) error {
+	return backoff.Retry(f, backoff.NewExponentialBackOff())
+}
+
+func chargePersisted(ctx context.Context, sc *stripe.Client) error {
+	return persist(ctx, func(ctx context.Context) error {
+		return chargeOnce(ctx, sc, uuid.NewString()) // want `inside the function retried by persist at helpers.go:\d+ reaches chargeOnce`
+	})
+}
+
+func chargePersistedBackoff(ctx context.Context, sc *stripe.Client) error {
+	return persistWithBackoff(func() error {
+		return chargeOnce(ctx, sc, uuid.NewString()) // want `inside the function retried by persistWithBackoff`
+	})
+}
+
+// A helper that runs its function once (a span, a transaction) is no retry.
+func traced(ctx context.Context, name string, f func(context.Context) error) error {
+	return f(ctx)
+}
+
+func chargeTraced(ctx context.Context, sc *stripe.Client) error {
+	return traced(ctx, "charge", func(ctx context.Context) error {
+		return chargeOnce(ctx, sc, uuid.NewString())
+	})
+}

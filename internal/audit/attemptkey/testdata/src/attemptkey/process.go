@@ -1,0 +1,90 @@
+package attemptkey
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+)
+
+// instance names this process: the same for every delivery it handles,
+// different on every replica and after a restart.
+var instance = uuid.NewString()
+
+func dedupByInstance(ctx context.Context, rdb *redis.Client, msgID string) error {
+	return rdb.SetNX(ctx, "dedup:"+instance+":"+msgID, 1, time.Hour).Err() // want `idempotency key built from uuid.NewString \(the package variable instance\) at process.go:\d+, made once per process, reaches the Redis key of SetNX: a restart or another replica makes a different one`
+}
+
+// A lock owned by this instance: the value, not the key.
+func lockByInstance(ctx context.Context, rdb *redis.Client, msgID string) error {
+	return rdb.SetNX(ctx, "dedup:"+msgID, instance, time.Hour).Err()
+}
+
+// A prefix made on first use, once per process.
+var dedupPrefix = sync.OnceValue(func() string {
+	return "dedup:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+})
+
+func dedupByPrefix(ctx context.Context, rdb *redis.Client, msgID string) error {
+	return rdb.SetNX(ctx, dedupPrefix()+msgID, 1, time.Hour).Err() // want `built from time.Now \(the sync.OnceValue dedupPrefix\)`
+}
+
+// Deduper keeps its prefix from its construction.
+type Deduper struct {
+	rdb       *redis.Client
+	prefix    string
+	startedAt time.Time
+}
+
+func NewDeduper(rdb *redis.Client) *Deduper {
+	return &Deduper{rdb: rdb, prefix: fmt.Sprintf("dedup:%d:", time.Now().Unix()), startedAt: time.Now()}
+}
+
+func (d *Deduper) key(msgID string) string { return d.prefix + msgID }
+
+func (d *Deduper) Seen(ctx context.Context, msgID string) (bool, error) {
+	ok, err := d.rdb.SetNX(ctx, d.key(msgID), 1, time.Hour).Result() // want `built from key \(time.Now \(prefix, set once\) at process.go:\d+\)`
+	return !ok, err
+}
+
+func (d *Deduper) Uptime() time.Duration { return time.Since(d.startedAt) }
+
+// A fixed prefix.
+type StableDeduper struct {
+	rdb    *redis.Client
+	prefix string
+}
+
+func NewStableDeduper(rdb *redis.Client) *StableDeduper {
+	return &StableDeduper{rdb: rdb, prefix: "dedup:orders:"}
+}
+
+func (d *StableDeduper) Seen(ctx context.Context, msgID string) (bool, error) {
+	ok, err := d.rdb.SetNX(ctx, d.prefix+msgID, 1, time.Hour).Result()
+	return !ok, err
+}
+
+// A handler closure that captures a prefix its constructor made.
+func newHandler(rdb *redis.Client) func(ctx context.Context, m types.Message) error {
+	prefix := fmt.Sprintf("dedup-%d-", time.Now().UnixNano())
+	return func(ctx context.Context, m types.Message) error {
+		return rdb.SetNX(ctx, prefix+*m.MessageId, 1, time.Hour).Err() // want `built from time.Now in newHandler at process.go:\d+, made once per process`
+	}
+}
+
+// An order made once with a new ID, then keyed by it: the entity's ID.
+type Order2 struct {
+	ID string
+}
+
+func NewOrder2() *Order2 { return &Order2{ID: uuid.NewString()} }
+
+func placeOrder(ctx context.Context, rdb *redis.Client) error {
+	o := NewOrder2()
+	return rdb.SetNX(ctx, "dedup:"+o.ID, 1, time.Hour).Err()
+}
