@@ -403,3 +403,38 @@ func (p *PartnerRelay) stored(ctx context.Context, key string) (*StoredResponse,
 	}
 	return &r, nil
 }
+
+// AccountClosures closes customer accounts on request.
+type AccountClosures struct {
+	rdb   *redis.Client
+	close func(ctx context.Context, account string) error
+}
+
+// Close closes the account once per request ID and marks the request
+// "done". Close answers only success or failure, so "done" is the whole
+// answer a retry needs.
+//
+// corpus: ok cacheresponse
+// modelled on: omeyang/ai-toolkit skills/idempotency-go/SKILL.md (processing, then completed, per idempotency key)
+func (a *AccountClosures) Close(ctx context.Context, requestID, account string) error {
+	key := "idem:close:" + requestID
+	ok, err := a.rdb.SetNX(ctx, key, "processing", 24*time.Hour).Result()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		state, err := a.rdb.Get(ctx, key).Result()
+		if err != nil {
+			return err
+		}
+		if state == "done" {
+			return nil
+		}
+		return ErrInProgress
+	}
+	if err := a.close(ctx, account); err != nil {
+		a.rdb.Del(context.WithoutCancel(ctx), key)
+		return err
+	}
+	return a.rdb.Set(ctx, key, "done", 24*time.Hour).Err()
+}

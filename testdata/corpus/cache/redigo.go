@@ -184,3 +184,114 @@ func (e *ExportService) StartExportDeferred(ctx context.Context, account string)
 	}
 	return nil
 }
+
+// ConsumeVoucher marks a voucher used under WATCH/MULTI/EXEC: a nil EXEC
+// reply means the key changed after the WATCH and nothing was written, so
+// only one caller gets past EXEC to apply the voucher.
+//
+// corpus: ok checkthenact
+// modelled on: LinFengMing/liwenzhou_go_web_advanced_course main.go (Watch, Get, then the Set in a transaction that fails if the key changed)
+func (r *ReferralService) ConsumeVoucher(ctx context.Context, voucher, account string, cents int64) error {
+	conn, err := r.pool.GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	key := "voucher:used:" + voucher
+	if _, err := conn.Do("WATCH", key); err != nil {
+		return err
+	}
+	used, err := redis.String(conn.Do("GET", key))
+	if err == nil {
+		conn.Do("UNWATCH")
+		return fmt.Errorf("voucher used by %s: %w", used, ErrDuplicate)
+	}
+	if !errors.Is(err, redis.ErrNil) {
+		conn.Do("UNWATCH")
+		return err
+	}
+	conn.Send("MULTI")
+	conn.Send("SET", key, account)
+	reply, err := conn.Do("EXEC")
+	if err != nil {
+		return err
+	}
+	if reply == nil {
+		return ErrDuplicate
+	}
+	if err := r.ledger.Credit(ctx, account, cents, "voucher "+voucher); err != nil {
+		conn.Do("DEL", key)
+		return err
+	}
+	return nil
+}
+
+// ReportService renders reports that clients poll for by request ID.
+type ReportService struct {
+	pool   *redis.Pool
+	render func(ctx context.Context, spec string) (string, error)
+}
+
+// Render claims the request ID and renders the report, but on success it
+// writes nothing back: the claim says "processing" until it expires, and a
+// retry of a finished request is told to wait instead of getting the URL.
+//
+// corpus: bug cacheresponse
+// modelled on: kodflow/infrastructure-template .devcontainer/images/.claude/docs/messaging/idempotent-receiver.md (Mark before the handler, StoreResult after it)
+func (s *ReportService) Render(ctx context.Context, requestID, spec string) (string, error) {
+	conn, err := s.pool.GetContext(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+
+	key := "report:req:" + requestID
+	if _, err := redis.String(conn.Do("SET", key, "processing", "NX", "EX", 3600)); err != nil {
+		if errors.Is(err, redis.ErrNil) {
+			return "", ErrInProgress
+		}
+		return "", err
+	}
+	url, err := s.render(ctx, spec)
+	if err != nil {
+		conn.Do("DEL", key)
+		return "", err
+	}
+	return url, nil
+}
+
+// RenderStored writes the report's URL under the request ID, and a retry
+// gets the URL back.
+//
+// corpus: ok cacheresponse
+// modelled on: kodflow/infrastructure-template .devcontainer/images/.claude/docs/messaging/idempotent-receiver.md (StoreResult after the handler, GetResult for duplicates)
+func (s *ReportService) RenderStored(ctx context.Context, requestID, spec string) (string, error) {
+	conn, err := s.pool.GetContext(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+
+	key := "report:req:" + requestID
+	if _, err := redis.String(conn.Do("SET", key, "processing", "NX", "EX", 3600)); err != nil {
+		if !errors.Is(err, redis.ErrNil) {
+			return "", err
+		}
+		stored, err := redis.String(conn.Do("GET", key))
+		if err != nil {
+			return "", err
+		}
+		if stored == "processing" {
+			return "", ErrInProgress
+		}
+		return stored, nil
+	}
+	url, err := s.render(ctx, spec)
+	if err != nil {
+		conn.Do("DEL", key)
+		return "", err
+	}
+	conn.Do("SET", key, url, "EX", 7*24*3600)
+	return url, nil
+}

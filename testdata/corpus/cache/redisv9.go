@@ -261,3 +261,25 @@ func (c *RateCache) Rate(ctx context.Context, base, quote string) (float64, erro
 	c.rdb.Set(ctx, key, rate, time.Minute)
 	return rate, nil
 }
+
+// ApplyEventLateNX checks the marker with GET, sends, and only then writes
+// the marker with SETNX. The write is atomic, but the send sits between the
+// check and it: two deliveries that both miss both send, and SETNX only
+// decides which of them writes the marker.
+//
+// corpus: bug checkthenact
+// modelled on: MAlexJ/example_redis stream/delivery_semantics/at_least_once/exclude_duplicate_consumer/readme.md (check the processed key, process, then set it)
+func (p *EventProcessor) ApplyEventLateNX(ctx context.Context, eventID, userID, template string) error {
+	key := "processed:" + eventID
+	err := p.rdb.Get(ctx, key).Err()
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, redis.Nil) {
+		return err
+	}
+	if err := p.notifier.Notify(ctx, userID, template, map[string]string{"event": eventID}); err != nil {
+		return err
+	}
+	return p.rdb.SetNX(ctx, key, "1", 72*time.Hour).Err()
+}

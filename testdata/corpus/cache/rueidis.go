@@ -153,3 +153,50 @@ func (c *Checkout) PlaceOrderReplayable(ctx context.Context, requestID, cartID s
 	c.client.Do(ctx, c.client.B().Set().Key(key).Value(encode(conf)).ExSeconds(24*3600).Build())
 	return conf, nil
 }
+
+// Waitlist admits users to a limited beta from a waitlist.
+type Waitlist struct {
+	client   rueidis.Client
+	notifier Notifier
+}
+
+// Admit sends the invite unless the user is already in the admitted set.
+// SISMEMBER and SADD are separate commands, and two admins clicking "admit"
+// together both send the invite.
+//
+// corpus: bug checkthenact
+// modelled on: onceuponworld/ouw-sdk redis.go (SetExist over SIsMember and SetAdd over SAdd as two helpers)
+func (w *Waitlist) Admit(ctx context.Context, cohort, userID string) error {
+	key := "beta:admitted:" + cohort
+	in, err := w.client.Do(ctx, w.client.B().Sismember().Key(key).Member(userID).Build()).AsBool()
+	if err != nil {
+		return err
+	}
+	if in {
+		return nil
+	}
+	if err := w.notifier.Notify(ctx, userID, "beta-invite", map[string]string{"cohort": cohort}); err != nil {
+		return err
+	}
+	return w.client.Do(ctx, w.client.B().Sadd().Key(key).Member(userID).Build()).Error()
+}
+
+// AdmitOnce sends the invite only when SADD reports it added the user.
+//
+// corpus: ok checkthenact
+// modelled on: denkhaus/go-store set.go (SADD reply as the number of members added)
+func (w *Waitlist) AdmitOnce(ctx context.Context, cohort, userID string) error {
+	key := "beta:admitted:" + cohort
+	added, err := w.client.Do(ctx, w.client.B().Sadd().Key(key).Member(userID).Build()).AsInt64()
+	if err != nil {
+		return err
+	}
+	if added == 0 {
+		return nil
+	}
+	if err := w.notifier.Notify(ctx, userID, "beta-invite", map[string]string{"cohort": cohort}); err != nil {
+		w.client.Do(context.WithoutCancel(ctx), w.client.B().Srem().Key(key).Member(userID).Build())
+		return err
+	}
+	return nil
+}

@@ -141,3 +141,39 @@ func (o *OrderStream) BookShipment(ctx context.Context, m *nats.Msg) error {
 	m.Ack()
 	return nil
 }
+
+// BookShipmentGuarded claims the order and releases the claim from a
+// deferred func literal whenever the named error is set, which covers every
+// failing return below it.
+//
+// corpus: ok releaseonerror
+// modelled on: v7ktory/wb_level_one main.go (jetstream consumer callback with explicit Ack)
+func (o *OrderStream) BookShipmentGuarded(ctx context.Context, m *nats.Msg) (err error) {
+	ev, err := decodeOrder(m.Data)
+	if err != nil {
+		m.Term()
+		return err
+	}
+	claimKey := "shipment:" + ev.OrderID
+	first, err := o.processed.Claim(ctx, claimKey)
+	if err != nil {
+		m.Nak()
+		return err
+	}
+	if !first {
+		m.Ack()
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			o.processed.Unclaim(ctx, claimKey)
+			m.Nak()
+		}
+	}()
+	s := Shipment{ID: uuid.NewString(), OrderID: ev.OrderID, CreatedAt: time.Now()}
+	if err = o.fulfilment.Book(ctx, s); err != nil {
+		return fmt.Errorf("book shipment for %s: %w", ev.OrderID, err)
+	}
+	m.Ack()
+	return nil
+}
