@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/analysis/unitchecker"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 )
 
 // cacheKeyUsage documents -cachekey, a vet-tool flag whose value the
@@ -24,8 +25,9 @@ const cacheKeyUsage = "ignored by the analysis; a new value makes go vet analyse
 
 // factProducers are the analyzers of the suite that export facts, which is
 // all a dependency is analysed for: the directives (//idemkit:claim and its
-// partners) and ctrlflow's functions that never return.
-var factProducers = []*analysis.Analyzer{directive.Analyzer, ctrlflow.Analyzer}
+// partners), ctrlflow's functions that never return, and the effect
+// summaries.
+var factProducers = []*analysis.Analyzer{directive.Analyzer, ctrlflow.Analyzer, effect.Analyzer}
 
 // VetMain runs the suite as a go vet tool (the unitchecker protocol) and
 // does not return. Both idemkit and the slim idemkit-vet call it, so the

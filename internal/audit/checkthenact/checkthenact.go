@@ -587,12 +587,12 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		checkWhat += " (which cannot lock a row that does not exist yet)"
 	}
 	at := f.where(rd.use.Call.Pos())
-	if rd.use.Callee != nil {
+	if rd.use.Callee != nil && !rd.use.Shape {
 		checkWhat = fmt.Sprintf("%s in %s", checkWhat, rd.use.Callee.Name())
 		at = rd.use.Where + ", called at " + at
 	}
 	target := w.use.Target
-	if w.use.Callee != nil {
+	if w.use.Callee != nil && !w.use.Shape {
 		target = fmt.Sprintf("%s (by %s, at %s)", target, w.use.Callee.Name(), w.use.Where)
 	}
 	var msg string

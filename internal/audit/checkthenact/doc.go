@@ -1,27 +1,41 @@
-// Package checkthenact defines an Analyzer that reports a dedup,
-// idempotency or unique record that is read and then written as two
-// steps, which two concurrent retries both pass.
+// Package checkthenact defines an Analyzer that reports a record that is
+// read and then, when the read found nothing, written as a second step,
+// which two concurrent retries both pass.
 //
 // # Analyzer checkthenact
 //
-// checkthenact: a dedup record checked, then written, as two steps
+// checkthenact: a record checked, then written, as two steps
 //
-// The check is a SQL SELECT (with or without FOR UPDATE, which cannot lock
-// a row that does not exist yet), a gorm First, Take, Last, Find or Count,
-// or a Redis GET or EXISTS; the act is an INSERT without ON CONFLICT (or
-// MySQL's and SQLite's equivalents), an UPDATE that does not compare what
-// it read, a gorm Create without an OnConflict clause, or a Redis SET
-// without NX. Both must concern the same table, model or key, one whose
-// name or key column says it records what was already done
-// (processed_events, idempotency_keys, a "seen:" key, an event_id column),
-// and the act must be reachable from the check in the control-flow graph.
-// The check and the act may sit in different functions of the package,
-// such as an alreadyProcessed helper and a markProcessed helper called in
-// turn by a handler. gorm's FirstOrCreate is both steps in one call.
+// Checks and acts are found by what calls do, not by names: every
+// function's effects (what it reads, writes, claims or deletes, and from
+// which parameter the key comes) are summarised and carried across
+// packages as facts, so a repository's AlreadyGranted and RecordGrant,
+// called in turn by a service in another package, are a check and an act.
+// The check is a read: a SQL SELECT (with or without FOR UPDATE, which
+// cannot lock a row that does not exist yet), a gorm First, Take, Last,
+// Find or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER, or a
+// lookup through an interface (Get, Exists, IsProcessed). The act is a
+// write of the same record with the same key whose running the read's
+// result decides: a branch on what it found, not a bare `if err != nil {
+// return err }`. An INSERT or Create is reported on any table; an
+// overwrite (SET, HSET, SADD, UPDATE) when the path it guards does other
+// work (a payment, a request, a write elsewhere) or the record is named
+// for dedup. An atomic write (ON CONFLICT, SET NX) is reported only when
+// work runs between the check and it. A lock held across both (a mutex,
+// an advisory lock, a claim or a parent row's FOR UPDATE taken first), a
+// SERIALIZABLE transaction, a handled duplicate-key error, or a WATCH
+// transaction make the pair safe. gorm's FirstOrCreate of a dedup model is
+// both steps in one call.
 //
-// A constant INSERT on Postgres gets a suggested fix: ON CONFLICT on the
-// key column, DO NOTHING; the caller must then treat zero rows affected as
-// "already done".
+// In process (idemkit audit) a call through an interface takes the
+// effects of the module's methods that implement it; under go vet, which
+// sees one package and its dependencies, the method's name and arguments
+// stand in.
+//
+// A constant INSERT on Postgres gets a suggested fix, ON CONFLICT on the
+// key column DO NOTHING, only when nothing but the INSERT follows the
+// check; where work runs in between, the fix is to claim in the check's
+// place, which is not mechanical.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
