@@ -25,9 +25,9 @@ type Grant struct {
 
 // Redemption records that a user redeemed a coupon code.
 type Redemption struct {
-	ID         string    `gorm:"primaryKey"`
-	CouponCode string    `gorm:"index"`
-	UserID     string    `gorm:"index"`
+	ID         string `gorm:"primaryKey"`
+	CouponCode string `gorm:"index"`
+	UserID     string `gorm:"index"`
 	AmountOff  int64
 	RedeemedAt time.Time
 }
