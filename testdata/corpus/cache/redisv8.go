@@ -20,7 +20,7 @@ type LegacyInbox struct {
 // retries until it gets a 200.
 //
 // corpus: bug checkthenact
-// modelled on: MAlexJ/example_redis stream/delivery_semantics/at_least_once/exclude_duplicate_consumer/readme.md (processed-key check, the work, then a plain set)
+// modelled on: regner/albiondata-backend dispatcher/utils.go (is_duped_message: Get, redis.Nil taken as new, then a separate Set)
 func (in *LegacyInbox) HandleTopUp(ctx context.Context, notificationID, account string, cents int64) error {
 	key := "bank:notification:" + notificationID
 	if _, err := in.rdb.Get(ctx, key).Result(); err == nil {

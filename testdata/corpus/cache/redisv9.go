@@ -20,7 +20,7 @@ type PromoService struct {
 // it first.
 //
 // corpus: bug checkthenact
-// modelled on: MAlexJ/example_redis stream/delivery_semantics/at_least_once/exclude_duplicate_consumer/readme.md (hasKey on the processed key, the work, then a plain set)
+// modelled on: regner/albiondata-backend dispatcher/utils.go (is_duped_message: Get, redis.Nil taken as new, then a separate Set)
 func (s *PromoService) RedeemPromo(ctx context.Context, code, userID string, cents int64) error {
 	key := "redeem:" + code
 	holder, err := s.rdb.Get(ctx, key).Result()

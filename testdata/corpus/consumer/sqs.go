@@ -232,7 +232,7 @@ func (w *SQSWorker) SendReceiptMarkDone(ctx context.Context, m types.Message) er
 // two helpers, and two deliveries in flight both pass the check.
 //
 // corpus: bug checkthenact
-// modelled on: MAlexJ/example_redis stream/delivery_semantics/at_least_once/exclude_duplicate_consumer/readme.md (hasKey, process, set)
+// modelled on: gauravprwl14/system-design-course docs-site/pages/interview-prep/practice-pocs/redis-deduplication.md (isDuplicate by EXISTS and markProcessed by SET as two helpers around the work)
 func (w *SQSWorker) CreditPointsChecked(ctx context.Context, m types.Message) error {
 	ev, err := decodeOrder([]byte(aws.ToString(m.Body)))
 	if err != nil {

@@ -259,7 +259,7 @@ type DigestJob struct {
 // replicas firing the same slot both read no marker and both mail.
 //
 // corpus: bug checkthenact
-// modelled on: alextanhongpin/go-scheduler README.md (cron scheduler on multiple instances, job run once per schedule)
+// modelled on: regner/albiondata-backend dispatcher/utils.go (Get, redis.Nil taken as not done yet, then a separate Set)
 func (j *DigestJob) SendDigest(ctx context.Context, team string, scheduled time.Time) error {
 	day := Slot(scheduled, 24*time.Hour)
 	key := "digest:sent:" + team + ":" + day.Format("2006-01-02")
