@@ -438,3 +438,42 @@ func (a *AccountClosures) Close(ctx context.Context, requestID, account string) 
 	}
 	return a.rdb.Set(ctx, key, "done", 24*time.Hour).Err()
 }
+
+// RefundCheckedClaim reads the request's status and, when there is none,
+// writes "processing" with a plain HSET: the claim is a read and a write, and
+// two retries that read together both issue the refund.
+//
+// corpus: bug checkthenact
+// modelled on: omeyang/ai-toolkit skills/idempotency-go/SKILL.md (status tracking per idempotency key)
+func (s *RefundService) RefundCheckedClaim(ctx context.Context, requestID, chargeID string, cents int64) (*Refund, error) {
+	key := "idem:refund:" + requestID
+	status, err := s.rdb.HGet(ctx, key, "status").Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	switch status {
+	case "succeeded":
+		raw, err := s.rdb.HGet(ctx, key, "result").Result()
+		if err != nil {
+			return nil, err
+		}
+		var r Refund
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			return nil, err
+		}
+		return &r, nil
+	case "processing":
+		return nil, ErrInProgress
+	}
+	if err := s.rdb.HSet(ctx, key, "status", "processing").Err(); err != nil {
+		return nil, err
+	}
+	s.rdb.Expire(ctx, key, 24*time.Hour)
+	r, err := s.refunds.Issue(ctx, chargeID, cents)
+	if err != nil {
+		s.rdb.Del(context.WithoutCancel(ctx), key)
+		return nil, err
+	}
+	s.rdb.HSet(ctx, key, "status", "succeeded", "result", encode(r))
+	return r, nil
+}

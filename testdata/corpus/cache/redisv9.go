@@ -283,3 +283,30 @@ func (p *EventProcessor) ApplyEventLateNX(ctx context.Context, eventID, userID, 
 	}
 	return p.rdb.SetNX(ctx, key, "1", 72*time.Hour).Err()
 }
+
+// ApplyEventFastPath reads the marker first only to skip the common
+// duplicate cheaply; the decision to send is taken by SETNX, with nothing
+// done between the read and the claim.
+//
+// corpus: ok checkthenact
+// modelled on: dongzhonghua/dongzhonghua.github.io notes/20.10之前归档/写Redis时的并发异常和分布式锁.md (GET-then-SETEX dedup replaced by SET NX EX)
+func (p *EventProcessor) ApplyEventFastPath(ctx context.Context, eventID, userID, template string) error {
+	key := "processed:" + eventID
+	if err := p.rdb.Get(ctx, key).Err(); err == nil {
+		return nil
+	} else if !errors.Is(err, redis.Nil) {
+		return err
+	}
+	fresh, err := p.rdb.SetNX(ctx, key, "1", 72*time.Hour).Result()
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		return nil
+	}
+	if err := p.notifier.Notify(ctx, userID, template, map[string]string{"event": eventID}); err != nil {
+		p.rdb.Del(context.WithoutCancel(ctx), key)
+		return err
+	}
+	return nil
+}
