@@ -15,10 +15,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/token"
+	"go/types"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -40,6 +44,28 @@ type Options struct {
 	Analyzers []*analysis.Analyzer
 	// Env is the environment of the go command; nil means the process's.
 	Env []string
+	// Progress, if set, is called as the run moves on, from several
+	// goroutines but never concurrently, for a display that shows it.
+	Progress func(Progress)
+}
+
+// Stage is a step of a run.
+type Stage int
+
+const (
+	// Listing asks go list for the package graph.
+	Listing Stage = iota
+	// Loading parses and type-checks the user code (Done of Total
+	// packages), after go list has compiled the dependencies' export data.
+	Loading
+	// Analysing runs the suite (Done of Total packages).
+	Analysing
+)
+
+// Progress is how far a run has come.
+type Progress struct {
+	Stage       Stage
+	Done, Total int
 }
 
 // Result is what one run found.
@@ -52,6 +78,9 @@ type Result struct {
 	Errors []*PackageError
 	// Packages counts the packages that were analysed.
 	Packages int
+	// Analyzers are the names of the suite, which every package that
+	// could not be analysed is reported for in JSON.
+	Analyzers []string
 
 	// fileSizes records the size each file had when it was analysed, so
 	// that PlanFixes refuses to edit a file that has changed since.
@@ -141,38 +170,112 @@ func (e *PackageError) Error() string {
 // Packages that do not are reported in Result.Errors and the others are
 // still analysed. The error is for failures of the run as a whole: go list
 // itself failing, or ErrNoPackages.
+//
+// Only user code is loaded from source: the packages matched and the
+// packages of the main module (or workspace) they import, where
+// //idemkit: directives and effect summaries live. Every other dependency,
+// the standard library and third-party modules, is type-checked from the
+// compiler's export data, which holds its types without its syntax, and
+// contributes no facts: the checks know libraries by import path and type.
+// That keeps a module that imports large libraries to the memory its own
+// code needs (issue 9, item 7).
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	patterns := opts.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	cfg := &packages.Config{
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	progress(Progress{Stage: Listing})
+
+	// First, the package graph alone (go list, nothing compiled): which
+	// packages are asked for, and which user code they import.
+	listed, err := packages.Load(&packages.Config{
 		Context: ctx,
-		Mode:    packages.LoadAllSyntax,
+		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
 		Dir:     opts.Dir,
 		Env:     opts.Env,
 		Tests:   true,
-	}
-	pkgs, err := packages.Load(cfg, patterns...)
+	}, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", strings.Join(patterns, " "), err)
 	}
-	if len(pkgs) == 0 {
+	if len(listed) == 0 {
 		return nil, fmt.Errorf("%w match %s", ErrNoPackages, strings.Join(patterns, " "))
+	}
+	asked, user, files := userCode(listed)
+
+	// Then the user code from source, with every other package's types
+	// from export data. The user packages the patterns did not match are
+	// loaded as roots too, so that they have syntax for their facts; they
+	// are analysed only for those.
+	load := slices.Clone(patterns)
+	for path := range user {
+		if !asked[path] {
+			load = append(load, path)
+		}
+	}
+	slices.Sort(load[len(patterns):])
+	var (
+		mu     sync.Mutex
+		parsed = make(map[string]int) // package path -> files parsed
+		loaded int
+	)
+	progress(Progress{Stage: Loading, Total: len(files.count)})
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    packages.LoadSyntax | packages.NeedModule,
+		Dir:     opts.Dir,
+		Env:     opts.Env,
+		Tests:   true,
+		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+			f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+			mu.Lock()
+			if path, ok := files.of[filename]; ok {
+				parsed[path]++
+				if parsed[path] == files.count[path] {
+					loaded++
+					progress(Progress{Stage: Loading, Done: loaded, Total: len(files.count)})
+				}
+			}
+			mu.Unlock()
+			return f, err
+		},
+	}
+	pkgs, err := packages.Load(cfg, load...)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", strings.Join(patterns, " "), err)
 	}
 
 	res := &Result{fileSizes: make(map[string]int)}
-	roots, errs := selectRoots(pkgs, opts.Dir)
+	for _, a := range opts.Analyzers {
+		res.Analyzers = append(res.Analyzers, a.Name)
+	}
+	var wanted []*packages.Package
+	for _, p := range pkgs {
+		if asked[p.PkgPath] || asked[p.ID] {
+			wanted = append(wanted, p)
+		}
+	}
+	roots, errs := selectRoots(wanted, opts.Dir)
 	res.Errors = errs
 	res.Packages = len(roots)
 	if len(roots) == 0 || len(opts.Analyzers) == 0 {
 		return res, nil
 	}
+	pruneToUserCode(roots, user)
 
-	graph, err := checker.Analyze(opts.Analyzers, roots, nil)
+	analyzers, done := counted(opts.Analyzers, len(roots), func(n int) {
+		progress(Progress{Stage: Analysing, Done: n, Total: len(roots)})
+	})
+	progress(Progress{Stage: Analysing, Total: len(roots)})
+	graph, err := checker.Analyze(analyzers, roots, nil)
 	if err != nil {
 		return nil, fmt.Errorf("analyse: %w", err)
 	}
+	done()
 	type key struct {
 		pos, end      token.Position
 		analyzer, msg string
@@ -205,6 +308,111 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Analyzer, b.Analyzer))
 	})
 	return res, nil
+}
+
+// fileIndex maps each Go file of the user code to its package, for the
+// loading progress: a package counts as loaded when all its files are
+// parsed.
+type fileIndex struct {
+	of    map[string]string // file -> package path
+	count map[string]int    // package path -> files
+}
+
+// userCode reads the package graph go list gave: the packages the
+// patterns matched (by ID and import path), the import paths of the user
+// code among them and their dependencies, and the files of that code.
+// User code is a package matched by the patterns or one of the main
+// module's (a workspace's modules are all main).
+func userCode(listed []*packages.Package) (asked, user map[string]bool, files fileIndex) {
+	asked = make(map[string]bool)
+	user = make(map[string]bool)
+	files = fileIndex{of: make(map[string]string), count: make(map[string]int)}
+	for _, p := range listed {
+		asked[p.ID] = true
+		asked[p.PkgPath] = true
+	}
+	packages.Visit(listed, nil, func(p *packages.Package) {
+		if !asked[p.ID] && (p.Module == nil || !p.Module.Main) {
+			return
+		}
+		user[p.PkgPath] = true
+		for _, f := range p.GoFiles {
+			if _, ok := files.of[f]; !ok {
+				files.of[f] = p.PkgPath
+				files.count[p.PkgPath]++
+			}
+		}
+	})
+	return asked, user, files
+}
+
+// pruneToUserCode cuts every edge from the packages to analyse (and the
+// user code they import) to a package outside user, which was loaded from
+// export data without syntax: the checker would otherwise run the fact
+// analyzers on it, with nothing to run them over.
+func pruneToUserCode(roots []*packages.Package, user map[string]bool) {
+	seen := make(map[*packages.Package]bool)
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		kept := make(map[string]*packages.Package, len(p.Imports))
+		for path, q := range p.Imports {
+			if user[q.PkgPath] && q.TypesInfo != nil {
+				kept[path] = q
+				visit(q)
+			}
+		}
+		p.Imports = kept
+	}
+	for _, p := range roots {
+		visit(p)
+	}
+}
+
+// counted returns the suite with the analyzers no other one requires
+// wrapped to count, per package, the runs that finished, and calls
+// analysed with the number of packages whose every wrapped analyzer has
+// run. The wrapped copies keep their names; only the suite's leaves are
+// wrapped, since another analyzer's Requires must keep pointing at the
+// original. done reports the last count, for a package that failed.
+func counted(suite []*analysis.Analyzer, packages int, analysed func(int)) (wrapped []*analysis.Analyzer, done func()) {
+	required := make(map[*analysis.Analyzer]bool)
+	for _, a := range suite {
+		for _, r := range a.Requires {
+			required[r] = true
+		}
+	}
+	var (
+		mu     sync.Mutex
+		runs   = make(map[*types.Package]int)
+		leaves int
+		n      int
+	)
+	for _, a := range suite {
+		if required[a] {
+			wrapped = append(wrapped, a)
+			continue
+		}
+		leaves++
+		c := *a
+		c.Run = func(pass *analysis.Pass) (any, error) {
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				runs[pass.Pkg]++
+				if runs[pass.Pkg] == leaves {
+					n++
+					analysed(n)
+				}
+			}()
+			return a.Run(pass)
+		}
+		wrapped = append(wrapped, &c)
+	}
+	return wrapped, func() { analysed(packages) }
 }
 
 // selectRoots picks the packages to analyse from what go list returned
@@ -245,15 +453,26 @@ func selectRoots(pkgs []*packages.Package, dir string) ([]*packages.Package, []*
 func loadError(p *packages.Package, dir string) *PackageError {
 	e := &PackageError{Package: p.PkgPath}
 	seen := make(map[string]bool)
-	for _, pe := range p.Errors {
-		msg := pe.Msg
-		if pe.Pos != "" && pe.Pos != "-" {
-			msg = relPos(pe.Pos, dir) + ": " + msg
-		}
+	add := func(msg string) {
 		if !seen[msg] {
 			seen[msg] = true
 			e.Problems = append(e.Problems, msg)
 		}
+	}
+	for _, pe := range p.Errors {
+		if header, rest, ok := strings.Cut(pe.Msg, "\n"); ok && pe.Kind == packages.ListError && strings.HasPrefix(header, "# ") {
+			// The compiler's output, from building export data: "# path"
+			// and the errors, which type-checking the source repeats.
+			for line := range strings.SplitSeq(rest, "\n") {
+				add(relPos(line, dir))
+			}
+			continue
+		}
+		msg := pe.Msg
+		if pe.Pos != "" && pe.Pos != "-" {
+			msg = relPos(pe.Pos, dir) + ": " + msg
+		}
+		add(msg)
 	}
 	if len(e.Problems) > 0 {
 		return e

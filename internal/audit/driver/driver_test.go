@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -119,5 +121,41 @@ func TestRunAnalyzerError(t *testing.T) {
 	}
 	if len(res.Errors) != 1 || res.Errors[0].Analyzer != "failing" || res.Errors[0].Error() != "example.com/m/lib: analyzer failing failed\n\tit broke" {
 		t.Fatalf("errors = %v", res.Errors)
+	}
+}
+
+// TestRunUserCodeOnly checks what is loaded from source: the packages
+// asked for and the main module's packages they import, whose facts the
+// checks need even when the patterns leave them out; never a dependency
+// outside the module (here the standard library), whose types come from
+// export data.
+func TestRunUserCodeOnly(t *testing.T) {
+	t.Parallel()
+	dir := drivertest.WriteTree(t, map[string]string{
+		"go.mod":     "module example.com/m\n\ngo 1.26\n",
+		"store/s.go": "package store\n\nimport \"strings\"\n\n//marked\nfunc Claim(k string) string { return strings.ToUpper(k) }\n",
+		"svc/svc.go": "package svc\n\nimport (\n\t\"net/http\"\n\n\t\"example.com/m/store\"\n)\n\nfunc H(w http.ResponseWriter, r *http.Request) { _ = store.Claim(r.URL.Path) }\n",
+		"other/o.go": "package other\n\nimport \"example.com/m/store\"\n\nvar _ = store.Claim(\"x\")\n",
+	})
+	var mu sync.Mutex
+	saw := make(map[string]bool)
+	marked := drivertest.Marked(func(path string) {
+		mu.Lock()
+		defer mu.Unlock()
+		saw[path] = true
+	})
+	res, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./svc"}, Analyzers: []*analysis.Analyzer{marked}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Message != "call to marked Claim (marked)" || res.Packages != 1 {
+		t.Errorf("findings %+v in %d packages; want the call in svc, through store's fact", res.Findings, res.Packages)
+	}
+	want := []string{"example.com/m/store", "example.com/m/svc"}
+	if got := slices.Sorted(maps.Keys(saw)); !slices.Equal(got, want) {
+		t.Errorf("analysed %v, want %v: only user code, and only what svc needs", got, want)
 	}
 }

@@ -89,3 +89,45 @@ func WriteTree(t testing.TB, files map[string]string) string {
 	}
 	return dir
 }
+
+// IsMarked is the fact Marked exports for a function whose doc comment
+// says "//marked".
+type IsMarked struct{}
+
+// AFact makes IsMarked an analysis fact.
+func (*IsMarked) AFact() {}
+
+// Marked returns an analyzer that reports each call to a function marked
+// in another package, which it knows only through the fact that package
+// exported: a stand-in for the checks' facts (directives, effect
+// summaries), to test that the driver gives every package of user code
+// its syntax and carries its facts. saw, if not nil, is called with the
+// path of every package it runs on, from several goroutines.
+func Marked(saw func(path string)) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:      "marked",
+		Doc:       "calls to functions marked //marked in another package",
+		FactTypes: []analysis.Fact{new(IsMarked)},
+		Run: func(pass *analysis.Pass) (any, error) {
+			if saw != nil {
+				saw(pass.Pkg.Path())
+			}
+			for _, file := range pass.Files {
+				for _, decl := range file.Decls {
+					if fn, ok := decl.(*ast.FuncDecl); ok && fn.Doc != nil && fn.Doc.Text() == "marked\n" {
+						pass.ExportObjectFact(pass.TypesInfo.Defs[fn.Name], new(IsMarked))
+					}
+				}
+				ast.Inspect(file, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						if obj := pass.TypesInfo.Uses[sel.Sel]; obj != nil && pass.ImportObjectFact(obj, new(IsMarked)) {
+							pass.Reportf(sel.Pos(), "call to marked %s (marked)", obj.Name())
+						}
+					}
+					return true
+				})
+			}
+			return nil, nil
+		},
+	}
+}
