@@ -569,11 +569,11 @@ func uniqueWord(name string) bool {
 		(slices.Contains(ws, "conflict") && !slices.Contains(ws, "on"))
 }
 
-// firstOrCreate reports gorm's FirstOrCreate on a dedup model: a SELECT
-// and an INSERT in one call, with the same race.
+// firstOrCreate reports gorm's FirstOrCreate: a SELECT and an INSERT in
+// one call, with the same race on any model.
 func (c *checker) firstOrCreate(call *ast.CallExpr) {
 	oc, ok := match.ORM(c.pass.TypesInfo, call)
-	if !ok || oc.Op != match.ORMFirstOrCreate || !match.DedupName(oc.Model) {
+	if !ok || oc.Op != match.ORMFirstOrCreate || oc.Model == "" {
 		return
 	}
 	c.r.Reportf(call, "FirstOrCreate of %s is a SELECT then an INSERT and races with a concurrent retry; use Clauses(clause.OnConflict{DoNothing: true}).Create and treat RowsAffected == 0 as already done (checkthenact)", oc.Model)

@@ -247,8 +247,8 @@ func isPackageVar(v *types.Var) bool {
 }
 
 // SameKey reports whether two keys pick the same record: they share a
-// value that is not Weak, or, when neither has one, they are written the
-// same.
+// value that is not Weak (a struct and one of its fields count as
+// shared), or, when neither has one, they are written the same.
 func SameKey(a, b []Atom, ea, eb []ast.Expr) bool {
 	strong := func(as []Atom) bool {
 		for _, x := range as {
@@ -261,7 +261,7 @@ func SameKey(a, b []Atom, ea, eb []ast.Expr) bool {
 	if strong(a) && strong(b) {
 		for _, x := range a {
 			for _, y := range b {
-				if !x.Weak && x == y {
+				if !x.Weak && !y.Weak && x.Root == y.Root && (prefix(x.Path, y.Path) || prefix(y.Path, x.Path)) {
 					return true
 				}
 			}
@@ -272,6 +272,12 @@ func SameKey(a, b []Atom, ea, eb []ast.Expr) bool {
 		return false
 	}
 	return exprsString(ea) == exprsString(eb)
+}
+
+// prefix reports whether the field path p selects q or a value holding
+// it: a whole struct passed as the key holds every field of it.
+func prefix(p, q string) bool {
+	return p == q || strings.HasPrefix(q, p+".")
 }
 
 func exprsString(es []ast.Expr) string {

@@ -13,13 +13,15 @@ import (
 // its receiver keeps, when nothing else is known of it.
 var (
 	readVerbs  = []string{"get", "find", "lookup", "exists", "has", "is", "was", "already", "seen", "check", "load", "fetch", "count", "contains"}
-	writeVerbs = []string{"set", "save", "put", "store", "insert", "create", "add", "mark", "record", "remember", "upsert"}
+	writeVerbs = []string{"set", "save", "put", "store", "insert", "create", "add", "mark", "record", "remember", "upsert", "book", "append", "log"}
+	// appendVerbs are the writes that add a record each time they run.
+	appendVerbs = []string{"insert", "create", "add", "record", "book", "append", "log"}
 	claimVerbs = []string{"claim", "acquire", "lock", "reserve", "try"}
 	// externalVerbs name a call that does something outside the stores:
 	// pays, sends, publishes.
 	externalVerbs = []string{"send", "publish", "charge", "notify", "email", "deliver", "dispatch", "enqueue",
 		"transfer", "pay", "payout", "refund", "ship", "fulfil", "fulfill", "grant", "credit", "debit", "capture",
-		"post", "emit", "produce", "issue", "provision", "submit"}
+		"post", "emit", "produce", "issue", "provision", "submit", "execute", "hold", "book", "award"}
 )
 
 // shapeOf infers an interface method's effect from its name and
@@ -42,10 +44,10 @@ func shapeOf(info *types.Info, call *ast.CallExpr, fn *types.Func) (Use, bool) {
 	case strings.HasSuffix(strings.ToLower(fn.Name()), "nx") || strings.Contains(strings.ToLower(fn.Name()), "ifabsent") ||
 		strings.Contains(strings.ToLower(fn.Name()), "ifnotexists") || slices.Contains(claimVerbs, first):
 		u.Op = match.OpClaim
-	case slices.Contains(readVerbs, first):
+	case slices.Contains(readVerbs, first), lookupBy(words):
 		u.Op = match.OpRead
 	case slices.Contains(writeVerbs, first):
-		u.Op = match.OpWrite
+		u.Op, u.Appends = match.OpWrite, slices.Contains(appendVerbs, first)
 	case slices.Contains(externalVerbs, first):
 		u.External = true
 		return u, true
@@ -67,6 +69,20 @@ func shapeOf(info *types.Info, call *ast.CallExpr, fn *types.Func) (Use, bool) {
 		return Use{}, false
 	}
 	return u, true
+}
+
+// lookupBy reports whether a method name reads as a lookup by a key:
+// RefundForOrder, UserByEmail, PaymentOf.
+func lookupBy(words []string) bool {
+	if slices.Contains(writeVerbs, words[0]) || slices.Contains(claimVerbs, words[0]) {
+		return false
+	}
+	for _, w := range words[1:] {
+		if w == "by" || w == "for" || w == "of" {
+			return true
+		}
+	}
+	return false
 }
 
 func isContext(t types.Type) bool {

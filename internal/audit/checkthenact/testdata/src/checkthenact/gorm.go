@@ -60,5 +60,5 @@ func consumeFirstOrCreate(db *gorm.DB, id string) error {
 }
 
 func findOrCreateUser(db *gorm.DB, email string) error {
-	return db.FirstOrCreate(&User{}, User{Email: email}).Error
+	return db.FirstOrCreate(&User{}, User{Email: email}).Error // want `FirstOrCreate of User is a SELECT then an INSERT`
 }
