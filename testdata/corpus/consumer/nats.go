@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
+	gofrsuuid "github.com/gofrs/uuid/v5"
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/oklog/ulid/v2"
@@ -176,4 +178,26 @@ func (o *OrderStream) BookShipmentGuarded(ctx context.Context, m *nats.Msg) (err
 	}
 	m.Ack()
 	return nil
+}
+
+// PublishCancelled publishes a cancellation with backoff.RetryNotify and
+// makes the message's Nats-Msg-Id inside the retried operation, so every
+// retry is a new message to JetStream's duplicate window.
+//
+// corpus: bug attemptkey
+// modelled on: kolypto/learning-and-playground nats/README.md (JetStream publish with acknowledgement and a Msg-Id for deduplication)
+func (o *OrderStream) PublishCancelled(ctx context.Context, orderID, reason string) error {
+	data, err := json.Marshal(map[string]string{"order_id": orderID, "reason": reason})
+	if err != nil {
+		return err
+	}
+	op := func() error {
+		id := gofrsuuid.Must(gofrsuuid.NewV7())
+		_, err := o.js.Publish("orders.cancelled", data, nats.MsgId(id.String()), nats.Context(ctx))
+		return err
+	}
+	notify := func(err error, wait time.Duration) {
+		o.log.Warn("publish cancellation", "order", orderID, "retry_in", wait, "err", err)
+	}
+	return backoff.RetryNotify(op, backoff.WithContext(backoff.NewExponentialBackOff(), ctx), notify)
 }
