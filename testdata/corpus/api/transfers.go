@@ -382,6 +382,22 @@ func (s *Server) issueInvoice(ctx context.Context, req invoiceRequest) (map[stri
 	return map[string]any{"invoice_id": id, "amount_cents": req.AmountCents}, nil
 }
 
+// replayKey answers from the idempotency_keys row of key, read through
+// the sqlc queries.
+func (s *Server) replayKey(w http.ResponseWriter, r *http.Request, key string) {
+	prev, err := s.q.GetIdempotencyKey(r.Context(), key)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "lookup failed")
+		return
+	}
+	if prev.Status != "completed" {
+		writeError(w, http.StatusConflict, "request in progress")
+		return
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeRaw(w, int(prev.ResponseCode.Int32), prev.ResponseBody)
+}
+
 // IssueInvoice issues an invoice once per Idempotency-Key through the
 // sqlc queries, and marks the key done.
 //
@@ -441,17 +457,7 @@ func (s *Server) IssueInvoiceReplayable(w http.ResponseWriter, r *http.Request) 
 			writeError(w, http.StatusServiceUnavailable, "idempotency store unavailable")
 			return
 		}
-		prev, err := s.q.GetIdempotencyKey(ctx, key)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, "lookup failed")
-			return
-		}
-		if prev.Status != "completed" {
-			writeError(w, http.StatusConflict, "request in progress")
-			return
-		}
-		w.Header().Set("Idempotent-Replayed", "true")
-		writeRaw(w, int(prev.ResponseCode.Int32), prev.ResponseBody)
+		s.replayKey(w, r, key)
 		return
 	}
 	out, err := s.issueInvoice(ctx, req)
@@ -483,6 +489,21 @@ type idempotentRequest struct {
 func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// replayRow answers from the idempotent_requests row of key.
+func (s *Server) replayRow(w http.ResponseWriter, r *http.Request, key string) {
+	var prev idempotentRequest
+	if err := s.gdb.WithContext(r.Context()).First(&prev, "key = ?", key).Error; err != nil {
+		writeError(w, http.StatusInternalServerError, "lookup failed")
+		return
+	}
+	if prev.Status != "completed" {
+		writeError(w, http.StatusConflict, "request in progress")
+		return
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeRaw(w, prev.ResponseCode, prev.ResponseBody)
 }
 
 // OpenAccount opens a sub-account once per Idempotency-Key; the request
@@ -536,16 +557,7 @@ func (s *Server) OpenAccountReplayable(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusServiceUnavailable, "idempotency store unavailable")
 			return
 		}
-		var prev idempotentRequest
-		if err := s.gdb.WithContext(ctx).First(&prev, "key = ?", key).Error; err != nil {
-			writeError(w, http.StatusInternalServerError, "lookup failed")
-			return
-		}
-		if prev.Status != "completed" {
-			writeError(w, http.StatusConflict, "request in progress")
-			return
-		}
-		writeRaw(w, prev.ResponseCode, prev.ResponseBody)
+		s.replayRow(w, r, key)
 		return
 	}
 	var accountID string

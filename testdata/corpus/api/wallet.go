@@ -225,7 +225,7 @@ func (s *Server) CloseAccount(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if _, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{Key: key, Fingerprint: r.PathValue("account")}); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			writeError(w, http.StatusConflict, "duplicate request")
+			s.replayKey(w, r, key)
 			return
 		}
 		writeError(w, http.StatusServiceUnavailable, "idempotency store unavailable")
@@ -315,7 +315,7 @@ func (s *Server) ScheduleDelivery(w http.ResponseWriter, r *http.Request) {
 	rec := idempotentRequest{Key: key, Route: "POST /deliveries", Status: "in_progress", CreatedAt: time.Now()}
 	if err := s.gdb.WithContext(ctx).Create(&rec).Error; err != nil {
 		if isUniqueViolation(err) {
-			writeError(w, http.StatusConflict, "duplicate request")
+			s.replayRow(w, r, key)
 			return
 		}
 		writeError(w, http.StatusServiceUnavailable, "idempotency store unavailable")
@@ -357,8 +357,12 @@ func (s *Server) ScheduleDeliveryGuarded(w http.ResponseWriter, r *http.Request)
 		res := s.gdb.WithContext(ctx).Model(&idempotentRequest{}).
 			Where("key = ? AND status = ?", key, "failed").
 			Update("status", "in_progress")
-		if res.Error != nil || res.RowsAffected == 0 {
-			writeError(w, http.StatusConflict, "duplicate request")
+		if res.Error != nil {
+			writeError(w, http.StatusInternalServerError, "lookup failed")
+			return
+		}
+		if res.RowsAffected == 0 {
+			s.replayRow(w, r, key)
 			return
 		}
 	}

@@ -44,6 +44,23 @@ var (
 	ErrInProgress = errors.New("billing: request in progress")
 )
 
+// storedResult answers a replay of key with the result stored when the
+// first request completed, or ErrInProgress while it runs.
+func (s *Service) storedResult(ctx context.Context, key string) (*ChargeResult, error) {
+	prev, err := s.q.GetIdempotencyKey(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s: %w", key, err)
+	}
+	if prev.Status != "completed" {
+		return nil, ErrInProgress
+	}
+	var res ChargeResult
+	if err := json.Unmarshal(prev.ResponseBody, &res); err != nil {
+		return nil, fmt.Errorf("replay %s: stored result: %w", key, err)
+	}
+	return &res, nil
+}
+
 // intentParams builds the PaymentIntent for req.
 func intentParams(req ChargeRequest) *stripe.PaymentIntentCreateParams {
 	p := &stripe.PaymentIntentCreateParams{
@@ -200,18 +217,7 @@ func (s *Service) CreateChargeReplayable(ctx context.Context, key string, req Ch
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return nil, fmt.Errorf("create charge: %w", err)
 		}
-		prev, err := s.q.GetIdempotencyKey(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("create charge: %w", err)
-		}
-		if prev.Status != "completed" {
-			return nil, ErrInProgress
-		}
-		var res ChargeResult
-		if err := json.Unmarshal(prev.ResponseBody, &res); err != nil {
-			return nil, fmt.Errorf("create charge: stored result: %w", err)
-		}
-		return &res, nil
+		return s.storedResult(ctx, key)
 	}
 	params := intentParams(req)
 	params.SetIdempotencyKey("charge:" + key)
@@ -239,7 +245,7 @@ func (s *Service) CreateChargeReplayable(ctx context.Context, key string, req Ch
 func (s *Service) CapturePayment(ctx context.Context, key, paymentIntentID string) (*ChargeResult, error) {
 	if _, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{Key: key, Fingerprint: paymentIntentID}); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, ErrDuplicateRequest
+			return s.storedResult(ctx, key)
 		}
 		return nil, fmt.Errorf("capture: %w", err)
 	}
@@ -265,7 +271,7 @@ func (s *Service) CapturePayment(ctx context.Context, key, paymentIntentID strin
 func (s *Service) CapturePaymentReleasing(ctx context.Context, key, paymentIntentID string) (*ChargeResult, error) {
 	if _, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{Key: key, Fingerprint: paymentIntentID}); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, ErrDuplicateRequest
+			return s.storedResult(ctx, key)
 		}
 		return nil, fmt.Errorf("capture: %w", err)
 	}
@@ -313,7 +319,7 @@ func (s *Service) loadOrder(ctx context.Context, id string) (order, error) {
 func (s *Service) RefundOrder(ctx context.Context, key, orderID string) (*ChargeResult, error) {
 	if _, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{Key: key, Fingerprint: orderID}); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, ErrDuplicateRequest
+			return s.storedResult(ctx, key)
 		}
 		return nil, fmt.Errorf("refund order: %w", err)
 	}
@@ -350,7 +356,7 @@ func (s *Service) RefundOrder(ctx context.Context, key, orderID string) (*Charge
 func (s *Service) RefundOrderGuarded(ctx context.Context, key, orderID string) (*ChargeResult, error) {
 	if _, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{Key: key, Fingerprint: orderID}); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, ErrDuplicateRequest
+			return s.storedResult(ctx, key)
 		}
 		return nil, fmt.Errorf("refund order: %w", err)
 	}

@@ -72,6 +72,19 @@ func (s *Service) ApplyCreditLocked(ctx context.Context, c Credit) error {
 	})
 }
 
+// payoutRequestState answers a repeated payout request: nil once the
+// first one sent the payout, ErrInProgress while it runs.
+func (s *Service) payoutRequestState(ctx context.Context, key string) error {
+	var status string
+	if err := s.pool4.QueryRow(ctx, `SELECT status FROM payout_requests WHERE key = $1`, key).Scan(&status); err != nil {
+		return fmt.Errorf("request payout: %w", err)
+	}
+	if status != "sent" {
+		return ErrInProgress
+	}
+	return nil
+}
+
 // RequestPayout runs a payout request the partner portal sent under key:
 // the key is claimed in payout_requests, the payout sent, the request
 // marked sent. The portal only wants to know it went through.
@@ -86,7 +99,7 @@ func (s *Service) RequestPayout(ctx context.Context, key string, p Payout) error
 		return fmt.Errorf("request payout: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return ErrDuplicateRequest
+		return s.payoutRequestState(ctx, key)
 	}
 	if err := s.SendPayoutKeyed(ctx, p); err != nil {
 		return fmt.Errorf("request payout %s: %w", p.ID, err)
@@ -111,7 +124,7 @@ func (s *Service) RequestPayoutGuarded(ctx context.Context, key string, p Payout
 		return fmt.Errorf("request payout: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return ErrDuplicateRequest
+		return s.payoutRequestState(ctx, key)
 	}
 	defer func() {
 		if err != nil {
