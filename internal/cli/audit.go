@@ -80,7 +80,13 @@ func auditRun(opts *AuditOptions) error {
 	if !slices.Contains(auditFormats, opts.Format) {
 		return usageErr("unknown --format %q; use one of %s", opts.Format, strings.Join(auditFormats, ", "))
 	}
-	res, err := driver.Run(opts.Ctx, driver.Options{Dir: f.Dir, Patterns: opts.Patterns, Analyzers: opts.Analyzers})
+	run := driver.Options{Dir: f.Dir, Patterns: opts.Patterns, Analyzers: opts.Analyzers}
+	progress := &auditProgress{w: opts.IO.ErrOut}
+	if opts.IO.ErrTTY {
+		run.Progress = progress.show
+	}
+	res, err := driver.Run(opts.Ctx, run)
+	progress.clear()
 	if errors.Is(err, driver.ErrNoPackages) {
 		return usageErr("%v: no Go code there (patterns are resolved in %s)", err, f.Dir)
 	}
@@ -95,11 +101,13 @@ func auditRun(opts *AuditOptions) error {
 		}
 	}
 
+	out := *res
+	out.Findings = findings
 	switch opts.Format {
 	case "json":
-		err = driver.WriteJSON(opts.IO.Out, &driver.Result{Findings: findings, Errors: res.Errors})
+		err = driver.WriteJSON(opts.IO.Out, &out)
 	case "sarif":
-		err = driver.WriteSARIF(opts.IO.Out, &driver.Result{Findings: findings, Errors: res.Errors}, driver.SARIFOptions{
+		err = driver.WriteSARIF(opts.IO.Out, &out, driver.SARIFOptions{
 			Dir: f.Dir, ToolVersion: version.String(), Analyzers: opts.Analyzers, ReadFile: os.ReadFile,
 		})
 	default:
@@ -115,8 +123,18 @@ func auditRun(opts *AuditOptions) error {
 	if len(res.Errors) > 0 {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s not audited; %s", countOf(len(res.Errors), "package"), countOf(len(findings), "finding"))}
 	}
+	count := fmt.Sprintf("%s in %s", countOf(len(findings), "finding"), countOf(res.Packages, "package"))
+	if opts.Format == "text" {
+		// The last line a reader sees, clean or not; JSON and SARIF say
+		// it in their data, and a clean run of theirs stays silent.
+		fmt.Fprintln(opts.IO.ErrOut, count)
+		if len(findings) > 0 {
+			return &ExitError{Code: ExitFindings, Err: errSilent}
+		}
+		return nil
+	}
 	if len(findings) > 0 {
-		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s in %s", countOf(len(findings), "finding"), countOf(res.Packages, "package"))}
+		return &ExitError{Code: ExitFindings, Err: errors.New(count)}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -116,17 +117,17 @@ func TestAuditClean(t *testing.T) {
 	t.Parallel()
 	dir := drivertest.WriteTree(t, goodModule())
 	cases := []struct {
-		format, stdout string
+		format, stdout, stderr string
 	}{
-		{"text", ""},
-		{"json", "{}\n"},
+		{"text", "", "0 findings in 1 package\n"},
+		{"json", "{}\n", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.format, func(t *testing.T) {
 			t.Parallel()
 			code, stdout, stderr := runAudit(t, dir, false, badcall, "--format", tc.format, "./lib")
-			if code != ExitOK || stdout != tc.stdout || stderr != "" {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 0, %q, nothing", code, stdout, stderr, tc.stdout)
+			if code != ExitOK || stdout != tc.stdout || stderr != tc.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 0, %q, %q", code, stdout, stderr, tc.stdout, tc.stderr)
 			}
 		})
 	}
@@ -158,7 +159,7 @@ func TestAuditFix(t *testing.T) {
 
 	// Fixed for good: once the generated file is gone, the audit is clean.
 	os.Remove(filepath.Join(dir, "a", "gen.go"))
-	if code, stdout, stderr := runAudit(t, dir, false, badcall, "--fix"); code != ExitOK || stdout != "" || stderr != "" {
+	if code, stdout, stderr := runAudit(t, dir, false, badcall, "--fix"); code != ExitOK || stdout != "" || stderr != "0 findings in 2 packages\n" {
 		t.Errorf("second run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
@@ -228,4 +229,48 @@ func TestAuditBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAuditProgress checks the two faces of a run's progress: on a
+// terminal, a line on stderr redrawn in place through the stages and
+// erased before the first finding prints, then the count; piped, nothing
+// but the count, whose line ends a text run clean or not.
+func TestAuditProgress(t *testing.T) {
+	t.Parallel()
+	dir := drivertest.WriteTree(t, goodModule())
+	const finding = "a/a.go:5:23: badcall: call to Bad (badcall)\n\tlib/lib.go:3:6: Bad is declared here\n"
+
+	t.Run("terminal", func(t *testing.T) {
+		t.Parallel()
+		// stdout and stderr share one buffer, as on a terminal, to see the
+		// order of what is drawn and erased.
+		var screen bytes.Buffer
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &screen, ErrOut: &screen, InTTY: true, OutTTY: true, ErrTTY: true, Width: 80}, Dir: dir, Getenv: func(string) string { return "" }}
+		cmd := NewCmdAudit(f, func(o *AuditOptions) error {
+			o.Analyzers = badcall
+			return auditRun(o)
+		})
+		cmd.SetArgs(nil)
+		err := cmd.ExecuteContext(context.Background())
+		if exitCode(err) != ExitFindings {
+			t.Errorf("exit %d, want 1", exitCode(err))
+		}
+		out := screen.String()
+		for _, w := range []string{"\r\x1b[Klisting packages", "\r\x1b[Kloading packages: ", "\r\x1b[Kanalysing packages: 2/2"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("progress lacks %q:\n%q", w, out)
+			}
+		}
+		if want := "\r\x1b[K" + finding + "1 finding in 2 packages\n"; !strings.HasSuffix(out, want) {
+			t.Errorf("the progress line must be erased before the findings, and the count end the run:\n%q\nwant it to end with\n%q", out, want)
+		}
+	})
+
+	t.Run("piped", func(t *testing.T) {
+		t.Parallel()
+		code, stdout, stderr := runAudit(t, dir, false, badcall)
+		if code != ExitFindings || stdout != finding || stderr != "1 finding in 2 packages\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 1, the finding, the count alone", code, stdout, stderr)
+		}
+	})
 }

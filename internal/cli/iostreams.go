@@ -18,6 +18,9 @@ type IOStreams struct {
 
 	InTTY  bool
 	OutTTY bool
+	// ErrTTY says ErrOut is a terminal, where progress may be drawn and
+	// redrawn in place; piped, it would only litter a log.
+	ErrTTY bool
 	// Width is the terminal width for rendering; 0 when not a terminal.
 	Width int
 }
@@ -27,6 +30,7 @@ func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	s.InTTY = term.IsTerminal(int(os.Stdin.Fd()))
 	s.OutTTY = term.IsTerminal(int(os.Stdout.Fd()))
+	s.ErrTTY = term.IsTerminal(int(os.Stderr.Fd()))
 	if s.OutTTY {
 		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
 			s.Width = w
@@ -35,11 +39,11 @@ func System() *IOStreams {
 	return s
 }
 
-// TestStreams returns streams over buffers, for tests. tty sets both ends
+// TestStreams returns streams over buffers, for tests. tty sets every end
 // to behave as a terminal of width 80.
 func TestStreams(in string, tty bool) (s *IOStreams, out, errOut *bytes.Buffer) {
 	out, errOut = new(bytes.Buffer), new(bytes.Buffer)
-	s = &IOStreams{In: bytes.NewBufferString(in), Out: out, ErrOut: errOut, InTTY: tty, OutTTY: tty}
+	s = &IOStreams{In: bytes.NewBufferString(in), Out: out, ErrOut: errOut, InTTY: tty, OutTTY: tty, ErrTTY: tty}
 	if tty {
 		s.Width = 80
 	}

@@ -80,6 +80,17 @@ func TestWriteJSON(t *testing.T) {
 	if got := string(tree["example.com/m/lib"]["failing"]); got != `{"error":"it broke"}` && !strings.Contains(got, `"error": "it broke"`) {
 		t.Errorf("analyzer error = %s", got)
 	}
+	// The packages that did not load are there too, under each analyzer
+	// of the suite, saying why.
+	for pkg, why := range map[string]string{
+		"example.com/m/broken": "example.com/m/broken: not audited: it does not type-check\n\tbroken/b.go:3:23: undefined: undefined",
+		"example.com/m/user":   "example.com/m/user: not audited: it imports example.com/m/broken, which does not type-check",
+	} {
+		var e jsonError
+		if err := json.Unmarshal(tree[pkg]["badcall"], &e); err != nil || e.Err != why || len(tree[pkg]) != 1 {
+			t.Errorf("%s: %s, want {\"badcall\": {\"error\": %q}}", pkg, b.String(), why)
+		}
+	}
 }
 
 // sarifOf runs WriteSARIF and decodes what it wrote.

@@ -69,8 +69,10 @@ type jsonError struct {
 
 // WriteJSON writes the result in the shape of go vet -json: positions
 // with absolute file names, as vet gives them, and an {"error": ...}
-// entry where an analyzer failed on a package. Packages that did not load
-// are not in it (vet does not analyse them either); Result.Errors has them.
+// entry where an analyzer failed on a package. A package that did not
+// load (or a pattern that matched none) has such an entry under every
+// analyzer of the suite (Result.Analyzers), saying why: none of them ran
+// on it, and a reader of the JSON alone must not take it for clean.
 func WriteJSON(w io.Writer, res *Result) error {
 	tree := make(map[string]map[string]any)
 	add := func(pkg, analyzer string, v any) {
@@ -88,6 +90,10 @@ func WriteJSON(w io.Writer, res *Result) error {
 	for _, e := range res.Errors {
 		if e.Analyzer != "" {
 			add(e.Package, e.Analyzer, jsonError{Err: e.Problems[0]})
+			continue
+		}
+		for _, name := range res.Analyzers {
+			add(e.Package, name, jsonError{Err: e.Error()})
 		}
 	}
 	data, err := json.MarshalIndent(tree, "", "\t")
