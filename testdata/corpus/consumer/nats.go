@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/oklog/ulid/v2"
+	"github.com/redis/go-redis/v9"
 )
 
 // OrderStream publishes order events to JetStream and consumes them.
@@ -200,4 +201,72 @@ func (o *OrderStream) PublishCancelled(ctx context.Context, orderID, reason stri
 		o.log.Warn("publish cancellation", "order", orderID, "retry_in", wait, "err", err)
 	}
 	return backoff.RetryNotify(op, backoff.WithContext(backoff.NewExponentialBackOff(), ctx), notify)
+}
+
+// Quoter answers shipping-quote requests over NATS request-reply. Callers
+// retry a request that timed out with the same Request-Id header.
+type Quoter struct {
+	nc    *nats.Conn
+	rdb   *redis.Client
+	quote func(ctx context.Context, req []byte) ([]byte, error)
+}
+
+// HandleQuote claims the request ID, computes and books the quote, and marks
+// the request "done". A caller whose reply was lost retries and is answered
+// with an empty "already handled" instead of its quote.
+//
+// corpus: bug cacheresponse
+// modelled on: kolypto/learning-and-playground nats/README.md (request/reply over NATS, the reply correlated by the requester)
+func (q *Quoter) HandleQuote(m *nats.Msg) {
+	ctx := context.Background()
+	key := "quote:req:" + m.Header.Get("Request-Id")
+	ok, err := q.rdb.SetNX(ctx, key, "processing", time.Hour).Result()
+	if err != nil {
+		m.Respond([]byte(`{"error":"unavailable"}`))
+		return
+	}
+	if !ok {
+		m.Respond([]byte(`{"status":"already handled"}`))
+		return
+	}
+	reply, err := q.quote(ctx, m.Data)
+	if err != nil {
+		q.rdb.Del(ctx, key)
+		m.Respond([]byte(`{"error":"quote failed"}`))
+		return
+	}
+	q.rdb.Set(ctx, key, "done", time.Hour)
+	m.Respond(reply)
+}
+
+// HandleQuoteReplayable stores the reply under the request ID and answers a
+// retry with the same bytes.
+//
+// corpus: ok cacheresponse
+// modelled on: kolypto/learning-and-playground nats/README.md (request/reply over NATS, the reply correlated by the requester)
+func (q *Quoter) HandleQuoteReplayable(m *nats.Msg) {
+	ctx := context.Background()
+	key := "quote:req:" + m.Header.Get("Request-Id")
+	ok, err := q.rdb.SetNX(ctx, key, "processing", time.Hour).Result()
+	if err != nil {
+		m.Respond([]byte(`{"error":"unavailable"}`))
+		return
+	}
+	if !ok {
+		stored, err := q.rdb.Get(ctx, key).Bytes()
+		if err != nil || string(stored) == "processing" {
+			m.Respond([]byte(`{"error":"in progress"}`))
+			return
+		}
+		m.Respond(stored)
+		return
+	}
+	reply, err := q.quote(ctx, m.Data)
+	if err != nil {
+		q.rdb.Del(ctx, key)
+		m.Respond([]byte(`{"error":"quote failed"}`))
+		return
+	}
+	q.rdb.Set(ctx, key, reply, time.Hour)
+	m.Respond(reply)
 }
