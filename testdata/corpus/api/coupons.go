@@ -591,8 +591,8 @@ func (s *Server) UseLoyaltyCoupon(w http.ResponseWriter, r *http.Request) {
 }
 
 // UseLoyaltyCouponLocked records a loyalty coupon's use through the sqlc
-// queries after locking the user's account row, which every writer of the
-// user's coupon uses locks first.
+// queries after locking the user's account row, which exists, so that a
+// request and its retry count and insert one after the other.
 //
 // corpus: ok checkthenact
 // modelled on: chrimora/go-ddd internal/common/dbtx.go (sqlc's DBTX with Begin, so queries run in the caller's transaction)

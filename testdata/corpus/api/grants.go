@@ -330,8 +330,8 @@ func (s *Server) GrantSeat(w http.ResponseWriter, r *http.Request) {
 }
 
 // GrantSeatLocked gives the user a seat of a team plan in a transaction
-// that first locks the user's account row, which exists; every writer of
-// a user's grants takes that lock.
+// that first locks the user's account row, which exists, so that a request
+// and its retry check and insert one after the other.
 //
 // corpus: ok checkthenact
 // modelled on: chrimora/go-ddd internal/common/dbtx.go (sqlc's DBTX with Begin, so queries run in the caller's transaction)

@@ -101,12 +101,18 @@ func (s *Service) ChargeOrder(ctx context.Context, req ChargeRequest) (*stripe.P
 }
 
 // ChargeOrderOnce charges the order at Stripe and tries again when the
-// network fails; the key is made once, before the first try.
+// network fails. The key is made once, before the first try, and kept on
+// the order: a later call for the same order finds it there and reuses it.
 //
 // corpus: ok attemptkey
 // modelled on: metinatakli/movie-reservation-system internal/payment/stripe.go (stripe-go params built per call)
 func (s *Service) ChargeOrderOnce(ctx context.Context, req ChargeRequest) (*stripe.PaymentIntent, error) {
-	key := uuid.NewString()
+	var key string
+	if err := s.pool.QueryRow(ctx,
+		`UPDATE orders SET charge_key = coalesce(charge_key, $2) WHERE id = $1 RETURNING charge_key`,
+		req.OrderID, uuid.NewString()).Scan(&key); err != nil {
+		return nil, fmt.Errorf("charge %s: %w", req.OrderID, err)
+	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		params := intentParams(req)

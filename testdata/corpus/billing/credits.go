@@ -41,8 +41,8 @@ func (s *Service) ApplyCredit(ctx context.Context, c Credit) error {
 }
 
 // ApplyCreditLocked takes a goodwill credit off an invoice, once per
-// reason, holding the invoice's row locked from the check to the insert;
-// every writer of credits takes that lock first.
+// reason, holding the invoice's row (which exists) locked from the check
+// to the insert, so that a double-click's two requests run one at a time.
 //
 // corpus: ok checkthenact
 // modelled on: DaniellaMagalhaesSiqueira/golang_coder sql/transacao/transacao.go (a pgx transaction with rollback on error)

@@ -86,9 +86,9 @@ func NewCouponStore(db *gorm.DB) *CouponStore { return &CouponStore{db: db} }
 // ErrCouponUsed means the user has used up the coupon.
 var ErrCouponUsed = errors.New("coupon already used")
 
-// UseCoupon records one use of code by userID on orderID. Every writer of
-// coupon_uses locks the coupon's own row first, so the count and the
-// insert below run one at a time per coupon.
+// UseCoupon records one use of code by userID on orderID. It holds the
+// coupon's own row, which exists, locked from the count to the insert, so
+// two uses of one coupon (a request and its retry) run one at a time.
 //
 // corpus: ok checkthenact
 // modelled on: PrairieLearn/PrairieLearn lib/named-locks.sql (lock an existing row FOR UPDATE, then work under it)
