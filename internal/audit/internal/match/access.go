@@ -115,7 +115,7 @@ func Classify(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if c, ok := Redis(info, call); ok {
 		return redisAccess(info, call, c)
 	}
-	return Access{}, false
+	return classifyMore(info, call)
 }
 
 func sqlAccess(info *types.Info, call *ast.CallExpr, c SQLCall) (Access, bool) {
@@ -130,6 +130,8 @@ func sqlAccess(info *types.Info, call *ast.CallExpr, c SQLCall) (Access, bool) {
 			break
 		}
 	}
+	a.Keys = append(a.Keys, c.Keys...)
+	a.Dest = c.Dest
 	switch st.Verb {
 	case Select:
 		a.Op, a.What, a.ForUpdate = OpRead, "SELECT", st.ForUpdate
@@ -161,7 +163,7 @@ func ormAccess(info *types.Info, call *ast.CallExpr, c ORMCall) (Access, bool) {
 	a := Access{What: c.Method, Record: "sql " + RecordName(c.Model), Target: c.Model, Call: call}
 	switch c.Op {
 	case ORMRead:
-		a.Op = OpRead
+		a.Op, a.ForUpdate = OpRead, c.Locking
 		a.Dest = call.Args[:min(len(call.Args), 1)]
 		if c.Method != "Count" && len(call.Args) > 1 {
 			a.Keys = append(a.Keys, call.Args[1:]...) // First(&v, "key = ?", k)

@@ -160,7 +160,7 @@ func openedByTx(info *types.Info, pipe ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	if v, _, _, ok := definition(info, id); ok {
+	if v, _, later, ok := definition(info, id); ok && len(later) == 0 {
 		call, ok := ast.Unparen(v).(*ast.CallExpr)
 		return ok && onTx(info, call)
 	}

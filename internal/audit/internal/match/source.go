@@ -23,21 +23,27 @@ func enclosing(info *types.Info, pos gotoken.Pos) []ast.Node {
 	return nil
 }
 
-// definition returns the one value a local variable holds where id is
-// used: the expression it is declared with, and the index of the variable
-// among the declaration's names (for query, args, err := b.ToSql()).
-// Appends are the expressions later added to it with +=, in source order,
-// so that q := "SELECT ..."; q += " FOR UPDATE" reads whole. A variable
-// assigned anywhere with = (or not declared in a function) has no single
-// value, and ok is false.
-func definition(info *types.Info, id *ast.Ident) (value ast.Expr, index int, appends []ast.Expr, ok bool) {
+// assignment is a later assignment to a declared variable: q += "...",
+// q = db.Rebind(q).
+type assignment struct {
+	Tok   gotoken.Token
+	Value ast.Expr // the value given to the variable, or the one call giving all
+}
+
+// definition returns what a local variable is declared with where id is
+// used: the expression, the index of the variable among the declaration's
+// names (for query, args, err := b.ToSql()), and the assignments made to
+// it later in its function, in source order, so that
+// q := "SELECT ..."; q += " FOR UPDATE" reads whole. A variable that is a
+// parameter, a package variable or declared without a value has no
+// definition, and ok is false.
+func definition(info *types.Info, id *ast.Ident) (value ast.Expr, index int, later []assignment, ok bool) {
 	v, isVar := info.Uses[id].(*types.Var)
 	if !isVar || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 		return nil, 0, nil, false
 	}
-	path := enclosing(info, v.Pos())
 	var body ast.Node
-	for _, n := range path {
+	for _, n := range enclosing(info, v.Pos()) {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			if value == nil && n.Tok == gotoken.DEFINE {
@@ -65,24 +71,21 @@ func definition(info *types.Info, id *ast.Ident) (value ast.Expr, index int, app
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		as, isAssign := n.(*ast.AssignStmt)
-		if !ok || !isAssign || as.Tok == gotoken.DEFINE {
-			return ok
+		if !isAssign {
+			return true
 		}
 		for i, lhs := range as.Lhs {
 			if l, isIdent := ast.Unparen(lhs).(*ast.Ident); isIdent && info.Uses[l] == v {
-				if as.Tok != gotoken.ADD_ASSIGN || len(as.Rhs) != 1 {
-					ok = false
-					return false
+				a := assignment{Tok: as.Tok, Value: as.Rhs[0]}
+				if len(as.Rhs) == len(as.Lhs) {
+					a.Value = as.Rhs[i]
 				}
-				appends = append(appends, as.Rhs[i])
+				later = append(later, a)
 			}
 		}
 		return true
 	})
-	if !ok {
-		return nil, 0, nil, false
-	}
-	return value, index, appends, true
+	return value, index, later, true
 }
 
 // declared finds v among the names of a declaration and returns the value

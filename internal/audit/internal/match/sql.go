@@ -3,6 +3,8 @@ package match
 import (
 	"go/ast"
 	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // SQLCall is a call that sends SQL text to a database.
@@ -13,11 +15,28 @@ type SQLCall struct {
 	// constant such as sqlc generates); Const says whether it is.
 	Text  string
 	Const bool
+	// Built marks SQL text that is not one constant but was read from its
+	// constant parts: a fmt.Sprintf or a concatenation of constants and
+	// variables (each variable a hole that names no table or column), a
+	// query held in a variable, sqlx's Rebind and In, a query builder's
+	// ToSql. Statement reads the text so assembled.
+	Built bool
+	built Statement
+	// Keys are what a built statement is picked by beyond the call's own
+	// arguments: the variables spliced into its text, the values of a
+	// builder's Where.
+	Keys []ast.Expr
+	// Dest are the destinations a call that reads into them names before
+	// its SQL: sqlx's Get and Select.
+	Dest []ast.Expr
 }
 
 // Statement classifies the call's SQL text; a call whose text is not
 // constant is VerbOther.
 func (c SQLCall) Statement() Statement {
+	if c.Built {
+		return c.built
+	}
 	if !c.Const {
 		return Statement{}
 	}
@@ -32,23 +51,20 @@ var sqlMethods = map[string]bool{
 
 // SQL reports whether call sends SQL text: a Query, QueryRow or Exec
 // (with or without Context) method of database/sql's DB, Tx and Conn, of
-// pgx v5's Conn, Tx and pgxpool.Pool, or of any interface with such a
-// method (the DBTX interface sqlc generates, a repository's own). The SQL
-// text is the method's first string parameter, followed by variadic
-// arguments.
+// pgx v5's and v4's Conn, Tx and pgxpool.Pool, or of any interface with
+// such a method (the DBTX interface sqlc generates, a repository's own);
+// a pgx Batch's Queue; sqlx's Get, Select, NamedExec, MustExec, Queryx and
+// QueryRowx (with or without Context, as methods of its DB and Tx, of an
+// interface, or as its package functions). The SQL text is the first
+// string parameter, followed by variadic arguments (or, for the Named
+// calls, the struct or map that holds them).
 func SQL(info *types.Info, call *ast.CallExpr) (SQLCall, bool) {
-	fn := method(info, call)
-	if fn == nil || !sqlMethods[fn.Name()] {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || !sendsSQL(fn.Origin()) {
 		return SQLCall{}, false
 	}
-	recv := fn.Signature().Recv().Type()
-	if !inPackage(fn, "database/sql") && !inPackage(fn, "github.com/jackc/pgx/v5/...") && !types.IsInterface(recv) {
-		return SQLCall{}, false
-	}
+	fn = fn.Origin()
 	sig := fn.Signature()
-	if !sig.Variadic() {
-		return SQLCall{}, false
-	}
 	for i := range sig.Params().Len() - 1 {
 		if b, ok := sig.Params().At(i).Type().(*types.Basic); ok && b.Kind() == types.String {
 			if i >= len(call.Args) {
@@ -56,6 +72,12 @@ func SQL(info *types.Info, call *ast.CallExpr) (SQLCall, bool) {
 			}
 			c := SQLCall{Method: fn.Name(), Query: call.Args[i]}
 			c.Text, c.Const = ConstString(info, c.Query)
+			if !c.Const {
+				c.built, c.Keys, c.Built = builtQuery(info, c.Query)
+			}
+			if sqlxDest[fn.Name()] && i > 0 && isEmptyInterface(sig.Params().At(i-1).Type()) {
+				c.Dest = call.Args[i-1 : i]
+			}
 			return c, true
 		}
 	}

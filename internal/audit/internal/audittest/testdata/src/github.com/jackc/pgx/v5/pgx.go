@@ -40,3 +40,31 @@ type Tx interface {
 	Query(ctx context.Context, sql string, args ...any) (Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) Row
 }
+
+// Batches and COPY.
+
+type Batch struct{}
+
+type QueuedQuery struct{}
+
+func (b *Batch) Queue(query string, arguments ...any) *QueuedQuery { return nil }
+
+type BatchResults interface {
+	Exec() (pgconn.CommandTag, error)
+	Close() error
+}
+
+type Identifier []string
+
+type CopyFromSource interface {
+	Next() bool
+	Values() ([]any, error)
+	Err() error
+}
+
+func CopyFromRows(rows [][]any) CopyFromSource { return nil }
+
+func (c *Conn) SendBatch(ctx context.Context, b *Batch) BatchResults { return nil }
+func (c *Conn) CopyFrom(ctx context.Context, tableName Identifier, columnNames []string, rowSrc CopyFromSource) (int64, error) {
+	return 0, nil
+}

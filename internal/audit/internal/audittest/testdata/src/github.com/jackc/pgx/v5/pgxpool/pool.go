@@ -18,3 +18,7 @@ func (p *Pool) Exec(ctx context.Context, sql string, arguments ...any) (pgconn.C
 func (p *Pool) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) { return nil, nil }
 func (p *Pool) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row        { return nil }
 func (p *Pool) Begin(ctx context.Context) (pgx.Tx, error)                            { return nil, nil }
+
+func (p *Pool) CopyFrom(ctx context.Context, tableName pgx.Identifier, columnNames []string, rowSrc pgx.CopyFromSource) (int64, error) {
+	return 0, nil
+}
