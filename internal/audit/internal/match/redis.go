@@ -11,22 +11,22 @@ type RedisOp uint8
 
 // The commands the checks tell apart.
 const (
-	RedisGet    RedisOp = iota + 1 // GET: reads the value
-	RedisExists                    // EXISTS: asks whether the key is there
-	RedisSet                       // SET (SetEx, SetArgs without a mode): writes whether or not the key exists
-	RedisSetNX                     // SET NX (SetNX, SetArgs{Mode: "NX"}): writes only a key that is absent, atomically
-	RedisDel                       // DEL, UNLINK: removes the key
-	RedisHSetNX                    // HSETNX: writes a hash field only when it is absent, atomically: a claim of the field
-	RedisHSet                      // HSET, HMSET: writes hash fields whether or not they exist
-	RedisHDel                      // HDEL: removes hash fields
-	RedisHGet                      // HGET, HGETALL: reads a hash field or the whole hash
-	RedisHExists                   // HEXISTS: asks whether a hash field is there
-	RedisSIsMember                 // SISMEMBER, SMISMEMBER: asks whether a set holds a member
-	RedisSAdd                      // SADD: adds set members; its count says how many were new
-	RedisSRem                      // SREM: removes set members
-	RedisIncr                      // INCR, INCRBY: adds to a counter and returns its new value
-	RedisPush                      // LPUSH, RPUSH: appends to a list
-	RedisXAdd                      // XADD: appends to a stream
+	RedisGet       RedisOp = iota + 1 // GET: reads the value
+	RedisExists                       // EXISTS: asks whether the key is there
+	RedisSet                          // SET (SetEx, SetArgs without a mode): writes whether or not the key exists
+	RedisSetNX                        // SET NX (SetNX, SetArgs{Mode: "NX"}): writes only a key that is absent, atomically
+	RedisDel                          // DEL, UNLINK: removes the key
+	RedisHSetNX                       // HSETNX: writes a hash field only when it is absent, atomically: a claim of the field
+	RedisHSet                         // HSET, HMSET: writes hash fields whether or not they exist
+	RedisHDel                         // HDEL: removes hash fields
+	RedisHGet                         // HGET, HGETALL: reads a hash field or the whole hash
+	RedisHExists                      // HEXISTS: asks whether a hash field is there
+	RedisSIsMember                    // SISMEMBER, SMISMEMBER: asks whether a set holds a member
+	RedisSAdd                         // SADD: adds set members; its count says how many were new
+	RedisSRem                         // SREM: removes set members
+	RedisIncr                         // INCR, INCRBY: adds to a counter and returns its new value
+	RedisPush                         // LPUSH, RPUSH: appends to a list
+	RedisXAdd                         // XADD: appends to a stream
 )
 
 func (op RedisOp) String() string {
