@@ -90,7 +90,9 @@ type checker struct {
 
 // event is one effect of a call in the function being checked.
 type event struct {
-	use   effect.Use
+	use effect.Use
+	// at is the call, or the map index expression, that performs it.
+	at    ast.Expr
 	block *cfg.Block
 	node  ast.Node // the node of the control-flow graph that holds the call
 	atoms []effect.Atom
@@ -104,12 +106,48 @@ type fn struct {
 	recv   *types.Var
 	defs   effect.Defs
 	events []*event
-	// locked is the first position after which the function holds a lock
-	// or a claim that makes its reads and writes one step: a mutex, an
-	// advisory lock, a SET NX or a FOR UPDATE on a parent row.
-	locked token.Pos
+	// locked are the spans of source in which the function holds a lock
+	// or a claim that makes its reads and writes one step: a mutex until
+	// its Unlock, an advisory lock, a SET NX or a FOR UPDATE on a parent
+	// row until the function returns.
+	locked  []span
+	unlocks []unlock
 	// serializable marks a function that runs a SERIALIZABLE transaction.
 	serializable bool
+}
+
+// add records e with the values its key is made of.
+func (f *fn) add(e *event) {
+	for _, k := range e.use.Keys {
+		e.atoms = append(e.atoms, effect.Atoms(f.pass.TypesInfo, f.defs, f.recv, k)...)
+	}
+	f.events = append(f.events, e)
+}
+
+// mapAccess reads m[k] as an access to the record the map keeps: a read,
+// or with op OpWrite the store of an assignment's left-hand side. A map
+// of a local variable is no shared record.
+func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return effect.Use{}, false
+	}
+	if _, ok := info.TypeOf(ix.X).Underlying().(*types.Map); !ok {
+		return effect.Use{}, false
+	}
+	v := rootVar(info, ix.X)
+	if v == nil {
+		return effect.Use{}, false
+	}
+	if _, plain := ast.Unparen(ix.X).(*ast.Ident); plain && !(v.Pkg() != nil && v.Parent() == v.Pkg().Scope()) {
+		return effect.Use{}, false // a map of the function's own
+	}
+	what := "map read"
+	if op == match.OpWrite {
+		what = "map store"
+	}
+	target := types.ExprString(ix.X)
+	return effect.Use{Effect: effect.Effect{Op: op, What: what, Record: "map " + target, Target: target}, Keys: []ast.Expr{ix.Index}}, true
 }
 
 // unit pairs the reads and writes of one function body.
@@ -118,6 +156,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
 		return
 	}
 	f := &fn{checker: c, body: body, g: g, recv: recv, defs: effect.Definitions(c.pass.TypesInfo, body)}
+	stores := map[ast.Expr]bool{} // map index expressions written to
 	for _, b := range g.Blocks {
 		if !b.Live {
 			continue
@@ -129,11 +168,21 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
 					return false // its own unit
 				case *ast.CallExpr:
 					for _, u := range c.eff.Of(x) {
-						e := &event{use: u, block: b, node: n}
-						for _, k := range u.Keys {
-							e.atoms = append(e.atoms, effect.Atoms(c.pass.TypesInfo, f.defs, recv, k)...)
+						f.add(&event{use: u, at: x, block: b, node: n})
+					}
+				case *ast.AssignStmt:
+					for _, l := range x.Lhs {
+						if u, ok := mapAccess(c.pass.TypesInfo, l, match.OpWrite); ok {
+							f.add(&event{use: u, at: l, block: b, node: n})
+							stores[ast.Unparen(l)] = true
 						}
-						f.events = append(f.events, e)
+					}
+				case *ast.IndexExpr:
+					if stores[x] {
+						return true
+					}
+					if u, ok := mapAccess(c.pass.TypesInfo, x, match.OpRead); ok {
+						f.add(&event{use: u, at: x, block: b, node: n})
 					}
 				}
 				return true
@@ -144,9 +193,9 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
 		return
 	}
 	f.locks()
-	reported := map[*ast.CallExpr]bool{}
+	reported := map[ast.Expr]bool{}
 	for _, rd := range f.events {
-		if rd.use.Op != match.OpRead || (f.locked.IsValid() && f.locked < rd.use.Call.Pos()) || f.serializable {
+		if rd.use.Op != match.OpRead || f.serializable {
 			continue
 		}
 		var t *taint
@@ -156,7 +205,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
 			default:
 				continue
 			}
-			if reported[w.use.Call] || w.use.Call == rd.use.Call || w.use.Record == "" || w.use.Record != rd.use.Record ||
+			if reported[w.at] || w.at == rd.at || w.use.Record == "" || w.use.Record != rd.use.Record || f.covered(rd, w) ||
 				!effect.SameKey(rd.atoms, w.atoms, rd.use.Keys, w.use.Keys) {
 				continue
 			}
@@ -164,7 +213,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
 				t = f.taint(rd)
 			}
 			if f.pair(rd, w, t) {
-				reported[w.use.Call] = true
+				reported[w.at] = true
 			}
 		}
 	}
@@ -451,7 +500,7 @@ func (f *fn) escapes(s, w, cond *cfg.Block) bool {
 // record. With between, only one that can run before w.
 func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *event {
 	for _, s := range f.events {
-		if s.use.Call == w.use.Call || s.use.Call == rd.use.Call {
+		if s.at == w.at || s.at == rd.at {
 			continue
 		}
 		if !s.use.External {
@@ -469,7 +518,7 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		}
 		if between {
 			if s.block == w.block {
-				if s.use.Call.Pos() >= w.use.Call.Pos() {
+				if s.at.Pos() >= w.at.Pos() {
 					continue
 				}
 			} else if !f.reaches(s.block, w.block, gate) {
@@ -481,37 +530,83 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 	return nil
 }
 
-// locks finds where the function starts holding a lock that makes its
-// reads and writes one step, and whether it runs SERIALIZABLE.
+// span is a lock taken at from: a mutex (mu) is given back by its
+// Unlock calls, anything else when the function returns.
+type span struct {
+	from token.Pos
+	mu   string
+}
+
+// unlock is a mutex's Unlock, not deferred, and where it runs.
+type unlock struct {
+	at    *ast.CallExpr
+	mu    string
+	block *cfg.Block
+}
+
+// covered reports whether one lock is held across both rd and w: taken
+// before the read, and not given back on the way from the read to the
+// write (an Unlock on an early return does not count).
+func (f *fn) covered(rd, w *event) bool {
+	return slices.ContainsFunc(f.locked, func(s span) bool {
+		if s.from >= rd.at.Pos() {
+			return false
+		}
+		for _, u := range f.unlocks {
+			if u.mu != s.mu || u.at.Pos() < s.from {
+				continue
+			}
+			afterRead := (u.block == rd.block && u.at.Pos() > rd.at.Pos()) || f.reaches(rd.block, u.block, nil)
+			beforeWrite := (u.block == w.block && u.at.Pos() < w.at.Pos()) || f.reaches(u.block, w.block, nil)
+			if afterRead && beforeWrite {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// locks finds where the function holds a lock that makes its reads and
+// writes one step, and whether it runs SERIALIZABLE.
 func (f *fn) locks() {
 	info := f.pass.TypesInfo
-	take := func(pos token.Pos) {
-		if !f.locked.IsValid() || pos < f.locked {
-			f.locked = pos
-		}
-	}
 	for _, e := range f.events {
 		switch {
 		case e.use.Op == match.OpClaim && slices.ContainsFunc(f.events, func(x *event) bool {
-			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.use.Call.Pos() > e.use.Call.Pos()
+			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.at.Pos() > e.at.Pos()
 		}):
-			take(e.use.Call.Pos()) // a claim or lock on another record first
+			f.locked = append(f.locked, span{from: e.at.Pos()}) // a claim or lock on another record first
 		case e.use.Op == match.OpRead && e.use.ForUpdate && slices.ContainsFunc(f.events, func(x *event) bool {
-			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.use.Call.Pos() > e.use.Call.Pos()
+			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.at.Pos() > e.at.Pos()
 		}):
-			take(e.use.Call.Pos()) // the parent row locked first
+			f.locked = append(f.locked, span{from: e.at.Pos()}) // the parent row locked first
 		}
 	}
+	type mutexCall struct {
+		call     *ast.CallExpr
+		lock     bool
+		deferred bool
+		mu       string
+	}
+	var mutexes []mutexCall
+	deferred := map[*ast.CallExpr]bool{}
 	ast.Inspect(f.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.DeferStmt:
+			deferred[n.Call] = true
 		case *ast.CallExpr:
-			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync" && fn.Name() == "Lock" {
-				take(n.Pos())
+			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "sync" {
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+					switch fn.Name() {
+					case "Lock", "Unlock":
+						mutexes = append(mutexes, mutexCall{n, fn.Name() == "Lock", deferred[n], types.ExprString(sel.X)})
+					}
+				}
 			}
 			if c, ok := match.SQL(info, n); ok && c.Const && advisory.MatchString(c.Text) {
-				take(n.Pos())
+				f.locked = append(f.locked, span{from: n.Pos()})
 			}
 			if sqlSerializable(info, n) {
 				f.serializable = true
@@ -525,6 +620,22 @@ func (f *fn) locks() {
 		}
 		return true
 	})
+	for _, m := range mutexes {
+		if m.lock {
+			f.locked = append(f.locked, span{from: m.call.Pos(), mu: m.mu})
+			continue
+		}
+		if m.deferred {
+			continue
+		}
+		for _, b := range f.g.Blocks {
+			for _, n := range b.Nodes {
+				if n.Pos() <= m.call.Pos() && m.call.End() <= n.End() {
+					f.unlocks = append(f.unlocks, unlock{at: m.call, mu: m.mu, block: b})
+				}
+			}
+		}
+	}
 }
 
 var advisory = regexp.MustCompile(`(?i)\bpg_(try_)?advisory_(xact_)?lock|\bGET_LOCK\s*\(`)
@@ -544,7 +655,7 @@ func (f *fn) duplicateHandled(w *event) bool {
 	info := f.pass.TypesInfo
 	found := false
 	ast.Inspect(f.body, func(n ast.Node) bool {
-		if found || n == nil || n.Pos() < w.use.Call.Pos() {
+		if found || n == nil || n.Pos() < w.at.Pos() {
 			return !found
 		}
 		switch n := n.(type) {
@@ -586,7 +697,7 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 	if rd.use.ForUpdate {
 		checkWhat += " (which cannot lock a row that does not exist yet)"
 	}
-	at := f.where(rd.use.Call.Pos())
+	at := f.where(rd.at.Pos())
 	if rd.use.Callee != nil && !rd.use.Shape {
 		checkWhat = fmt.Sprintf("%s in %s", checkWhat, rd.use.Callee.Name())
 		at = rd.use.Where + ", called at " + at
@@ -612,13 +723,13 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: both find nothing and both go on; make the write the check (an atomic insert-if-absent) and skip the work when it finds the record", w.use.What, target, checkWhat, at)
 	}
 	d := analysis.Diagnostic{
-		Pos:     w.use.Call.Pos(),
-		End:     w.use.Call.End(),
+		Pos:     w.at.Pos(),
+		End:     w.at.End(),
 		Message: msg + " (checkthenact)",
-		Related: []analysis.RelatedInformation{{Pos: rd.use.Call.Pos(), End: rd.use.Call.End(), Message: "the " + rd.use.What + " that checks first"}},
+		Related: []analysis.RelatedInformation{{Pos: rd.at.Pos(), End: rd.at.End(), Message: "the " + rd.use.What + " that checks first"}},
 	}
 	if between != nil {
-		d.Related = append(d.Related, analysis.RelatedInformation{Pos: between.use.Call.Pos(), End: between.use.Call.End(),
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: between.at.Pos(), End: between.at.End(),
 			Message: "runs between the check and the write"})
 	}
 	if !atomic && f.sideEffect(rd, w, nil, rd.block, false) == nil {

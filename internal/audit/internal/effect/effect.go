@@ -214,11 +214,22 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 	var summaries []*Summary
 	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
 		summaries = r.module.implementations(fn)
-		if summaries == nil {
-			if u, ok := shapeOf(info, call, fn); ok {
-				return []Use{u}
+		shape, shaped := shapeOf(info, call, fn)
+		external := false
+		for _, s := range summaries {
+			for _, e := range s.Effects {
+				external = external || e.External
 			}
-			return nil
+		}
+		switch {
+		case !shaped:
+		case !hasEffects(summaries):
+			// No implementation in sight, or none that touches a store the
+			// checks know (an in-memory fake, a client they do not
+			// recognise): the method's shape says more than nothing.
+			return []Use{shape}
+		case shape.External && !external:
+			summaries = append(summaries, &Summary{Effects: []Effect{shape.Effect}})
 		}
 	} else if s := r.SummaryOf(fn); s != nil {
 		summaries = []*Summary{s}
@@ -279,6 +290,15 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 	})
 	r.summary[fn] = s
 	return s
+}
+
+func hasEffects(ss []*Summary) bool {
+	for _, s := range ss {
+		if len(s.Effects) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func sameEffect(a, b Effect) bool {

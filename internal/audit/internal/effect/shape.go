@@ -16,7 +16,7 @@ var (
 	writeVerbs = []string{"set", "save", "put", "store", "insert", "create", "add", "mark", "record", "remember", "upsert", "book", "append", "log"}
 	// appendVerbs are the writes that add a record each time they run.
 	appendVerbs = []string{"insert", "create", "add", "record", "book", "append", "log"}
-	claimVerbs = []string{"claim", "acquire", "lock", "reserve", "try"}
+	claimVerbs  = []string{"claim", "acquire", "lock", "reserve", "try"}
 	// externalVerbs name a call that does something outside the stores:
 	// pays, sends, publishes.
 	externalVerbs = []string{"send", "publish", "charge", "notify", "email", "deliver", "dispatch", "enqueue",

@@ -175,7 +175,10 @@ func ormAccess(info *types.Info, call *ast.CallExpr, c ORMCall) (Access, bool) {
 		}
 		a.Keys = call.Args[:min(len(call.Args), 1)]
 	default:
-		return Access{}, false
+		var ok bool
+		if a, ok = ormMore(info, call, c, a); !ok {
+			return Access{}, false
+		}
 	}
 	for x := receiver(call); x != nil; x = receiver(x) {
 		if link := method(info, x); link != nil && inPackage(link, gormPath) && link.Name() == "Where" && len(x.Args) > 0 {
