@@ -267,6 +267,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	pruneToUserCode(roots, user)
 
+	forget, err := resolveInterfaces(roots)
+	if err != nil {
+		return nil, err
+	}
+	defer forget()
+
 	analyzers, done := counted(opts.Analyzers, len(roots), func(n int) {
 		progress(Progress{Stage: Analysing, Done: n, Total: len(roots)})
 	})
