@@ -46,6 +46,7 @@ var Analyzer = &analysis.Analyzer{
 // literal, in source order.
 type Result struct {
 	Funcs []*Func
+	scope *scope
 }
 
 // Func is one function body and the claims it makes.
@@ -55,8 +56,10 @@ type Func struct {
 	Sig  *types.Signature
 	// Directive is what a declared function's doc comment says it does
 	// to a key. The body of an //idemkit:claim helper is how a claim is
-	// made, not a claim left open, so its claims are not followed.
+	// made, not a claim left open, so its claims are not followed; nor
+	// are those of a helper inferred to be a claim (helper).
 	Directive directive.Kind
+	helper    bool
 	// Responder marks a function whose answer a replay must reproduce: it
 	// writes a body to an http.ResponseWriter, or returns a value other
 	// than a bool besides its error. A queue consumer or cron job that
@@ -84,11 +87,18 @@ type Claim struct {
 	// the annotated helper.
 	Callee *types.Func
 	What   string   // the call as a message names it: SetNX, INSERT into idempotency_keys, Claim
-	Key    ast.Expr // the Redis key
-	Table  string   // the SQL table
-	// Lock marks a Redis key named as a lock (lock:, mutex): mutual
-	// exclusion, not a record meant to be replayed.
+	Key    ast.Expr // the Redis key, or the argument a helper builds its key from
+	Table  string   // the SQL table, or the gorm model
+	// Tables are the SQL tables a claim helper writes its row to, as its
+	// inferred fact records them.
+	Tables []string
+	// Lock marks a claim of mutual exclusion, not a record meant to be
+	// replayed: a key, helper or type named as a lock (lock:, mutex,
+	// Locker), or a helper returning its unlock.
 	Lock bool
+	// Unlock marks a helper's claim whose result is the function that
+	// releases it: calling that function is the release.
+	Unlock bool
 	// Stmt is the node of the function's control-flow graph that holds
 	// Call: its statement, or the condition it is part of.
 	Stmt ast.Node
@@ -100,6 +110,12 @@ type Claim struct {
 	held map[*types.Var]bool // results saying whether the key was taken, and values derived from them
 	own  map[*types.Var]bool // the claim's own non-error results, a subset of held
 	err  *types.Var          // the claim's error result
+	// done are the held booleans whose true means the key was already
+	// taken or done ("seen", "exists"), not that this call took it;
+	// doneCall says the same of a helper's boolean used where it is
+	// called (if d.Seen(ctx, id) { ... }).
+	done     map[*types.Var]bool
+	doneCall bool
 }
 
 // Settle is what a call does to a claim; values combine.
@@ -115,18 +131,22 @@ const (
 // Exit is a way out of the function with the claim held.
 type Exit struct {
 	Return *ast.ReturnStmt // synthetic when control falls off the end of the body
-	// Failure is the 5xx response written on the way, in a function that
-	// answers HTTP; it makes the exit a failing one.
+	// Failure is the 4xx or 5xx response written on the way, in a function
+	// that answers HTTP (http.Error, WriteHeader, a helper given the
+	// status); it makes the exit a failing one.
 	Failure *ast.CallExpr
-	// Error marks a return of an error that may be non-nil, or one after
-	// a 5xx response.
+	// Error marks an error path, decided here once for both checks: a
+	// return of an error that may be non-nil, one after a 4xx or 5xx
+	// response, or, in a function with no error result, a return inside
+	// the branch that handles a failed call (if err != nil { log; return }).
+	// releaseonerror reads these exits, cacheresponse the others.
 	Error bool
 	// Deferred is what the calls deferred before this exit do to the
 	// claim when the function returns.
 	Deferred Settle
 }
 
-// Pos is where an exit is reported: the 5xx response, or the return.
+// Pos is where an exit is reported: the failing response, or the return.
 func (e Exit) Pos() ast.Node {
 	if e.Failure != nil {
 		return e.Failure
@@ -141,9 +161,12 @@ func run(pass *analysis.Pass) (any, error) {
 		cfgs:    pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
 		decls:   map[*types.Func]*ast.FuncDecl{},
 		effects: map[*types.Func]*effects{},
+		lits:    map[*types.Var]*ast.FuncLit{},
+		inLit:   map[*ast.FuncLit]bool{},
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	res := &Result{}
+	s.closures(ins)
+	res := &Result{scope: s}
 	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
 		f := &Func{Node: n}
 		switch n := n.(type) {
@@ -153,7 +176,12 @@ func run(pass *analysis.Pass) (any, error) {
 				return
 			}
 			s.decls[fn] = n
-			f.Body, f.Sig, f.Directive = n.Body, fn.Signature(), s.dirs.Of(fn)
+			f.Body, f.Sig = n.Body, fn.Signature()
+			if fact, ok := s.dirs.Fact(fn); ok && fact.Inferred {
+				f.helper = fact.Kind&directive.Claim != 0
+			} else if ok {
+				f.Directive = fact.Kind
+			}
 		case *ast.FuncLit:
 			sig, ok := pass.TypesInfo.TypeOf(n).(*types.Signature)
 			if !ok {
@@ -176,12 +204,53 @@ type scope struct {
 	cfgs    *ctrlflow.CFGs
 	decls   map[*types.Func]*ast.FuncDecl
 	effects map[*types.Func]*effects // nil while being computed
+	// lits are the local variables set once, to a function literal: a
+	// release := func() { ... } closure, called where the key is given
+	// back.
+	lits  map[*types.Var]*ast.FuncLit
+	inLit map[*ast.FuncLit]bool // the literals being looked into, against recursion
+}
+
+// closures finds the variables of the package set once, to a function
+// literal.
+func (s *scope) closures(ins *inspector.Inspector) {
+	sets := map[*types.Var]int{}
+	ins.Preorder([]ast.Node{(*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil)}, func(n ast.Node) {
+		for _, v := range s.targets(n, func(ast.Expr) bool { return true }) {
+			sets[v]++
+		}
+		var lhs, rhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs, rhs = n.Lhs, n.Rhs
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				lhs = append(lhs, id)
+			}
+			rhs = n.Values
+		}
+		if len(lhs) != len(rhs) {
+			return
+		}
+		for i, r := range rhs {
+			if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok {
+				if v := s.varOf(lhs[i]); v != nil {
+					s.lits[v] = lit
+				}
+			}
+		}
+	})
+	for v := range s.lits {
+		if sets[v] != 1 {
+			delete(s.lits, v)
+		}
+	}
 }
 
 // function finds f's claims and walks each.
 func (s *scope) function(f *Func) {
 	f.Responder = s.responder(f)
-	if f.Directive != 0 {
+	if f.Directive != 0 || f.helper {
 		return
 	}
 	var g *cfg.CFG
@@ -241,24 +310,34 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
-		return &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name()}
+		f, _ := s.dirs.Fact(fn)
+		c := &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(), Tables: f.Tables, Unlock: f.Unlock,
+			Lock: f.Lock || directive.Lockish(fn.Name()) || directive.Lockish(directive.ReceiverName(fn))}
+		if f.Key >= 0 && f.Key < len(call.Args) {
+			c.Key = call.Args[f.Key]
+			c.Lock = c.Lock || directive.Lockish(types.ExprString(c.Key))
+		}
+		return c
 	}
-	if rc, ok := match.Redis(info, call); ok && rc.Op == match.RedisSetNX {
+	if rc, ok := match.Redis(info, call); ok && (rc.Op == match.RedisSetNX || rc.Op == match.RedisHSetNX) {
 		words := match.Words(types.ExprString(rc.Key))
 		if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: slices.ContainsFunc(words, func(w string) bool { return slices.Contains(lockWords, w) })}
+			Lock: directive.Lockish(types.ExprString(rc.Key))}
 	}
 	if sc, ok := match.SQL(info, call); ok && sc.Const {
 		st := sc.Statement()
 		if st.Verb != match.Insert || st.Table == "" ||
 			!(match.DedupName(st.Table) || slices.ContainsFunc(st.Columns, match.KeyColumn)) ||
-			!s.insertsInProgress(call, sc) {
+			!directive.InsertsInProgress(info, call, sc) {
 			return nil
 		}
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + st.Table, Table: st.Table}
+	}
+	if model, ok := s.ormClaim(call); ok {
+		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}
 	}
 	return nil
 }
@@ -266,24 +345,3 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 // notClaimWords name a key that SET NX fills without claiming work: a rate
 // limit or cooldown meant to outlive a failure, a cache entry.
 var notClaimWords = []string{"rate", "ratelimit", "limit", "limiter", "throttle", "cooldown", "quota", "cache", "cached"}
-
-// lockWords name a key that only excludes concurrent runs.
-var lockWords = []string{"lock", "locks", "mutex", "leader", "semaphore"}
-
-// insertsInProgress reports whether an INSERT writes a status saying the
-// work has begun, in its text or as a constant argument: the row is a
-// claim, not the record that the work is done.
-func (s *scope) insertsInProgress(call *ast.CallExpr, sc match.SQLCall) bool {
-	if slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
-		return true
-	}
-	for _, a := range call.Args {
-		if a == sc.Query {
-			continue
-		}
-		if v, ok := match.ConstString(s.pass.TypesInfo, a); ok && match.InProgress(v) {
-			return true
-		}
-	}
-	return false
-}

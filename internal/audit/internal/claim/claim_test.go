@@ -25,7 +25,7 @@ var exits = &analysis.Analyzer{
 					if e.Error {
 						kind = "error"
 					}
-					pass.Reportf(e.Pos().Pos(), "%s exit of %s, deferred %s, responder %v", kind, c.What, settle(e.Deferred), f.Responder)
+					pass.Reportf(e.Pos().Pos(), "%s exit of %s, deferred %s, responder %v, lock %v", kind, c.What, settle(e.Deferred), f.Responder, c.Lock)
 				}
 			}
 		}

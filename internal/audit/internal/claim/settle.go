@@ -3,6 +3,7 @@ package claim
 import (
 	"go/ast"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -15,31 +16,17 @@ import (
 func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 	info := s.pass.TypesInfo
 	if k, fn := s.dirs.Call(info, call); fn != nil && k&(directive.Release|directive.Complete) != 0 {
-		return settleOf(k)
+		if f, _ := s.dirs.Fact(fn); !f.Inferred || s.sameKey(c, call, f) {
+			return settleOf(k)
+		}
 	}
-	switch c.Via {
-	case Redis:
-		if rc, ok := match.Redis(info, call); ok && types.ExprString(rc.Key) == types.ExprString(c.Key) {
-			switch rc.Op {
-			case match.RedisDel:
-				return Released
-			case match.RedisSet:
-				return Completed
-			}
-		}
-	case SQL:
-		if sc, ok := match.SQL(info, call); ok {
-			if st := sc.Statement(); st.Table == c.Table {
-				switch st.Verb {
-				case match.Delete:
-					return Released
-				case match.Update:
-					return Completed
-				}
-			}
-		}
+	if out := s.command(c, call); out != 0 {
+		return out
 	}
 	if out := s.endsTx(c, call); out != 0 {
+		return out
+	}
+	if out := s.closure(c, call); out != 0 {
 		return out
 	}
 	if s.handsOff(c, call) {
@@ -49,6 +36,172 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 		return s.summary(fn.Origin()).settle(c)
 	}
 	return 0
+}
+
+// command returns what a store command does to c: a DEL or HDEL of its
+// key, or a DELETE from its table, releases it; a SET or HSET of the key,
+// an UPDATE of the table, a gorm Update, Updates or Save of its model
+// completes it.
+func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
+	info := s.pass.TypesInfo
+	if rc, ok := match.Redis(info, call); ok && c.Key != nil && s.sameRedisKey(c, rc.Key) {
+		switch rc.Op {
+		case match.RedisDel, match.RedisHDel:
+			return Released
+		case match.RedisSet, match.RedisHSet:
+			return Completed
+		}
+	}
+	if c.Via != SQL && len(c.Tables) == 0 {
+		return 0
+	}
+	if sc, ok := match.SQL(info, call); ok {
+		if st := sc.Statement(); s.claimsTable(c, st.Table) {
+			switch st.Verb {
+			case match.Delete:
+				return Released
+			case match.Update:
+				return Completed
+			}
+		}
+	}
+	if w, ok := ORMUpdate(info, call); ok && s.claimsTable(c, w.Model) {
+		if w.Method == "Delete" {
+			return Released
+		}
+		return Completed
+	}
+	return 0
+}
+
+// claimsTable reports whether c is a claim of a row of table (a table or
+// a gorm model).
+func (s *scope) claimsTable(c *Claim, table string) bool {
+	return SameRecord(c.Table, table) || slices.ContainsFunc(c.Tables, func(t string) bool { return SameRecord(t, table) })
+}
+
+// sameRedisKey reports whether a command's key is c's: the same
+// expression, or, for a claim made through a helper, a key built from
+// the same variables as the helper's key argument.
+func (s *scope) sameRedisKey(c *Claim, key ast.Expr) bool {
+	if types.ExprString(key) == types.ExprString(c.Key) {
+		return true
+	}
+	return c.Via == Directive && s.overlap(c.Key, key)
+}
+
+// sameKey reports whether a call of a helper inferred to release or
+// complete a key concerns c's: its key argument shares a variable with
+// c's key, and its table, if it has one, is c's.
+func (s *scope) sameKey(c *Claim, call *ast.CallExpr, f directive.Fact) bool {
+	if len(f.Tables) > 0 && !slices.ContainsFunc(f.Tables, func(t string) bool { return s.claimsTable(c, t) }) {
+		return false
+	}
+	if len(f.Tables) == 0 && c.Via == SQL {
+		return false
+	}
+	if f.Key < 0 || f.Key >= len(call.Args) || c.Key == nil {
+		return true
+	}
+	return s.overlap(c.Key, call.Args[f.Key])
+}
+
+// overlap reports whether two key expressions are built from a common
+// variable other than a context, or are the same constant.
+func (s *scope) overlap(a, b ast.Expr) bool {
+	va, vb := s.keyVars(a), s.keyVars(b)
+	if len(va) == 0 && len(vb) == 0 {
+		return types.ExprString(a) == types.ExprString(b)
+	}
+	for v := range va {
+		if vb[v] {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scope) keyVars(e ast.Expr) map[types.Object]bool {
+	out := map[types.Object]bool{}
+	ast.Inspect(e, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if v, ok := s.pass.TypesInfo.Uses[sel.Sel].(*types.Var); ok && v.IsField() {
+				out[v] = true // msg.ID and ev.ID share ID
+			}
+		}
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := s.pass.TypesInfo.Uses[id].(*types.Var); ok && !v.IsField() && !types.IsInterface(v.Type()) {
+				out[v] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// closure returns what a call does to c through a function it runs: the
+// unlock a lock helper returned, a method of the claim's result that
+// gives it back (lease.Release(), mu.Unlock()), a local closure set once
+// (release := func() { rdb.Del(ctx, key) }), or a function literal passed
+// to the call (g.Go(func() error { ...; complete(key) })).
+func (s *scope) closure(c *Claim, call *ast.CallExpr) Settle {
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		v := s.varOf(fun)
+		if v == nil {
+			break
+		}
+		if _, isFunc := v.Type().Underlying().(*types.Signature); isFunc && c.own[v] {
+			return Released
+		}
+		if lit := s.lits[v]; lit != nil {
+			if out := s.literal(c, lit); out != 0 {
+				return out
+			}
+		}
+	case *ast.SelectorExpr:
+		if v, _ := s.root(c, fun.X); v != nil && c.own[v] {
+			switch {
+			case slices.ContainsFunc(match.Words(fun.Sel.Name), func(w string) bool { return slices.Contains(releaseWords, w) }):
+				return Released
+			case slices.ContainsFunc(match.Words(fun.Sel.Name), func(w string) bool { return slices.Contains(completeWords, w) }):
+				return Completed
+			}
+		}
+	case *ast.FuncLit:
+		return s.literal(c, fun)
+	}
+	var out Settle
+	for _, a := range call.Args {
+		if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+			out |= s.literal(c, lit)
+		}
+	}
+	return out
+}
+
+// releaseWords and completeWords name the methods of a claim's result
+// (a lease, a lock, a mutex) that give it back or finish it.
+var (
+	releaseWords  = []string{"release", "unlock", "free", "cancel", "abort", "rollback", "close"}
+	completeWords = []string{"complete", "finish", "done", "commit", "ack"}
+)
+
+// literal returns what the calls in a function literal's body do to c.
+func (s *scope) literal(c *Claim, lit *ast.FuncLit) Settle {
+	if s.inLit[lit] {
+		return 0
+	}
+	s.inLit[lit] = true
+	defer delete(s.inLit, lit)
+	var out Settle
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			out |= s.settles(c, call)
+		}
+		return true
+	})
+	return out
 }
 
 func settleOf(k directive.Kind) Settle {

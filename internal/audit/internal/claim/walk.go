@@ -60,6 +60,7 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return false
 	}
 	s.results(f, c)
+	s.polarity(f, c)
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
 		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}}
 	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}
@@ -247,19 +248,10 @@ func (w *walker) deferredBefore() Settle {
 	return out
 }
 
-// deferred is what a deferred call does to the claim, looking into the
-// body of a deferred function literal.
+// deferred is what a deferred call does to the claim; settles looks into
+// the body of a deferred function literal.
 func (w *walker) deferred(call *ast.CallExpr) Settle {
-	out := w.s.settles(w.c, call)
-	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
-		ast.Inspect(lit.Body, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				out |= w.s.settles(w.c, call)
-			}
-			return true
-		})
-	}
-	return out
+	return w.s.settles(w.c, call)
 }
 
 func (w *walker) block(b *cfg.Block, st state) {
@@ -309,7 +301,9 @@ func (w *walker) step(n ast.Node, st state) (_ state, stop bool) {
 		st.deferred |= w.deferred(n.Call)
 		return st, false
 	case *ast.GoStmt:
-		return st, false
+		// Work handed to a goroutine that completes or releases the key
+		// owns the claim from here.
+		return st, w.s.settles(w.c, n.Call) != 0
 	case *ast.ReturnStmt:
 		if !w.settledBy(n) && !w.returnsClaim(n) {
 			w.exits[Exit{Return: n, Failure: st.failure, Error: w.failing(n, st), Deferred: st.deferred}] = true
@@ -360,57 +354,96 @@ func (w *walker) returnsClaim(ret *ast.ReturnStmt) bool {
 	return found
 }
 
-// failure returns the call in n that answers HTTP with a constant 5xx
-// status: http.Error(w, msg, 503) or w.WriteHeader(500).
+// failure returns the call in n that answers HTTP with a failing status.
 func (w *walker) failure(n ast.Node) *ast.CallExpr {
 	var found *ast.CallExpr
 	inspectBody(n, func(call *ast.CallExpr) {
-		if found == nil && serverError(w.info, call) {
+		if found == nil && FailureStatus(w.info, call) != nil {
 			found = call
 		}
 	})
 	return found
 }
 
-// serverError reports whether call answers HTTP with a constant 5xx
-// status: http.Error(w, msg, code) or w.WriteHeader(code) on an
-// http.ResponseWriter.
-func serverError(info *types.Info, call *ast.CallExpr) bool {
-	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "net/http" {
-		return false
+// FailureStatus returns the constant 4xx or 5xx status a call answers HTTP
+// with, or nil: http.Error(w, msg, code) and w.WriteHeader(code); a
+// helper given the ResponseWriter and the status (writeJSON(w, 502, v));
+// any call given a net/http status constant (c.JSON(http.StatusConflict,
+// ...)), or a literal one when its name says it answers (c.AbortWithStatus(500),
+// respondError(502)). A helper given the ResponseWriter and an error
+// (writeError(w, err)) answers a failure too; its status is unknown and
+// the call itself is returned.
+func FailureStatus(info *types.Info, call *ast.CallExpr) ast.Expr {
+	writer := false
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && isHTTP(info.TypeOf(sel.X), "ResponseWriter") {
+		writer = true
 	}
-	var code ast.Expr
+	var status ast.Expr
+	named, hasErr := false, false
+	for _, a := range call.Args {
+		t := info.TypeOf(a)
+		switch {
+		case isHTTP(t, "ResponseWriter"):
+			writer = true
+		case isError(t):
+			hasErr = true
+		case status == nil && statusAtLeast(info, a, 400):
+			status, named = a, httpConst(info, a)
+		}
+	}
 	switch {
-	case fn.Name() == "Error" && fn.Signature().Recv() == nil && len(call.Args) == 3:
-		code = call.Args[2]
-	case fn.Name() == "WriteHeader" && fn.Signature().Recv() != nil && isHTTP(fn.Signature().Recv().Type(), "ResponseWriter") && len(call.Args) == 1:
-		code = call.Args[0]
-	default:
+	case status != nil && (named || writer || answerName(info, call)):
+		return status
+	case writer && hasErr:
+		return call
+	}
+	return nil
+}
+
+// answerName reports whether a call's name says it answers a request.
+func answerName(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(answerWords, w) })
+}
+
+var answerWords = []string{"error", "status", "json", "abort", "respond", "response", "reply", "write", "fail", "problem", "render", "send"}
+
+// httpConst reports whether e names one of net/http's constants.
+func httpConst(info *types.Info, e ast.Expr) bool {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
 		return false
 	}
-	return Status5xx(info, code)
+	c, ok := info.Uses[sel.Sel].(*types.Const)
+	return ok && c.Pkg() != nil && c.Pkg().Path() == "net/http"
 }
 
 // Status5xx reports whether e is a constant HTTP status of 500 or more.
 func Status5xx(info *types.Info, e ast.Expr) bool {
+	return statusAtLeast(info, e, 500)
+}
+
+// statusAtLeast reports whether e is a constant HTTP status from min to
+// 599.
+func statusAtLeast(info *types.Info, e ast.Expr, min int64) bool {
 	tv := info.Types[e]
 	if tv.Value == nil || tv.Value.Kind() != constant.Int {
 		return false
 	}
 	n, ok := constant.Int64Val(tv.Value)
-	return ok && n >= 500 && n <= 599
+	return ok && n >= min && n <= 599
 }
 
-// failing reports whether a return fails: after a 5xx response, or
-// returning an error that is not known to be nil.
+// failing reports whether a return fails: after a 4xx or 5xx response,
+// returning an error that is not known to be nil, or, in a function that
+// has no error to return, inside the branch that handles a failed call.
 func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 	if st.failure != nil {
 		return true
 	}
 	res := w.f.Sig.Results()
 	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
-		return false
+		return w.inFailureBranch(ret)
 	}
 	if len(ret.Results) == 0 { // a bare return of named results
 		return !w.knownNil(res.At(res.Len()-1), st)
@@ -426,6 +459,80 @@ func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 		return false // nil, or the claim's own failure: then nothing was taken
 	}
 	return true
+}
+
+// inFailureBranch reports whether ret sits, after the claim, in the
+// branch of an if or a case taken when an error other than the claim's
+// own is non-nil: if err != nil { log.Print(err); return }.
+func (w *walker) inFailureBranch(ret *ast.ReturnStmt) bool {
+	found := false
+	ast.Inspect(w.f.Body, func(n ast.Node) bool {
+		if found || n == nil || n.Pos() > ret.Pos() || ret.End() > n.End() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			if n.Pos() > w.c.Call.End() {
+				if side, ok := w.errorSide(n.Cond); ok {
+					in := n.Body
+					if !side {
+						in = nil
+						if blk, ok := n.Else.(*ast.BlockStmt); ok {
+							in = blk
+						}
+					}
+					found = in != nil && in.Pos() <= ret.Pos() && ret.End() <= in.End()
+				}
+			}
+		case *ast.CaseClause:
+			if n.Pos() > w.c.Call.End() {
+				for _, e := range n.List {
+					if side, ok := w.errorSide(e); ok && side {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// errorSide reports whether cond compares an error other than the claim's
+// own with nil, and on which side of it the error is non-nil.
+func (w *walker) errorSide(cond ast.Expr) (nonNilWhen, ok bool) {
+	switch e := ast.Unparen(cond).(type) {
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.NEQ, token.EQL:
+			x, y := e.X, e.Y
+			if w.isNil(x) {
+				x, y = y, x
+			}
+			if !w.isNil(y) || !isError(w.info.TypeOf(x)) {
+				return false, false
+			}
+			if v, isClaim := w.s.root(w.c, x); isClaim || v != nil && v == w.c.err {
+				return false, false
+			}
+			return e.Op == token.NEQ, true
+		case token.LOR:
+			if side, ok := w.errorSide(e.X); ok && side {
+				return true, true
+			}
+			if side, ok := w.errorSide(e.Y); ok && side {
+				return true, true
+			}
+		}
+	case *ast.UnaryExpr:
+		if e.Op == token.NOT {
+			side, ok := w.errorSide(e.X)
+			return !side, ok
+		}
+	}
+	return false, false
 }
 
 func (w *walker) knownNil(v *types.Var, st state) bool {
@@ -500,9 +607,36 @@ func (w *walker) assume(st state, cond ast.Expr, val bool) (state, bool) {
 		}
 	}
 	if w.held(cond) && isBool(w.info.TypeOf(cond)) {
-		return st, val // ok, c.Held(), rdb.SetNX(...).Val()
+		return st, val != w.doneWhenTrue(cond) // ok, c.Held(), rdb.SetNX(...).Val(); seen, exists
 	}
 	return st, true
+}
+
+// doneWhenTrue reports whether a boolean read from the claim's result
+// says, when true, that the key was already taken or done rather than
+// taken by this call: a helper's "seen" or "exists" (see polarity), a
+// field or method named so (res.Duplicate, c.AlreadyDone()).
+func (w *walker) doneWhenTrue(e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if v := w.s.varOf(x); v != nil {
+			return w.c.done[v]
+		}
+	case *ast.CallExpr:
+		if x == w.c.Call {
+			return w.c.doneCall
+		}
+		if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok {
+			if v, isClaim := w.s.root(w.c, sel.X); isClaim && w.c.Via == Directive {
+				return w.c.doneCall // helper(...).Val()
+			} else if v != nil {
+				return doneName(sel.Sel.Name)
+			}
+		}
+	case *ast.SelectorExpr:
+		return doneName(x.Sel.Name)
+	}
+	return false
 }
 
 // compare refines st with x == y when eq, x != y otherwise.
@@ -533,6 +667,9 @@ func (w *walker) compare(st state, x, y ast.Expr, eq bool) (state, bool) {
 		return st, true
 	}
 	taken, known := w.takenIf(y, eq)
+	if tv := w.info.Types[y]; tv.Value != nil && tv.Value.Kind() == constant.Bool && w.doneWhenTrue(x) {
+		taken = !taken
+	}
 	return st, !known || taken
 }
 
@@ -639,6 +776,8 @@ func (w *walker) claimErr(e ast.Expr, st state) bool {
 	}
 	if v, isClaim := w.s.root(w.c, e); isClaim {
 		return true // rdb.SetArgs(...).Err()
+	} else if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok && v != nil && w.c.own[v] && sel.Sel.Name == "Error" {
+		return true // res.Error of a gorm Create
 	} else if v == nil || v != w.c.err {
 		return false
 	}

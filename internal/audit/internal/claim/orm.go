@@ -1,0 +1,232 @@
+package claim
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+const gormPath = "gorm.io/gorm"
+
+// ORMWrite is a gorm call that changes rows that exist: Update, Updates,
+// Save or Delete on *gorm.DB.
+type ORMWrite struct {
+	Method string
+	// Model is the table given to Table, else the type given to Model,
+	// else the type of the value saved, updated or deleted.
+	Model string
+	// Set are the columns or fields the call sets with the values it
+	// gives them, when they are written in the call: Update("status",
+	// "done"), Updates(map[string]any{...}), Updates(&Row{...}). Save's
+	// are set on the value before the call, and are not here.
+	Set map[string]ast.Expr
+	// Value is the argument of Save or Updates.
+	Value ast.Expr
+}
+
+// ORMUpdate reports whether call is a gorm Update, Updates, Save or
+// Delete, and reads its chain for the model.
+func ORMUpdate(info *types.Info, call *ast.CallExpr) (ORMWrite, bool) {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != gormPath || fn.Signature().Recv() == nil {
+		return ORMWrite{}, false
+	}
+	w := ORMWrite{Method: fn.Name(), Set: map[string]ast.Expr{}}
+	switch fn.Name() {
+	case "Update":
+		if len(call.Args) == 2 {
+			if col, ok := match.ConstString(info, call.Args[0]); ok {
+				w.Set[col] = call.Args[1]
+			}
+		}
+	case "Updates", "Save", "Delete":
+		if len(call.Args) == 0 {
+			return ORMWrite{}, false
+		}
+		w.Value = call.Args[0]
+		w.Model = modelName(info.TypeOf(call.Args[0]))
+		if fn.Name() == "Updates" {
+			fields(info, call.Args[0], w.Set)
+		}
+	default:
+		return ORMWrite{}, false
+	}
+	for x := gormReceiver(call); x != nil; x = gormReceiver(x) {
+		link, ok := typeutil.Callee(info, x).(*types.Func)
+		if !ok || link.Pkg() == nil || link.Pkg().Path() != gormPath || len(x.Args) == 0 {
+			continue
+		}
+		switch link.Name() {
+		case "Table":
+			if t, ok := match.ConstString(info, x.Args[0]); ok {
+				w.Model = t
+			}
+		case "Model":
+			if m := modelName(info.TypeOf(x.Args[0])); m != "" && w.Model == "" {
+				w.Model = m
+			}
+		}
+	}
+	return w, true
+}
+
+// fields reads the columns a map or struct literal sets.
+func fields(info *types.Info, e ast.Expr, into map[string]ast.Expr) {
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = u.X
+	}
+	lit, ok := ast.Unparen(e).(*ast.CompositeLit)
+	if !ok {
+		return
+	}
+	for _, elt := range lit.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		switch k := kv.Key.(type) {
+		case *ast.Ident:
+			into[k.Name] = kv.Value
+		default:
+			if s, ok := match.ConstString(info, k); ok {
+				into[s] = kv.Value
+			}
+		}
+	}
+}
+
+func gormReceiver(call *ast.CallExpr) *ast.CallExpr {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	x, _ := ast.Unparen(sel.X).(*ast.CallExpr)
+	return x
+}
+
+// modelName is the named type under pointers and slices, or "".
+func modelName(t types.Type) string {
+	for t != nil {
+		switch u := types.Unalias(t).(type) {
+		case *types.Named:
+			return u.Obj().Name()
+		case *types.Pointer:
+			t = u.Elem()
+		case *types.Slice:
+			t = u.Elem()
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// SameRecord reports whether a table and a gorm model name the same rows:
+// idempotency_keys and IdempotencyKey do.
+func SameRecord(a, b string) bool {
+	return a != "" && match.RecordName(a) == match.RecordName(b)
+}
+
+// ormClaim reports whether call is a gorm Create with an OnConflict
+// clause of a row whose status says the work has begun, and returns its
+// model: the gorm spelling of INSERT ... ON CONFLICT DO NOTHING of an
+// in-progress row.
+func (s *scope) ormClaim(call *ast.CallExpr) (string, bool) {
+	info := s.pass.TypesInfo
+	oc, ok := match.ORM(info, call)
+	if !ok || oc.Op != match.ORMCreate || !oc.OnConflict || oc.Model == "" || len(call.Args) == 0 {
+		return "", false
+	}
+	set := map[string]ast.Expr{}
+	fields(info, call.Args[0], set)
+	if len(set) == 0 {
+		if v := s.varOf(unaddr(call.Args[0])); v != nil {
+			s.assignedFields(v, set)
+		}
+	}
+	for _, val := range set {
+		if str, ok := match.ConstString(info, val); ok && match.InProgress(str) {
+			return oc.Model, true
+		}
+	}
+	return "", false
+}
+
+func unaddr(e ast.Expr) ast.Expr {
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.AND {
+		return u.X
+	}
+	return e
+}
+
+// assignedFields adds the fields a variable's literal sets where it is
+// declared, and those set on it one by one (row.Status = "done"), in
+// whichever function of the package holds it.
+func (s *scope) assignedFields(v *types.Var, into map[string]ast.Expr) {
+	info := s.pass.TypesInfo
+	for _, f := range s.pass.Files {
+		if v.Pos() < f.FileStart || f.FileEnd <= v.Pos() {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for i, l := range n.Lhs {
+					if i >= len(n.Rhs) {
+						break
+					}
+					switch l := l.(type) {
+					case *ast.Ident:
+						if info.ObjectOf(l) == v {
+							fields(info, n.Rhs[i], into)
+						}
+					case *ast.SelectorExpr:
+						if s.varOf(l.X) == v {
+							into[l.Sel.Name] = n.Rhs[i]
+						}
+					}
+				}
+			case *ast.ValueSpec:
+				for i, id := range n.Names {
+					if info.Defs[id] == v && i < len(n.Values) {
+						fields(info, n.Values[i], into)
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// AssignedFields is assignedFields for the checks: the fields set on the
+// variable e names, or nothing when e is no variable.
+func (r *Result) AssignedFields(e ast.Expr) map[string]ast.Expr {
+	out := map[string]ast.Expr{}
+	if v := r.scope.varOf(unaddr(e)); v != nil {
+		r.scope.assignedFields(v, out)
+	}
+	return out
+}
+
+// StatusDone reports whether a set of columns gives a status or state
+// column a value saying the work finished: "completed", "done",
+// "succeeded", "processed".
+func StatusDone(info *types.Info, set map[string]ast.Expr) bool {
+	for col, val := range set {
+		if !slices.ContainsFunc(match.Words(col), func(w string) bool { return w == "status" || w == "state" }) {
+			continue
+		}
+		if str, ok := match.ConstString(info, val); ok && slices.ContainsFunc(match.Words(str), func(w string) bool { return slices.Contains(doneWords, w) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// doneWords name a status saying the work behind a key finished.
+var doneWords = []string{"completed", "complete", "done", "succeeded", "success", "processed", "finished"}
