@@ -146,8 +146,8 @@ func (f *flow) origin(e ast.Expr) *origin {
 				found = o
 				return false
 			}
-			if o := f.c.process[info.Uses[n]]; o != nil {
-				found = o
+			if v, ok := info.Uses[n].(*types.Var); ok && !v.IsField() && f.c.process[v] != nil {
+				found = f.c.process[v] // a package variable; a field is its selector's
 				return false
 			}
 		}

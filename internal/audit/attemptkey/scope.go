@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -93,8 +92,7 @@ func funcRole(name, recv string, sig *types.Signature) (kind, string) {
 		return delivery, "message handler"
 	case msg && slices.ContainsFunc(words, func(w string) bool { return slices.Contains(consumerWords, w) }):
 		return delivery, "consumer " + name
-	case name != "" && !strings.HasPrefix(strings.ToLower(name), "new") &&
-		slices.ContainsFunc(append(words, match.Words(recv)...), func(w string) bool { return slices.Contains(jobWords, w) }):
+	case name != "" && slices.ContainsFunc(append(words, match.Words(recv)...), func(w string) bool { return slices.Contains(jobWords, w) }):
 		return scheduled, "scheduled job " + name
 	}
 	return 0, ""

@@ -123,3 +123,14 @@ func (c *Consumer) publishEvent(ctx context.Context, ev PaymentEvent) error {
 	})
 	return err
 }
+
+// An event with no ID of its own: nothing to derive a key from, so no
+// consumer of a message that carries one.
+type AuditEvent struct {
+	Kind string
+	At   time.Time
+}
+
+func (c *Consumer) HandleAuditEvent(ctx context.Context, ev AuditEvent) error {
+	return c.rdb.Set(ctx, "idem:"+uuid.NewString(), ev.Kind, time.Hour).Err()
+}

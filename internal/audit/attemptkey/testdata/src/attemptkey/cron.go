@@ -91,3 +91,28 @@ func schedule(s *Scheduler, sc *stripe.Client) {
 		sc.V1PaymentIntents.Create(context.Background(), params)
 	})
 }
+
+// A retry schedule of delays, and a range over a ticker channel.
+func chargeOnSchedule(ctx context.Context, sc *stripe.Client) error {
+	var err error
+	for _, d := range []time.Duration{time.Second, 5 * time.Second, 30 * time.Second} {
+		if err = chargeOnce(ctx, sc, uuid.NewString()); err == nil { // want `inside the retry loop over backoff delays`
+			return nil
+		}
+		time.Sleep(d)
+	}
+	return err
+}
+
+func reconcileEachTick(ctx context.Context, sc *stripe.Client) {
+	for range time.Tick(time.Hour) {
+		chargeOnce(ctx, sc, uuid.NewString()) // want `inside the ticker loop`
+	}
+}
+
+// Each amount of a batch gets its own key: a range over values, not a retry.
+func chargeAmounts(ctx context.Context, sc *stripe.Client, amounts []int64) {
+	for range amounts {
+		chargeOnce(ctx, sc, uuid.NewString())
+	}
+}

@@ -78,8 +78,8 @@ func persist(ctx context.Context, f func(context.Context) error) error {
 	return err
 }
 
-// And one that hands it to backoff.
-func persistWithBackoff(f func() error) error {
+// And one that hands it to backoff, named for neither.
+func durably(f func() error) error {
 	return backoff.Retry(f, backoff.NewExponentialBackOff())
 }
 
@@ -90,8 +90,8 @@ func chargePersisted(ctx context.Context, sc *stripe.Client) error {
 }
 
 func chargePersistedBackoff(ctx context.Context, sc *stripe.Client) error {
-	return persistWithBackoff(func() error {
-		return chargeOnce(ctx, sc, uuid.NewString()) // want `inside the function retried by persistWithBackoff`
+	return durably(func() error {
+		return chargeOnce(ctx, sc, uuid.NewString()) // want `inside the function retried by durably`
 	})
 }
 

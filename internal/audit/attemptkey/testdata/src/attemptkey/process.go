@@ -3,6 +3,7 @@ package attemptkey
 import (
 	"context"
 	"fmt"
+	"log"
 	"strconv"
 	"sync"
 	"time"
@@ -84,7 +85,61 @@ type Order2 struct {
 
 func NewOrder2() *Order2 { return &Order2{ID: uuid.NewString()} }
 
+func (o *Order2) DedupKey() string { return "dedup:" + o.ID }
+
 func placeOrder(ctx context.Context, rdb *redis.Client) error {
 	o := NewOrder2()
-	return rdb.SetNX(ctx, "dedup:"+o.ID, 1, time.Hour).Err()
+	if err := rdb.SetNX(ctx, "dedup:"+o.ID, 1, time.Hour).Err(); err != nil {
+		return err
+	}
+	return rdb.SetNX(ctx, o.DedupKey(), 1, time.Hour).Err()
+}
+
+// A session's token, made with it and used as its key elsewhere: a field
+// of the value passed in, not of the long-lived receiver.
+type Session struct {
+	Token string
+}
+
+func NewSession() *Session { return &Session{Token: uuid.NewString()} }
+
+func storeSession(ctx context.Context, rdb *redis.Client) error {
+	s := NewSession()
+	return rdb.SetNX(ctx, "dedup:"+s.Token, 1, time.Hour).Err()
+}
+
+// A prefix made under a sync.Once, by a constructor that also logs what
+// the keys look like.
+type LazyDeduper struct {
+	rdb    *redis.Client
+	once   sync.Once
+	prefix string
+}
+
+func (d *LazyDeduper) ensure() {
+	d.once.Do(func() { d.prefix = "dedup:" + uuid.NewString() + ":" })
+}
+
+func (d *LazyDeduper) Claim(ctx context.Context, msgID string) error {
+	d.ensure()
+	return d.rdb.SetNX(ctx, d.prefix+msgID, 1, time.Hour).Err() // want `built from uuid.NewString \(prefix, set once\)`
+}
+
+type LoggedDeduper struct {
+	rdb    *redis.Client
+	prefix string
+}
+
+func NewLoggedDeduper(rdb *redis.Client) *LoggedDeduper {
+	d := &LoggedDeduper{rdb: rdb}
+	d.prefix = "dedup:" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	example := d.key("example")
+	log.Printf("dedup keys look like %s", example)
+	return d
+}
+
+func (d *LoggedDeduper) key(id string) string { return d.prefix + ":" + id }
+
+func (d *LoggedDeduper) Claim(ctx context.Context, msgID string) error {
+	return d.rdb.SetNX(ctx, d.key(msgID), 1, time.Hour).Err() // want `built from key \(time.Now \(prefix, set once\)`
 }
