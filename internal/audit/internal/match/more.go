@@ -16,5 +16,8 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := copyFrom(call, fn, info); ok {
 		return a, true
 	}
+	if a, ok := gormRaw(info, call, fn); ok {
+		return a, true
+	}
 	return Access{}, false
 }

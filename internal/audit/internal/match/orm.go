@@ -13,6 +13,8 @@ const (
 	ORMRead          ORMOp = iota + 1 // First, Take, Last, Find, Count: reads whether and what rows exist
 	ORMCreate                         // Create, CreateInBatches: an INSERT
 	ORMFirstOrCreate                  // FirstOrCreate: a SELECT then an INSERT, not atomic
+	ORMUpdate                         // Save, Update, Updates, UpdateColumn(s): an UPDATE (Save inserts a row without a primary key)
+	ORMDelete                         // Delete: a DELETE
 )
 
 // ORMCall is a gorm.io/gorm call on *gorm.DB.
@@ -29,6 +31,12 @@ type ORMCall struct {
 	// Locking marks a read whose chain holds Clauses(clause.Locking{...}):
 	// a SELECT ... FOR UPDATE.
 	Locking bool
+	// Guarded marks an update whose chain's Where compares a version or
+	// status column, or the column it updates: a compare-and-set.
+	Guarded bool
+	// Where are the columns the chain's Where calls compare, read from
+	// their constant conditions ("status = ?") and map or struct literals.
+	Where []string
 }
 
 const gormPath = "gorm.io/gorm"
@@ -37,11 +45,15 @@ var ormMethods = map[string]ORMOp{
 	"First": ORMRead, "Take": ORMRead, "Last": ORMRead, "Find": ORMRead, "Count": ORMRead,
 	"Create": ORMCreate, "CreateInBatches": ORMCreate,
 	"FirstOrCreate": ORMFirstOrCreate,
+	"FirstOrInit":   ORMRead,
+	"Save":          ORMUpdate, "Update": ORMUpdate, "Updates": ORMUpdate, "UpdateColumn": ORMUpdate, "UpdateColumns": ORMUpdate,
+	"Delete": ORMDelete,
 }
 
-// ORM reports whether call is a gorm read, create or FirstOrCreate, and
-// reads its chain (db.Table(...).Clauses(...).Where(...).Create(&v)) for the
-// model and the clauses that change its meaning.
+// ORM reports whether call is a gorm read, create, FirstOrCreate, update
+// or delete, and reads its chain
+// (db.Table(...).Clauses(...).Where(...).Create(&v)) for the model and the
+// clauses that change its meaning.
 func ORM(info *types.Info, call *ast.CallExpr) (ORMCall, bool) {
 	fn := method(info, call)
 	if fn == nil || !inPackage(fn, gormPath) {
@@ -75,7 +87,12 @@ func ORM(info *types.Info, call *ast.CallExpr) (ORMCall, bool) {
 				c.OnConflict = c.OnConflict || isClause(info.TypeOf(a), "OnConflict")
 				c.Locking = c.Locking || isClause(info.TypeOf(a), "Locking")
 			}
+		case "Where":
+			c.Where = append(c.Where, whereColumnsOf(info, x)...)
 		}
+	}
+	if c.Op == ORMUpdate {
+		c.Guarded = ormGuarded(info, call, c.Where)
 	}
 	switch {
 	case table != "":

@@ -53,7 +53,7 @@ var sqlMethods = map[string]bool{
 // (with or without Context) method of database/sql's DB, Tx and Conn, of
 // pgx v5's and v4's Conn, Tx and pgxpool.Pool, or of any interface with
 // such a method (the DBTX interface sqlc generates, a repository's own);
-// a pgx Batch's Queue; sqlx's Get, Select, NamedExec, MustExec, Queryx and
+// a pgx Batch's Queue; gorm's Exec; sqlx's Get, Select, NamedExec, MustExec, Queryx and
 // QueryRowx (with or without Context, as methods of its DB and Tx, of an
 // interface, or as its package functions). The SQL text is the first
 // string parameter, followed by variadic arguments (or, for the Named
@@ -70,11 +70,7 @@ func SQL(info *types.Info, call *ast.CallExpr) (SQLCall, bool) {
 			if i >= len(call.Args) {
 				return SQLCall{}, false
 			}
-			c := SQLCall{Method: fn.Name(), Query: call.Args[i]}
-			c.Text, c.Const = ConstString(info, c.Query)
-			if !c.Const {
-				c.built, c.Keys, c.Built = builtQuery(info, c.Query)
-			}
+			c := sqlCall(info, fn.Name(), call.Args[i])
 			if sqlxDest[fn.Name()] && i > 0 && isEmptyInterface(sig.Params().At(i-1).Type()) {
 				c.Dest = call.Args[i-1 : i]
 			}
@@ -82,4 +78,14 @@ func SQL(info *types.Info, call *ast.CallExpr) (SQLCall, bool) {
 		}
 	}
 	return SQLCall{}, false
+}
+
+// sqlCall reads the SQL text of query, given to method.
+func sqlCall(info *types.Info, method string, query ast.Expr) SQLCall {
+	c := SQLCall{Method: method, Query: query}
+	c.Text, c.Const = ConstString(info, query)
+	if !c.Const {
+		c.built, c.Keys, c.Built = builtQuery(info, query)
+	}
+	return c
 }

@@ -51,7 +51,7 @@ func gormCalls(db *gorm.DB) {
 	db.Clauses(clause.OnConflict{DoNothing: true}).Create(&ev) // want `orm Create op=2 model=ProcessedEvent on-conflict=true` `access claim Create record="sql processed_event" keys=<&ev> dest=<>`
 	db.Clauses(clause.Locking{Strength: "UPDATE"}).First(&ev)  // want `orm First op=1 model=ProcessedEvent on-conflict=false locking=true` `access read First record="sql processed_event" keys=<> dest=<&ev>`
 	db.FirstOrCreate(&ev, ProcessedEvent{ID: "x"})             // want `orm FirstOrCreate op=3 model=ProcessedEvent`
-	db.Save(&ev)
+	db.Save(&ev) // want `orm Save op=4 model=ProcessedEvent` `access update Save record="sql processed_event" keys=<&ev>`
 }
 
 func redisCalls(ctx context.Context, rdb *redis.Client, c redis.Cmdable, u redis.UniversalClient, key string) {

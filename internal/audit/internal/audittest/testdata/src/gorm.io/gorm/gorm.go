@@ -34,3 +34,12 @@ func (db *DB) Delete(value interface{}, conds ...interface{}) (tx *DB)          
 func (db *DB) Transaction(fc func(tx *DB) error, opts ...interface{}) (err error) { return nil }
 
 func (db *DB) Updates(values interface{}) (tx *DB) { return db }
+
+// More finishers, and raw SQL.
+
+func (db *DB) FirstOrInit(dest interface{}, conds ...interface{}) (tx *DB) { return db }
+func (db *DB) UpdateColumn(column string, value interface{}) (tx *DB)      { return db }
+func (db *DB) UpdateColumns(values interface{}) (tx *DB)                   { return db }
+func (db *DB) Raw(sql string, values ...interface{}) (tx *DB)              { return db }
+func (db *DB) Exec(sql string, values ...interface{}) (tx *DB)             { return db }
+func (db *DB) Scan(dest interface{}) (tx *DB)                              { return db }
