@@ -19,5 +19,8 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := gormRaw(info, call, fn); ok {
 		return a, true
 	}
+	if a, ok := syncMap(call, fn); ok {
+		return a, true
+	}
 	return Access{}, false
 }
