@@ -3,16 +3,19 @@ package match
 import (
 	"go/ast"
 	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // classifyMore reports the accesses of the libraries Classify learned
 // after its first three: calls that send no SQL text and are no gorm or
 // go-redis command.
 func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
-	fn := method(info, call)
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	if fn == nil {
 		return Access{}, false
 	}
+	fn = fn.Origin()
 	if a, ok := copyFrom(call, fn, info); ok {
 		return a, true
 	}
@@ -20,6 +23,9 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 		return a, true
 	}
 	if a, ok := syncMap(call, fn); ok {
+		return a, true
+	}
+	if a, ok := redigo(info, call, fn); ok {
 		return a, true
 	}
 	return Access{}, false

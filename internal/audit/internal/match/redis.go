@@ -128,7 +128,7 @@ func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 			return RedisCall{}, false
 		}
 	}
-	return c.operands(info, call, 2)
+	return c.operands(call.Args[2:], call.Ellipsis.IsValid())
 }
 
 // setArgsMode returns the Mode of a redis.SetArgs composite literal.
@@ -151,11 +151,17 @@ func redisDo(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	if len(call.Args) < 3 || call.Ellipsis.IsValid() {
 		return RedisCall{}, false
 	}
-	cmd, ok := ConstString(info, call.Args[1])
+	return redisCommand(info, "Do", call.Args[1:])
+}
+
+// redisCommand reads a command given as its words: the command's name,
+// then its key, then the rest (go-redis's and redigo's Do).
+func redisCommand(info *types.Info, method string, args []ast.Expr) (RedisCall, bool) {
+	cmd, ok := ConstString(info, args[0])
 	if !ok {
 		return RedisCall{}, false
 	}
-	c := RedisCall{Method: "Do", Key: call.Args[2]}
+	c := RedisCall{Method: method, Key: args[1]}
 	switch strings.ToUpper(cmd) {
 	case "GET":
 		c.Op = RedisGet
@@ -189,10 +195,10 @@ func redisDo(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 		c.Op = RedisXAdd
 	case "SET":
 		c.Op = RedisSet
-		if len(call.Args) < 4 {
+		if len(args) < 3 {
 			return RedisCall{}, false
 		}
-		for _, a := range call.Args[4:] { // the options after the value
+		for _, a := range args[3:] { // the options after the value
 			opt, isConst := ConstString(info, a)
 			switch {
 			case !isConst:
@@ -207,5 +213,5 @@ func redisDo(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 		return RedisCall{}, false
 	}
 	c.Command = strings.ToUpper(cmd)
-	return c.operands(info, call, 3)
+	return c.operands(args[2:], false)
 }

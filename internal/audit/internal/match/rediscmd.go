@@ -10,18 +10,17 @@ import (
 // signatures.
 const redisV8Path = "github.com/go-redis/redis/v8"
 
-// operands completes a command read from call, whose key is at
-// call.Args[at-1]: the command's name, the fields or members after the
-// key, and XADD's stream, which travels in its arguments struct.
-func (c RedisCall) operands(info *types.Info, call *ast.CallExpr, at int) (RedisCall, bool) {
+// operands completes a command from the arguments after its key (rest,
+// spread with ... when ellipsis): the command's name, the fields or
+// members, and XADD's stream, which travels in its arguments struct.
+func (c RedisCall) operands(rest []ast.Expr, ellipsis bool) (RedisCall, bool) {
 	if c.Command == "" {
 		c.Command = strings.ToUpper(c.Method)
 		if c.Method == "SetArgs" {
 			c.Command = "SET"
 		}
 	}
-	rest := call.Args[at:]
-	if call.Ellipsis.IsValid() {
+	if ellipsis {
 		rest = nil // SAdd(ctx, key, members...): the members are not known one by one
 	}
 	switch c.Op {
@@ -37,7 +36,7 @@ func (c RedisCall) operands(info *types.Info, call *ast.CallExpr, at int) (Redis
 			}
 		}
 	case RedisXAdd:
-		if c.Method == "Do" {
+		if c.Method != "XAdd" {
 			break
 		}
 		stream, ok := fieldValue(c.Key, "Stream")
