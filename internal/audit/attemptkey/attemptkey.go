@@ -18,10 +18,11 @@ import (
 
 // Analyzer reports an idempotency key made fresh for each attempt.
 var Analyzer = &analysis.Analyzer{
-	Name:     "attemptkey",
-	Doc:      report.Doc("attemptkey"),
-	Requires: []*analysis.Analyzer{inspect.Analyzer, directive.Analyzer, report.Analyzer},
-	Run:      run,
+	Name:      "attemptkey",
+	Doc:       report.Doc("attemptkey"),
+	Requires:  []*analysis.Analyzer{inspect.Analyzer, directive.Analyzer, report.Analyzer},
+	Run:       run,
+	FactTypes: []analysis.Fact{new(keyFact)},
 }
 
 // origin is where a value comes from, as one function sees it.
@@ -71,6 +72,9 @@ type checker struct {
 }
 
 func run(pass *analysis.Pass) (any, error) {
+	if stdlib(pass.Files, func(f *ast.File) string { return pass.Fset.File(f.Pos()).Name() }) {
+		return nil, nil
+	}
 	c := &checker{
 		pass:    pass,
 		r:       report.New(pass),
@@ -98,6 +102,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, decl := range decls {
 		c.check(decl)
 	}
+	c.exportFacts(decls)
 	return nil, nil
 }
 
@@ -185,6 +190,9 @@ func (c *checker) retriedRefs(call *ast.CallExpr) {
 
 // reportAttempt reports a key made anew in each attempt of sc.
 func (c *checker) reportAttempt(at ast.Node, sc *scope, made, reaches string, pos token.Pos) {
+	if !pos.IsValid() {
+		pos = at.Pos() // made in another package
+	}
 	msg := fmt.Sprintf("idempotency key %s inside the %s at %s", made, sc.what, c.where(sc.node.Pos()))
 	if reaches != "" {
 		msg += " " + reaches

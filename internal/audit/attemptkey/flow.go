@@ -135,6 +135,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 					found = &origin{pos: n.Pos(), what: fmt.Sprintf("%s (%s at %s)", fn.Name(), o.what, f.c.where(o.pos)), param: -1, process: o.process}
 					return false
 				}
+				if k := f.c.fact(fn.Origin()); k != nil && k.Returns != "" {
+					found = &origin{pos: n.Pos(), what: fmt.Sprintf("%s.%s (%s)", fn.Pkg().Name(), fn.Name(), k.Returns), param: -1, process: k.Process}
+					return false
+				}
 			}
 		case *ast.SelectorExpr:
 			if o := f.c.process[info.Uses[n.Sel]]; o != nil && f.c.ownField(n) {
@@ -163,13 +167,22 @@ func (c *checker) returnsFresh(fn *types.Func) *origin {
 		return o
 	}
 	decl := c.decls[fn]
-	if decl == nil || fn.Signature().Results().Len() == 0 {
+	if decl == nil || fn.Signature().Results().Len() == 0 || !keyType(fn.Signature().Results().At(0).Type()) {
 		return nil
 	}
 	c.returns[fn] = nil // recursion adds nothing
 	o := c.litReturns(decl.Body)
 	c.returns[fn] = o
 	return o
+}
+
+// keyType reports a type a key can have: not an error or a bool, which a
+// function returns about a key it was given.
+func keyType(t types.Type) bool {
+	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsBoolean != 0 {
+		return false
+	}
+	return !types.Identical(t, types.Universe.Lookup("error").Type())
 }
 
 // litReturns returns the fresh value a function body returns on every
@@ -247,6 +260,9 @@ func (c *checker) makesKey(fn *types.Func) *made {
 	}
 	decl := c.decls[fn]
 	if decl == nil {
+		if k := c.fact(fn); k != nil && k.Makes != "" {
+			return &made{what: k.Makes} // made in another package: no position here
+		}
 		return nil
 	}
 	c.makes[fn] = nil // recursion adds nothing

@@ -140,6 +140,8 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	summary := map[int]string{}
 	if c.decls[fn.Origin()] != nil {
 		summary = c.paramSinks(fn.Origin())
+	} else if k := c.fact(fn.Origin()); k != nil {
+		summary = k.Params
 	}
 	for i, arg := range call.Args {
 		if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {

@@ -99,7 +99,7 @@ func (w *Webhooks) sendWithID(ctx context.Context, url, id string, body []byte) 
 	return resp.Body.Close()
 }
 
-func (w *Webhooks) DeliverOnce(ctx context.Context, url string, body []byte) error {
+func (w *Webhooks) DeliverOnce(ctx context.Context, url string, body []byte) error { // want DeliverOnce:"makes uuid.NewString at callee.go:\\d+, reaching sendWithID"
 	id := "dlv_" + uuid.NewString()
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
@@ -112,7 +112,7 @@ func (w *Webhooks) DeliverOnce(ctx context.Context, url string, body []byte) err
 }
 
 // send called once per subscriber, not per attempt.
-func (w *Webhooks) Fanout(ctx context.Context, urls []string, body []byte) {
+func (w *Webhooks) Fanout(ctx context.Context, urls []string, body []byte) { // want Fanout:"makes through send: uuid.NewString"
 	for i := 0; i < len(urls); i++ {
 		w.send(ctx, urls[i], body)
 	}

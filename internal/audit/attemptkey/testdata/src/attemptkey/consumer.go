@@ -34,7 +34,7 @@ func (c *Consumer) Handle(ctx context.Context, msg types.Message) error {
 }
 
 // The message's own ID.
-func (c *Consumer) HandleByID(ctx context.Context, msg types.Message) error {
+func (c *Consumer) HandleByID(ctx context.Context, msg types.Message) error { // want HandleByID:"parameter 1 reaches the Redis key of SetNX"
 	ok, err := c.rdb.SetNX(ctx, "dedup:"+*msg.MessageId, 1, 24*time.Hour).Result()
 	if err != nil || !ok {
 		return err
@@ -50,7 +50,7 @@ func (c *Consumer) ProcessMessage(ctx context.Context, msg *types.Message) error
 }
 
 // The same table keyed by the message's ID; processed_at is a timestamp.
-func (c *Consumer) ProcessMessageByID(ctx context.Context, msg *types.Message) error {
+func (c *Consumer) ProcessMessageByID(ctx context.Context, msg *types.Message) error { // want ProcessMessageByID:"parameter 1 reaches the message_id column of an INSERT into processed_messages"
 	_, err := c.db.ExecContext(ctx, `INSERT INTO processed_messages (message_id, processed_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
 		*msg.MessageId, time.Now())
 	return err
@@ -110,7 +110,7 @@ func (c *Consumer) OnPaymentEvent(ctx context.Context, ev PaymentEvent) error {
 	return c.rdb.Set(ctx, "idem:"+uuid.NewString(), 1, time.Hour).Err() // want `inside the consumer OnPaymentEvent`
 }
 
-func (c *Consumer) OnPaymentEventByID(ctx context.Context, ev PaymentEvent) error {
+func (c *Consumer) OnPaymentEventByID(ctx context.Context, ev PaymentEvent) error { // want OnPaymentEventByID:"parameter 1 reaches the Redis key of Set"
 	return c.rdb.Set(ctx, "idem:"+ev.EventID, 1, time.Hour).Err()
 }
 
@@ -131,6 +131,6 @@ type AuditEvent struct {
 	At   time.Time
 }
 
-func (c *Consumer) HandleAuditEvent(ctx context.Context, ev AuditEvent) error {
+func (c *Consumer) HandleAuditEvent(ctx context.Context, ev AuditEvent) error { // want HandleAuditEvent:"makes uuid.NewString at consumer.go:\\d+, reaching the Redis key of Set"
 	return c.rdb.Set(ctx, "idem:"+uuid.NewString(), ev.Kind, time.Hour).Err()
 }

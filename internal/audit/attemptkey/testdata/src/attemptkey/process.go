@@ -53,7 +53,7 @@ func (d *Deduper) Seen(ctx context.Context, msgID string) (bool, error) {
 	return !ok, err
 }
 
-func (d *Deduper) Uptime() time.Duration { return time.Since(d.startedAt) }
+func (d *Deduper) Uptime() time.Duration { return time.Since(d.startedAt) } // want Uptime:"returns time.Now \\(startedAt, set once\\) at process.go:\\d+; once per process"
 
 // A fixed prefix.
 type StableDeduper struct {
@@ -65,7 +65,7 @@ func NewStableDeduper(rdb *redis.Client) *StableDeduper {
 	return &StableDeduper{rdb: rdb, prefix: "dedup:orders:"}
 }
 
-func (d *StableDeduper) Seen(ctx context.Context, msgID string) (bool, error) {
+func (d *StableDeduper) Seen(ctx context.Context, msgID string) (bool, error) { // want Seen:"parameter 1 reaches the Redis key of SetNX"
 	ok, err := d.rdb.SetNX(ctx, d.prefix+msgID, 1, time.Hour).Result()
 	return !ok, err
 }

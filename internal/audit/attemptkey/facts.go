@@ -1,0 +1,94 @@
+package attemptkey
+
+import (
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// keyFact is what the check knows of an exported function for its callers
+// in other packages, so that an ID helper package (ids.NewKey) or a client
+// that makes its own delivery ID (webhook.Send) is followed across the
+// import: the fresh value it returns, the key it makes and sends itself,
+// and the parameters that reach a sink in it.
+type keyFact struct {
+	Returns string         // "uuid.NewString at ids.go:8": the fresh value it returns
+	Process bool           // what Returns names is made once per process
+	Makes   string         // "uuid.NewString at send.go:12, reaching the Idempotency-Key header at send.go:14"
+	Params  map[int]string // parameter index: the sink it reaches
+}
+
+// AFact marks keyFact as an analysis fact.
+func (*keyFact) AFact() {}
+
+func (f *keyFact) String() string {
+	var parts []string
+	if f.Returns != "" {
+		parts = append(parts, "returns "+f.Returns)
+	}
+	if f.Process {
+		parts = append(parts, "once per process")
+	}
+	if f.Makes != "" {
+		parts = append(parts, "makes "+f.Makes)
+	}
+	for _, i := range slices.Sorted(func(yield func(int) bool) {
+		for i := range f.Params {
+			if !yield(i) {
+				return
+			}
+		}
+	}) {
+		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", i, f.Params[i]))
+	}
+	return "attemptkey: " + strings.Join(parts, "; ")
+}
+
+// exportFacts exports a keyFact for each exported function of the package
+// that returns a fresh value, makes and sends a key, or hands a parameter
+// to a sink.
+func (c *checker) exportFacts(decls []*ast.FuncDecl) {
+	for _, decl := range decls {
+		fn := c.pass.TypesInfo.Defs[decl.Name].(*types.Func)
+		if !fn.Exported() {
+			continue
+		}
+		f := &keyFact{Params: c.paramSinks(fn)}
+		if o := c.returnsFresh(fn); o != nil {
+			f.Returns, f.Process = fmt.Sprintf("%s at %s", o.what, c.where(o.pos)), o.process
+		}
+		if m := c.makesKey(fn); m != nil {
+			f.Makes = m.what
+		}
+		if f.Returns != "" || f.Makes != "" || len(f.Params) > 0 {
+			c.pass.ExportObjectFact(fn, f)
+		}
+	}
+}
+
+// fact returns the keyFact of a function of another package; nil for none.
+func (c *checker) fact(fn *types.Func) *keyFact {
+	if fn.Pkg() == c.pass.Pkg {
+		return nil
+	}
+	var f keyFact
+	if !c.pass.ImportObjectFact(fn, &f) {
+		return nil
+	}
+	return &f
+}
+
+// stdlib reports a package of the standard library, which makes no keys:
+// the check does nothing there, though it runs on every dependency for
+// its facts.
+func stdlib(files []*ast.File, fileName func(*ast.File) string) bool {
+	if len(files) == 0 {
+		return true
+	}
+	src := filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
+	return strings.HasPrefix(fileName(files[0]), src)
+}

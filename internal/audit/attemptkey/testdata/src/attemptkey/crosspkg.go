@@ -1,0 +1,41 @@
+package attemptkey
+
+import (
+	"context"
+
+	"example.com/delivery"
+)
+
+// Another package's client makes its own key on every call.
+func deliverAcross(ctx context.Context, c *delivery.Client, url string) error {
+	var err error
+	for range 3 {
+		if err = c.Send(ctx, url); err == nil { // want `idempotency key made by Send \(NewKey \(uuid.NewString at delivery.go:\d+\) at delivery.go:\d+, reaching Post, whose key parameter reaches the Idempotency-Key header at delivery.go:\d+ at delivery.go:\d+\) inside the retry loop at crosspkg.go:\d+`
+			return nil
+		}
+	}
+	return err
+}
+
+// Another package's key helper and client, the key made per attempt.
+func postAcross(ctx context.Context, c *delivery.Client, url string) error {
+	var err error
+	for range 3 {
+		if err = c.Post(ctx, url, delivery.NewKey()); err == nil { // want `made by delivery.NewKey \(uuid.NewString at delivery.go:\d+\) at crosspkg.go:\d+ inside the retry loop at crosspkg.go:\d+ reaches Post, whose key parameter reaches the Idempotency-Key header at delivery.go:\d+`
+			return nil
+		}
+	}
+	return err
+}
+
+// The same, the key made once.
+func postAcrossOnce(ctx context.Context, c *delivery.Client, url string) error {
+	key := delivery.NewKey()
+	var err error
+	for range 3 {
+		if err = c.Post(ctx, url, key); err == nil {
+			return nil
+		}
+	}
+	return err
+}
