@@ -15,7 +15,7 @@ func whereColumnsOf(info *types.Info, where *ast.CallExpr) []string {
 		return nil
 	}
 	if cond, ok := ConstString(info, where.Args[0]); ok {
-		return ParseSQL("SELECT 1 FROM t WHERE " + cond).Columns
+		return conditionColumns(cond)
 	}
 	return literalColumns(info, where.Args[0])
 }

@@ -33,7 +33,7 @@ func sendsSQL(fn *types.Func) bool {
 	case name == "Queue": // a pgx Batch
 		return pgx && sig.Variadic()
 	case sqlMethods[name]:
-		return sig.Variadic() && (inPackage(fn, "database/sql") || pgx || inPackage(fn, gormPath) || types.IsInterface(sig.Recv().Type()))
+		return sig.Variadic() && (inPackage(fn, "database/sql") || pgx || inPackage(fn, gormPath) || inPackage(fn, bunPath) || types.IsInterface(sig.Recv().Type()))
 	case sqlxCalls[name]:
 		if !types.IsInterface(sig.Recv().Type()) {
 			return false
