@@ -50,6 +50,9 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	})
 	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
+		if strings.HasSuffix(pass.Fset.File(n.Pos()).Name(), "_test.go") {
+			return // tests call in turn what production calls concurrently
+		}
 		switch n := n.(type) {
 		case *ast.FuncDecl:
 			fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func)
@@ -139,8 +142,8 @@ func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
 	if v == nil {
 		return effect.Use{}, false
 	}
-	if _, plain := ast.Unparen(ix.X).(*ast.Ident); plain && !(v.Pkg() != nil && v.Parent() == v.Pkg().Scope()) {
-		return effect.Use{}, false // a map of the function's own
+	if !sharedMap(info, ix.X, v) {
+		return effect.Use{}, false
 	}
 	what := "map read"
 	if op == match.OpWrite {
@@ -148,6 +151,35 @@ func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
 	}
 	target := types.ExprString(ix.X)
 	return effect.Use{Effect: effect.Effect{Op: op, What: what, Record: "map " + target, Target: target}, Keys: []ast.Expr{ix.Index}}, true
+}
+
+// sharedMap reports whether a map may be used by several goroutines at
+// once: a package variable, or a field of a struct that also holds a
+// mutex, which says its owner expects concurrent callers. A map of the
+// function's own, or of a value built per request, is no shared record.
+func sharedMap(info *types.Info, m ast.Expr, root *types.Var) bool {
+	if root.Pkg() != nil && root.Parent() == root.Pkg().Scope() {
+		return true
+	}
+	sel, ok := ast.Unparen(m).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	t := info.TypeOf(sel.X)
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		if n, ok := types.Unalias(st.Field(i).Type()).(*types.Named); ok && n.Obj().Pkg() != nil &&
+			n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex") {
+			return true
+		}
+	}
+	return false
 }
 
 // unit pairs the reads and writes of one function body.
@@ -496,22 +528,18 @@ func (f *fn) escapes(s, w, cond *cfg.Block) bool {
 }
 
 // sideEffect returns an effect on w's side of the gate other than the
-// read and the write themselves: an External one, or a write to another
-// record. With between, only one that can run before w.
+// read and the write themselves: an External one, or an appending write
+// to another record. With between, only one that can run before w.
 func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *event {
 	for _, s := range f.events {
 		if s.at == w.at || s.at == rd.at {
 			continue
 		}
-		if !s.use.External {
-			switch s.use.Op {
-			case match.OpWrite, match.OpUpdate, match.OpClaim, match.OpGuarded, match.OpDelete:
-			default:
-				continue
-			}
-			if s.use.Record == w.use.Record {
-				continue
-			}
+		// Work that does harm when done twice: an External effect, or a
+		// write that adds to another record. Overwrites (SET, SADD, an
+		// UPDATE) done twice leave what once leaves.
+		if !s.use.External && (s.use.Op != match.OpWrite || !s.use.Appends || s.use.Record == w.use.Record) {
+			continue
 		}
 		if !f.reachesNode(side, s, gate) {
 			continue
@@ -605,6 +633,9 @@ func (f *fn) locks() {
 					}
 				}
 			}
+			if watchCommand(info, n) {
+				f.locked = append(f.locked, span{from: n.Pos()}) // an optimistic transaction
+			}
 			if c, ok := match.SQL(info, n); ok && c.Const && advisory.MatchString(c.Text) {
 				f.locked = append(f.locked, span{from: n.Pos()})
 			}
@@ -636,6 +667,18 @@ func (f *fn) locks() {
 			}
 		}
 	}
+}
+
+// watchCommand reports whether call sends Redis's WATCH by name, as
+// redigo's Do("WATCH", key) does: the MULTI/EXEC that follows fails if
+// the key changed since, which makes the check and the act one step.
+func watchCommand(info *types.Info, call *ast.CallExpr) bool {
+	for _, a := range call.Args {
+		if v, ok := match.ConstString(info, a); ok {
+			return strings.EqualFold(v, "WATCH")
+		}
+	}
+	return false
 }
 
 var advisory = regexp.MustCompile(`(?i)\bpg_(try_)?advisory_(xact_)?lock|\bGET_LOCK\s*\(`)

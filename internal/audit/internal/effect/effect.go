@@ -265,14 +265,26 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		params[sig.Params().At(i)] = i
 	}
 	defs := Definitions(r.pass.TypesInfo, decl.Body)
+	returned := returnedVars(r.pass.TypesInfo, decl.Body, defs, sig.Results())
 	s := &Summary{}
+	var stmts []ast.Node // the statements enclosing the node being looked at
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if n == nil {
+			if len(stmts) > 0 {
+				stmts = stmts[:len(stmts)-1]
+			}
+			return false
+		}
+		stmts = append(stmts, n)
 		call, ok := n.(*ast.CallExpr)
 		if !ok || len(s.Effects) >= maxEffects {
 			return true
 		}
 		for _, u := range r.Of(call) {
 			e := u.Effect
+			if e.Op == match.OpRead && !r.readReturned(call, u, stmts, returned) {
+				continue // a read whose finding the function keeps to itself
+			}
 			e.Params = nil
 			for _, k := range u.Keys {
 				for _, v := range Roots(r.pass.TypesInfo, defs, k) {
@@ -288,8 +300,170 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		}
 		return true
 	})
+	// A function that reads a record and writes it too settles the
+	// question itself (a get-or-create, a check-then-act reported here):
+	// its callers see the write, not a check.
+	s.Effects = slices.DeleteFunc(s.Effects, func(e Effect) bool {
+		return e.Op == match.OpRead && slices.ContainsFunc(s.Effects, func(w Effect) bool {
+			return w.Record == e.Record && (w.Op == match.OpWrite || w.Op == match.OpClaim || w.Op == match.OpUpdate || w.Op == match.OpGuarded)
+		})
+	})
 	r.summary[fn] = s
 	return s
+}
+
+// readReturned reports whether what the read u found reaches one of the
+// function's results other than an error: a found flag, a count, the
+// record. stmts are the nodes enclosing call, outermost first.
+func (r *Result) readReturned(call *ast.CallExpr, u Use, stmts []ast.Node, returned map[*types.Var]bool) bool {
+	info := r.pass.TypesInfo
+	var stmt ast.Node
+	for i := len(stmts) - 1; i >= 0; i-- {
+		switch n := stmts[i].(type) {
+		case *ast.ReturnStmt:
+			return true
+		case *ast.FuncLit:
+			return false
+		case ast.Stmt:
+			stmt = n
+		}
+		if stmt != nil {
+			break
+		}
+	}
+	found := false
+	mark := func(e ast.Expr) {
+		if id := rootIdent(e); id != nil {
+			if v, ok := info.ObjectOf(id).(*types.Var); ok && returned[v] {
+				found = true
+			}
+		}
+	}
+	if as, ok := stmt.(*ast.AssignStmt); ok {
+		for _, l := range as.Lhs {
+			mark(l)
+		}
+	}
+	if ds, ok := stmt.(*ast.DeclStmt); ok {
+		ast.Inspect(ds, func(n ast.Node) bool {
+			if vs, ok := n.(*ast.ValueSpec); ok {
+				for _, l := range vs.Names {
+					mark(l)
+				}
+			}
+			return true
+		})
+	}
+	if stmt != nil {
+		ast.Inspect(stmt, func(n ast.Node) bool {
+			if x, ok := n.(*ast.UnaryExpr); ok && x.Op == token.AND {
+				mark(x.X)
+			}
+			return true
+		})
+	}
+	for _, d := range u.Dest {
+		mark(d)
+	}
+	return found
+}
+
+// returnedVars returns the variables whose values flow into the
+// function's results, errors aside: those its return statements mention,
+// and, backwards through assignments, those they were computed from.
+func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *types.Tuple) map[*types.Var]bool {
+	out := map[*types.Var]bool{}
+	errType := types.Universe.Lookup("error").Type()
+	var add func(e ast.Expr, depth int)
+	add = func(e ast.Expr, depth int) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.Ident:
+				v, ok := info.Uses[n].(*types.Var)
+				if !ok || v.IsField() || out[v] || types.Identical(v.Type(), errType) {
+					return true
+				}
+				out[v] = true
+				if depth < maxDepth {
+					for _, d := range defs[v] {
+						add(d, depth+1)
+					}
+				}
+			}
+			return true
+		})
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, e := range n.Results {
+				add(e, 0)
+			}
+		}
+		return true
+	})
+	// A result filled through a pointer (row.Scan(&exists)) comes from
+	// the value the call is made on.
+	for range maxDepth {
+		before := len(out)
+		ast.Inspect(body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			for _, a := range call.Args {
+				if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
+					if id := rootIdent(u.X); id != nil {
+						if v, ok := info.Uses[id].(*types.Var); ok && out[v] {
+							add(sel.X, 1)
+						}
+					}
+				}
+			}
+			return true
+		})
+		if len(out) == before {
+			break
+		}
+	}
+	for i := range results.Len() { // named results, which a bare return returns
+		if v := results.At(i); v.Name() != "" && !out[v] && !types.Identical(v.Type(), errType) {
+			out[v] = true
+			for _, d := range defs[v] {
+				add(d, 1)
+			}
+		}
+	}
+	return out
+}
+
+// rootIdent returns the variable an expression selects from: i in
+// i.ID, &i.ID, rows[0].ID.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return x
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 func hasEffects(ss []*Summary) bool {
