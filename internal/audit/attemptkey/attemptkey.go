@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -46,6 +47,23 @@ type sink struct {
 	node  ast.Node
 	value ast.Expr
 	what  string // SetIdempotencyKey, the Idempotency-Key header, ...
+	// only lists the attempts in which a fresh value here is a mistake,
+	// for a sink that is also an entity's ID: a message's own ID is a key
+	// when a retry or a redelivery sends it again, and the name given to a
+	// create when a retry asks again; nil for every kind of attempt.
+	only []kind
+}
+
+// reach is a sink a parameter reaches, as a summary tells callers.
+type reach struct {
+	What string // the Idempotency-Key header at client.go:40
+	Only []kind // as sink.only
+}
+
+// allowed reports whether a sink restricted to only counts in an attempt
+// of kind k.
+func allowed(only []kind, k kind) bool {
+	return only == nil || slices.Contains(only, k)
 }
 
 // made is what a function does when it both makes a fresh key and hands
@@ -54,6 +72,7 @@ type sink struct {
 type made struct {
 	pos  token.Pos // where the key is made, or the call that makes it
 	what string    // uuid.NewString at send.go:12, reaching SetIdempotencyKey at send.go:14
+	only []kind    // the sink's
 }
 
 type checker struct {
@@ -61,10 +80,10 @@ type checker struct {
 	r       *report.Reporter
 	dirs    *directive.Directives
 	decls   map[*types.Func]*ast.FuncDecl
-	returns map[*types.Func]*origin        // what fresh value a function returns; nil for none
-	params  map[*types.Func]map[int]string // which parameters reach a sink, and which sink
-	makes   map[*types.Func]*made          // functions that make a key and send it; nil for none
-	retries map[*types.Func][]bool         // which func-typed parameters a package function calls in a loop
+	returns map[*types.Func]*origin       // what fresh value a function returns; nil for none
+	params  map[*types.Func]map[int]reach // which parameters reach a sink, and which sink
+	makes   map[*types.Func]*made         // functions that make a key and send it; nil for none
+	retries map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
 	roles   map[*ast.FuncDecl]map[*ast.FuncLit]scope
 	process map[types.Object]*origin  // package variables and fields set once per process to a fresh value
 	onces   map[types.Object]*origin  // package variables holding a sync.OnceValue of a fresh value
@@ -81,7 +100,7 @@ func run(pass *analysis.Pass) (any, error) {
 		dirs:    pass.ResultOf[directive.Analyzer].(*directive.Directives),
 		decls:   map[*types.Func]*ast.FuncDecl{},
 		returns: map[*types.Func]*origin{},
-		params:  map[*types.Func]map[int]string{},
+		params:  map[*types.Func]map[int]reach{},
 		makes:   map[*types.Func]*made{},
 		retries: map[*types.Func][]bool{},
 		roles:   map[*ast.FuncDecl]map[*ast.FuncLit]scope{},
@@ -119,18 +138,18 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			if o == nil || o.param >= 0 || reported[s.value] {
 				continue
 			}
-			if o.process {
+			if o.process && allowed(s.only, startup) {
 				reported[s.value] = true
 				c.reportProcess(s, o)
 				continue
 			}
 			sc := c.scopeAt(decl, o.pos)
-			if sc != nil && within(sc.node, s.node) {
+			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) {
 				reported[s.value] = true
 				c.reportAttempt(s.value, sc, fmt.Sprintf("made by %s at %s", o.what, c.where(o.pos)), "reaches "+s.what, o.pos)
 				continue
 			}
-			if outer := c.scopeAt(decl, s.node.Pos()); outer != nil && outer.kind != retry && !within(outer.node, o.pos) && sc == nil {
+			if outer := c.scopeAt(decl, s.node.Pos()); outer != nil && outer.kind != retry && !within(outer.node, o.pos) && sc == nil && allowed(s.only, startup) {
 				// made once, outside the handler closure that uses it: per process
 				reported[s.value] = true
 				c.reportProcess(s, &origin{pos: o.pos, what: o.what + " in " + decl.Name.Name})
@@ -151,7 +170,7 @@ func (c *checker) check(decl *ast.FuncDecl) {
 		if m == nil {
 			return true
 		}
-		if sc := c.scopeAt(decl, call.Pos()); sc != nil {
+		if sc := c.scopeAt(decl, call.Pos()); sc != nil && allowed(m.only, sc.kind) {
 			reported[call] = true
 			c.reportAttempt(call, sc, fmt.Sprintf("made by %s (%s)", fn.Name(), m.what), "", m.pos)
 		}
@@ -181,7 +200,7 @@ func (c *checker) retriedRefs(call *ast.CallExpr) {
 		if !ok || !c.retried(helper, i) {
 			continue
 		}
-		if m := c.makesKey(fn.Origin()); m != nil {
+		if m := c.makesKey(fn.Origin()); m != nil && allowed(m.only, retry) {
 			sc := &scope{node: call, kind: retry, what: "call of " + helper.Name()}
 			c.reportAttempt(arg, sc, fmt.Sprintf("made by %s (%s)", fn.Name(), m.what), "", m.pos)
 		}

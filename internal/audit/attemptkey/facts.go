@@ -16,10 +16,11 @@ import (
 // import: the fresh value it returns, the key it makes and sends itself,
 // and the parameters that reach a sink in it.
 type keyFact struct {
-	Returns string         // "uuid.NewString at ids.go:8": the fresh value it returns
-	Process bool           // what Returns names is made once per process
-	Makes   string         // "uuid.NewString at send.go:12, reaching the Idempotency-Key header at send.go:14"
-	Params  map[int]string // parameter index: the sink it reaches
+	Returns   string        // "uuid.NewString at ids.go:8": the fresh value it returns
+	Process   bool          // what Returns names is made once per process
+	Makes     string        // "uuid.NewString at send.go:12, reaching the Idempotency-Key header at send.go:14"
+	MakesOnly []kind        // the attempts in which Makes is a mistake; nil for all
+	Params    map[int]reach // parameter index: the sink it reaches
 }
 
 // AFact marks keyFact as an analysis fact.
@@ -43,7 +44,7 @@ func (f *keyFact) String() string {
 			}
 		}
 	}) {
-		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", i, f.Params[i]))
+		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", i, f.Params[i].What))
 	}
 	return "attemptkey: " + strings.Join(parts, "; ")
 }
@@ -62,7 +63,7 @@ func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 			f.Returns, f.Process = fmt.Sprintf("%s at %s", o.what, c.where(o.pos)), o.process
 		}
 		if m := c.makesKey(fn); m != nil {
-			f.Makes = m.what
+			f.Makes, f.MakesOnly = m.what, m.only
 		}
 		if f.Returns != "" || f.Makes != "" || len(f.Params) > 0 {
 			c.pass.ExportObjectFact(fn, f)

@@ -146,12 +146,12 @@ func (f *flow) origin(e ast.Expr) *origin {
 				return false
 			}
 		case *ast.Ident:
-			if o := f.vars[info.Uses[n]]; o != nil {
-				found = o
+			if v, ok := info.Uses[n].(*types.Var); ok && !v.IsField() && f.c.process[v] != nil {
+				found = f.c.process[v] // a variable set once; a field is its selector's
 				return false
 			}
-			if v, ok := info.Uses[n].(*types.Var); ok && !v.IsField() && f.c.process[v] != nil {
-				found = f.c.process[v] // a package variable; a field is its selector's
+			if o := f.vars[info.Uses[n]]; o != nil {
+				found = o
 				return false
 			}
 		}
@@ -221,7 +221,7 @@ func (c *checker) litReturns(body *ast.BlockStmt) *origin {
 
 // paramSinks returns the parameters of a package function that reach a
 // sink inside it, with the sink.
-func (c *checker) paramSinks(fn *types.Func) map[int]string {
+func (c *checker) paramSinks(fn *types.Func) map[int]reach {
 	if s, done := c.params[fn]; done {
 		return s
 	}
@@ -237,11 +237,11 @@ func (c *checker) paramSinks(fn *types.Func) map[int]string {
 		seeds[params.At(i)] = &origin{param: i}
 	}
 	f := c.flow(decl.Body, seeds)
-	out := map[int]string{}
+	out := map[int]reach{}
 	for _, s := range sinks {
 		if o := f.origin(s.value); o != nil && o.param >= 0 {
 			if _, ok := out[o.param]; !ok {
-				out[o.param] = fmt.Sprintf("%s at %s", s.what, c.where(s.node.Pos()))
+				out[o.param] = reach{What: fmt.Sprintf("%s at %s", s.what, c.where(s.node.Pos())), Only: s.only}
 			}
 		}
 	}
@@ -261,7 +261,7 @@ func (c *checker) makesKey(fn *types.Func) *made {
 	decl := c.decls[fn]
 	if decl == nil {
 		if k := c.fact(fn); k != nil && k.Makes != "" {
-			return &made{what: k.Makes} // made in another package: no position here
+			return &made{what: k.Makes, only: k.MakesOnly} // made in another package: no position here
 		}
 		return nil
 	}
@@ -271,7 +271,7 @@ func (c *checker) makesKey(fn *types.Func) *made {
 		f := c.flow(decl.Body, nil)
 		for _, s := range sinks {
 			if o := f.origin(s.value); o.fresh() && c.scopeAt(decl, o.pos) == nil {
-				m = &made{pos: o.pos, what: fmt.Sprintf("%s at %s, reaching %s at %s", o.what, c.where(o.pos), s.what, c.where(s.node.Pos()))}
+				m = &made{pos: o.pos, what: fmt.Sprintf("%s at %s, reaching %s at %s", o.what, c.where(o.pos), s.what, c.where(s.node.Pos())), only: s.only}
 				break
 			}
 		}
@@ -284,7 +284,7 @@ func (c *checker) makesKey(fn *types.Func) *made {
 			}
 			if callee := typeutil.StaticCallee(c.pass.TypesInfo, call); callee != nil && c.scopeAt(decl, call.Pos()) == nil {
 				if inner := c.makesKey(callee.Origin()); inner != nil {
-					m = &made{pos: call.Pos(), what: fmt.Sprintf("through %s: %s", callee.Name(), inner.what)}
+					m = &made{pos: call.Pos(), what: fmt.Sprintf("through %s: %s", callee.Name(), inner.what), only: inner.only}
 				}
 			}
 			return true

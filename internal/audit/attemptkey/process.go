@@ -49,14 +49,14 @@ func (c *checker) perProcess(ins *inspector.Inspector, decls []*ast.FuncDecl) {
 		ast.Inspect(decl.Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok && onceDo(info, call) {
 				if lit, ok := call.Args[0].(*ast.FuncLit); ok {
-					c.setsOnce(c.flow(lit.Body, nil), lit.Body)
+					c.setsOnce(c.flow(lit.Body, nil), lit.Body, true)
 				}
 				return false
 			}
 			return true
 		})
 		if setup {
-			c.setsOnce(c.flow(decl.Body, nil), decl.Body)
+			c.setsOnce(c.flow(decl.Body, nil), decl.Body, false)
 		}
 	}
 	// What the functions return was looked at before the fields were known.
@@ -64,13 +64,15 @@ func (c *checker) perProcess(ins *inspector.Inspector, decls []*ast.FuncDecl) {
 }
 
 // setsOnce records the package variables and fields body sets to a fresh
-// value, knowing body runs once per process.
-func (c *checker) setsOnce(f *flow, body *ast.BlockStmt) {
+// value, knowing body runs once per process; with locals, the local
+// variables too, which a sync.Once's function sets for the closures that
+// share them.
+func (c *checker) setsOnce(f *flow, body *ast.BlockStmt, locals bool) {
 	info := c.pass.TypesInfo
 	set := func(obj types.Object, e ast.Expr) {
 		v, ok := obj.(*types.Var)
-		if !ok || !v.IsField() && v.Parent() != c.pass.Pkg.Scope() {
-			return // a local variable
+		if !ok || !v.IsField() && v.Parent() != c.pass.Pkg.Scope() && !locals {
+			return // a constructor's local variable
 		}
 		c.held[obj] = append(c.held[obj], types.ExprString(e))
 		if v.IsField() && strings.EqualFold(v.Name(), "id") {

@@ -20,6 +20,9 @@ const (
 	request                   // one request to an HTTP handler
 	delivery                  // one delivery of a message to a consumer
 	scheduled                 // one run of a scheduled job
+	// startup is one start of a process: no scope, but the kind of a key
+	// made once per process, for sinks that name the kinds they count in.
+	startup
 )
 
 // scope is a piece of code run once per attempt: a loop, a function
@@ -37,7 +40,7 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 	info := c.pass.TypesInfo
 	var sc *scope
 	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
-		if k, what := funcRole(decl.Name.Name, recvName(fn), fn.Signature()); k != 0 {
+		if k, what := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
 			sc = &scope{node: decl, kind: k, what: what}
 		}
 	}
@@ -62,7 +65,7 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 			if r, ok := roles[n]; ok {
 				sc = &r
 			} else if sig, ok := info.TypeOf(n).(*types.Signature); ok {
-				if k, what := funcRole("", "", sig); k != 0 {
+				if k, what := funcRole(info, "", "", sig, n.Body); k != 0 {
 					sc = &scope{node: n, kind: k, what: what}
 				}
 			}
@@ -73,16 +76,26 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 }
 
 // funcRole says whether a function (a literal when name is empty) handles
-// one HTTP request, one message, or one run of a scheduled job.
-func funcRole(name, recv string, sig *types.Signature) (kind, string) {
-	var writer, req, msg bool
+// one HTTP request, one message, or one run of a scheduled job. A function
+// taking a message handles its delivery when it is a literal (a
+// subscription's callback), when it is named for it, when the message is
+// of a type only ever received (an SQS message, a JetStream Msg, an AMQP
+// Delivery), or when it acknowledges the message.
+func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *ast.BlockStmt) (kind, string) {
+	var writer, req bool
+	var msgs []*types.Var
+	received := false
 	for p := range sig.Params().Variables() {
 		t := p.Type()
 		writer = writer || types.TypeString(t, nil) == "net/http.ResponseWriter"
 		req = req || isPointer(t) && isNamed(t, "net/http", "Request")
-		msg = msg || message(t)
+		if m := message(t); m != notMessage {
+			msgs = append(msgs, p)
+			received = received || m == receivedMessage
+		}
 	}
 	words := match.Words(name)
+	msg := len(msgs) > 0
 	switch {
 	case writer && req && name == "":
 		return request, "the handler"
@@ -90,7 +103,7 @@ func funcRole(name, recv string, sig *types.Signature) (kind, string) {
 		return request, name
 	case msg && name == "":
 		return delivery, "message handler"
-	case msg && slices.ContainsFunc(words, func(w string) bool { return slices.Contains(consumerWords, w) }):
+	case msg && (received || slices.ContainsFunc(words, func(w string) bool { return slices.Contains(consumerWords, w) }) || acks(info, body, msgs)):
 		return delivery, "consumer " + name
 	case name != "" && slices.ContainsFunc(append(words, match.Words(recv)...), func(w string) bool { return slices.Contains(jobWords, w) }):
 		return scheduled, "scheduled job " + name
@@ -99,7 +112,29 @@ func funcRole(name, recv string, sig *types.Signature) (kind, string) {
 }
 
 // consumerWords name a function that handles one delivered message.
-var consumerWords = []string{"handle", "handler", "consume", "consumer", "process", "receive", "on", "deliver", "subscribe", "worker"}
+var consumerWords = []string{"handle", "handler", "consume", "consumer", "process", "receive", "on", "deliver", "subscribe", "worker", "relay", "forward", "ingest"}
+
+// ackMethods acknowledge, or refuse, a delivered message.
+var ackMethods = []string{"Ack", "AckSync", "Nak", "NakWithDelay", "Term", "InProgress", "Nack", "Reject", "DoubleAck"}
+
+// acks reports whether body acknowledges one of msgs: only a consumer does.
+func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && slices.Contains(ackMethods, sel.Sel.Name) {
+			if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok {
+				v, _ := info.Uses[id].(*types.Var)
+				found = slices.Contains(msgs, v)
+			}
+		}
+		return true
+	})
+	return found
+}
 
 // jobWords name a scheduled job, or a type whose methods make up one.
 var jobWords = []string{"job", "cron", "cronjob", "scheduled", "nightly", "daily", "hourly", "weekly", "monthly", "periodic", "tick"}
@@ -149,7 +184,7 @@ func rangeRole(info *types.Info, t types.Type) (kind, string) {
 	switch {
 	case isNamed(elem, "time", "Duration"):
 		return retry, "retry loop over backoff delays"
-	case message(elem):
+	case message(elem) != notMessage:
 		return delivery, "loop over delivered messages"
 	}
 	return 0, ""
@@ -325,7 +360,8 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 }
 
 // scheduling reports a function that runs a function literal on a
-// schedule: robfig/cron's AddFunc, gocron's Do, a Schedule method.
+// schedule: robfig/cron's AddFunc, gocron's Do, a Schedule or Every
+// method.
 func scheduling(fn *types.Func) bool {
 	if fn.Name() == "AddFunc" || fn.Name() == "AddJob" {
 		return true
@@ -334,62 +370,73 @@ func scheduling(fn *types.Func) bool {
 	if fn.Pkg() != nil {
 		names = append(names, match.Words(fn.Pkg().Name())...)
 	}
-	return slices.ContainsFunc(names, func(w string) bool { return w == "cron" || w == "gocron" || w == "schedule" })
+	return slices.ContainsFunc(names, func(w string) bool { return w == "cron" || w == "gocron" || w == "schedule" || w == "every" })
 }
+
+// messageKind tells a delivered message from other values.
+type messageKind uint8
+
+const (
+	notMessage      messageKind = iota
+	anyMessage                  // a message, sent or received
+	receivedMessage             // a message type only ever received
+)
 
 // knownMessages are the message types of the queue clients services use,
 // each of which carries its own identity (a message ID, a stream sequence,
-// a partition and offset).
-var knownMessages = map[string]bool{
-	"github.com/aws/aws-sdk-go-v2/service/sqs/types.Message":      true,
-	"github.com/aws/aws-sdk-go/service/sqs.Message":               true,
-	"github.com/nats-io/nats.go.Msg":                              true,
-	"github.com/nats-io/nats.go/jetstream.Msg":                    true,
-	"github.com/segmentio/kafka-go.Message":                       true,
-	"github.com/IBM/sarama.ConsumerMessage":                       true,
-	"github.com/Shopify/sarama.ConsumerMessage":                   true,
-	"github.com/confluentinc/confluent-kafka-go/v2/kafka.Message": true,
-	"github.com/rabbitmq/amqp091-go.Delivery":                     true,
-	"github.com/streadway/amqp.Delivery":                          true,
-	"cloud.google.com/go/pubsub.Message":                          true,
+// a partition and offset), and whether the type is only ever received.
+var knownMessages = map[string]messageKind{
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types.Message":      receivedMessage,
+	"github.com/aws/aws-sdk-go/service/sqs.Message":               receivedMessage,
+	"github.com/nats-io/nats.go.Msg":                              anyMessage,
+	"github.com/nats-io/nats.go/jetstream.Msg":                    receivedMessage,
+	"github.com/segmentio/kafka-go.Message":                       anyMessage,
+	"github.com/IBM/sarama.ConsumerMessage":                       receivedMessage,
+	"github.com/Shopify/sarama.ConsumerMessage":                   receivedMessage,
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka.Message": anyMessage,
+	"github.com/rabbitmq/amqp091-go.Delivery":                     receivedMessage,
+	"github.com/streadway/amqp.Delivery":                          receivedMessage,
+	"cloud.google.com/go/pubsub.Message":                          receivedMessage,
 }
 
-// message reports a delivered message that carries its own ID: a queue
-// client's message type, or a type named for a message, event or
-// delivery with a field or method named for an ID.
-func message(t types.Type) bool {
+// message reports a message that carries its own ID: a queue client's
+// message type, or a type named for a message, event or delivery with a
+// field or method named for an ID.
+func message(t types.Type) messageKind {
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.Obj().Pkg() == nil {
-		return false
+		return notMessage
 	}
-	if knownMessages[n.Obj().Pkg().Path()+"."+n.Obj().Name()] {
-		return true
+	if k, ok := knownMessages[n.Obj().Pkg().Path()+"."+n.Obj().Name()]; ok {
+		return k
 	}
 	if !slices.ContainsFunc(match.Words(n.Obj().Name()), func(w string) bool {
 		return w == "message" || w == "msg" || w == "event" || w == "delivery" || w == "envelope"
 	}) {
-		return false
-	}
-	idName := func(name string) bool {
-		w := match.Words(name)
-		return len(w) > 0 && w[len(w)-1] == "id"
+		return notMessage
 	}
 	if s, ok := n.Underlying().(*types.Struct); ok {
 		for f := range s.Fields() {
 			if idName(f.Name()) {
-				return true
+				return anyMessage
 			}
 		}
 	}
 	for m := range n.Methods() {
 		if idName(m.Name()) {
-			return true
+			return anyMessage
 		}
 	}
-	return false
+	return notMessage
+}
+
+// idName reports a name that ends in ID: ID, MessageId, EventID.
+func idName(name string) bool {
+	w := match.Words(name)
+	return len(w) > 0 && w[len(w)-1] == "id"
 }
 
 func isPointer(t types.Type) bool {

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/types"
 	"net/http"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -23,10 +24,16 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 		case *ast.CallExpr:
 			out = append(out, c.callSinks(n, text)...)
 		case *ast.CompositeLit:
+			msg := message(info.TypeOf(n)) != notMessage
 			for _, elt := range n.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
-					if id, ok := kv.Key.(*ast.Ident); ok && keyField(info.Uses[id]) {
+					id, ok := kv.Key.(*ast.Ident)
+					switch {
+					case !ok:
+					case keyField(info.Uses[id]):
 						out = append(out, sink{node: kv, value: kv.Value, what: id.Name})
+					case msg && idName(id.Name):
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + types.ExprString(n.Type), only: []kind{retry, delivery}})
 					}
 				}
 			}
@@ -128,8 +135,16 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	if natsMsgID(fn) && len(call.Args) == 1 {
 		return []sink{{node: call, value: call.Args[0], what: "the NATS message ID (" + fn.Name() + ")"}}
 	}
-	if r, ok := match.Redis(info, call); ok && r.Op != match.RedisDel && match.DedupName(text(r.Key)) {
-		return []sink{{node: call, value: r.Key, what: "the Redis key of " + r.Method}}
+	if r, ok := match.Redis(info, call); ok && r.Op != match.RedisDel {
+		switch {
+		case match.DedupName(text(r.Key)):
+			return []sink{{node: call, value: r.Key, what: "the Redis key of " + r.Method}}
+		case r.Op == match.RedisSetNX:
+			// A claim on any key: a fresh key per attempt may be a search
+			// for a free one (a short code), but a key made once per
+			// process is never right.
+			return []sink{{node: call, value: r.Key, what: "the Redis key of " + r.Method, only: []kind{startup}}}
+		}
 	}
 	if s, ok := insertKey(info, call); ok {
 		return s
@@ -137,7 +152,7 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	var out []sink
 	sig := fn.Signature()
 	claim := c.dirs.Of(fn)&directive.Claim != 0
-	summary := map[int]string{}
+	summary := map[int]reach{}
 	if c.decls[fn.Origin()] != nil {
 		summary = c.paramSinks(fn.Origin())
 	} else if k := c.fact(fn.Origin()); k != nil {
@@ -155,11 +170,26 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name())})
 		case claim && p == "key":
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the key of %s, an //idemkit:claim", fn.Name())})
-		case summary[i] != "":
-			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), p, summary[i])})
+		case summary[i].What != "":
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), p, summary[i].What), only: summary[i].Only})
+		case createName(fn, p):
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry}})
 		}
 	}
 	return out
+}
+
+// createWords begin the name of a call that creates a resource under a
+// name or ID its caller chooses: asked again under the same one, the
+// service refuses or returns the first.
+var createWords = []string{"create", "provision", "insert", "register", "put"}
+
+// createName reports a parameter p of fn that names what fn creates: the
+// name parameter of createDatabase, the id of insertOrder.
+func createName(fn *types.Func, p string) bool {
+	w := match.Words(fn.Name())
+	pw := match.Words(p)
+	return len(w) > 0 && slices.Contains(createWords, w[0]) && len(pw) > 0 && (pw[len(pw)-1] == "name" || pw[len(pw)-1] == "id")
 }
 
 // natsMsgID reports nats.MsgId and jetstream.WithMsgID, the publish
@@ -172,9 +202,11 @@ func natsMsgID(fn *types.Func) bool {
 }
 
 // headerSet reports Set or Add of an Idempotency-Key (or another
-// key-named) header, or of Nats-Msg-Id, on an outgoing message: an
+// key-named) header, of an ID a receiver deduplicates by (Webhook-Id,
+// X-Event-Id, X-Delivery-Id), or of Nats-Msg-Id, on an outgoing message: an
 // *http.Request's or a *nats.Msg's Header. A response's header echoing a
-// key is no sink.
+// key is no sink, nor is a request or trace ID, which is made per attempt
+// by design.
 func headerSet(info *types.Info, fn *types.Func, call *ast.CallExpr) (sink, bool) {
 	if fn.Name() != "Set" && fn.Name() != "Add" || len(call.Args) != 2 {
 		return sink{}, false
@@ -194,7 +226,7 @@ func headerSet(info *types.Info, fn *types.Func, call *ast.CallExpr) (sink, bool
 // HTTP request or NATS message, and returns its canonical name.
 func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
 	h, ok := match.ConstString(info, name)
-	if !ok || !match.KeyName(h) && !strings.EqualFold(h, "Nats-Msg-Id") {
+	if !ok || !match.KeyColumn(h) && !strings.EqualFold(h, "Nats-Msg-Id") {
 		return "", false
 	}
 	sel, ok := ast.Unparen(header).(*ast.SelectorExpr)
