@@ -538,7 +538,7 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		// Work that does harm when done twice: an External effect, or a
 		// write that adds to another record. Overwrites (SET, SADD, an
 		// UPDATE) done twice leave what once leaves.
-		if !s.use.External && (s.use.Op != match.OpWrite || !s.use.Appends || s.use.Record == w.use.Record) {
+		if !s.use.External && (s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape || s.use.Record == w.use.Record) {
 			continue
 		}
 		if !f.reachesNode(side, s, gate) {
@@ -720,6 +720,7 @@ func (f *fn) duplicateHandled(w *event) bool {
 func uniqueWord(name string) bool {
 	ws := match.Words(name)
 	return slices.Contains(ws, "unique") || slices.Contains(ws, "duplicate") || slices.Contains(ws, "duplicated") ||
+		(slices.Contains(ws, "already") && (slices.Contains(ws, "exists") || slices.Contains(ws, "exist"))) ||
 		(slices.Contains(ws, "conflict") && !slices.Contains(ws, "on"))
 }
 

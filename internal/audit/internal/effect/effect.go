@@ -214,7 +214,7 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 	var summaries []*Summary
 	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
 		summaries = r.module.implementations(fn)
-		shape, shaped := shapeOf(info, call, fn)
+		shape, shaped := shapeOf(info, r.pass.Pkg, call, fn)
 		external := false
 		for _, s := range summaries {
 			for _, e := range s.Effects {

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // Defs maps a function's local variables to the expressions assigned to
@@ -146,6 +148,9 @@ func Atoms(info *types.Info, defs Defs, recv *types.Var, e ast.Expr) []Atom {
 		}
 		switch e := e.(type) {
 		case *ast.CallExpr:
+			if depth > 0 && !builds(info, e) {
+				return // a local's value computed by a call is not the call's arguments
+			}
 			if sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok {
 				if _, isMethod := info.Selections[sel]; isMethod {
 					walk(sel.X, depth)
@@ -180,6 +185,25 @@ func Atoms(info *types.Info, defs Defs, recv *types.Var, e ast.Expr) []Atom {
 	}
 	walk(e, 0)
 	return out
+}
+
+// builds reports whether call only builds a value from its arguments, as
+// a key is built: a conversion, or a function of fmt, strings, strconv,
+// path or bytes. A local variable assigned such a call is made of the
+// arguments; one assigned a lookup's result is not.
+func builds(info *types.Info, call *ast.CallExpr) bool {
+	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
+		return true
+	}
+	fn := typeutil.StaticCallee(info, call)
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "fmt", "strings", "strconv", "path", "bytes", "path/filepath":
+		return true
+	}
+	return false
 }
 
 // selectorPath reads e as a variable followed by field selections and

@@ -29,13 +29,13 @@ var (
 // the receiver expression (s.repo, h.cache) and keyed by the arguments
 // that are not a context. A verb that acts on the world (Send, Charge,
 // Publish) is an External effect.
-func shapeOf(info *types.Info, call *ast.CallExpr, fn *types.Func) (Use, bool) {
+func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types.Func) (Use, bool) {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return Use{}, false
 	}
 	words := match.Words(fn.Name())
-	if len(words) == 0 {
+	if len(words) == 0 || !ownInterface(pkg, fn) {
 		return Use{}, false
 	}
 	u := Use{Call: call, Callee: fn, Shape: true}
@@ -83,6 +83,37 @@ func lookupBy(words []string) bool {
 		}
 	}
 	return false
+}
+
+// ownInterface reports whether the interface method fn is declared in
+// the module of pkg, as far as import paths tell: a team's repository or
+// cache, not a tracing span, a logger or an io.Writer, whose Add and
+// Record mean something else.
+func ownInterface(pkg *types.Package, fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	return sameModule(pkg.Path(), fn.Pkg().Path())
+}
+
+// sameModule guesses from two import paths whether they belong to one
+// module: the same host and owner and repository on the code hosts that
+// have them (github.com/org/repo), the same first two elements elsewhere.
+// Paths without a host (tests, GOPATH) are taken to be one module.
+func sameModule(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	if !strings.Contains(as[0], ".") || !strings.Contains(bs[0], ".") {
+		return !strings.Contains(as[0], ".") && !strings.Contains(bs[0], ".")
+	}
+	n := 2
+	switch as[0] {
+	case "github.com", "gitlab.com", "bitbucket.org", "golang.org", "gitee.com", "codeberg.org":
+		n = 3
+	}
+	if len(as) < n || len(bs) < n {
+		return a == b
+	}
+	return slices.Equal(as[:n], bs[:n])
 }
 
 func isContext(t types.Type) bool {
