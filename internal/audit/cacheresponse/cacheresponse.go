@@ -33,7 +33,8 @@ func run(pass *analysis.Pass) (any, error) {
 		r:    report.New(pass),
 		dirs: pass.ResultOf[directive.Analyzer].(*directive.Directives),
 	}
-	for _, f := range pass.ResultOf[claim.Analyzer].(*claim.Result).Funcs {
+	a.claims = pass.ResultOf[claim.Analyzer].(*claim.Result)
+	for _, f := range a.claims.Funcs {
 		for call := range f.Calls() {
 			if k, fn := a.dirs.Call(a.info, call); k&directive.Complete != 0 {
 				a.complete(f, call, fn)
@@ -42,6 +43,8 @@ func run(pass *analysis.Pass) (any, error) {
 			if f.Responder && f.Directive == 0 {
 				a.redisFlag(f, call)
 				a.statusOnly(f, call)
+				a.hashStatus(f, call)
+				a.ormStatus(f, call)
 			}
 		}
 		if f.Responder {
@@ -52,15 +55,29 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 type checker struct {
-	pass *analysis.Pass
-	info *types.Info
-	r    *report.Reporter
-	dirs *directive.Directives
+	pass   *analysis.Pass
+	info   *types.Info
+	r      *report.Reporter
+	dirs   *directive.Directives
+	claims *claim.Result
 }
 
 // complete checks an //idemkit:complete call: the response it stores must
 // be there (where the function answers with one) and must not be a 5xx.
+// A helper only inferred to complete a key is reported where its body
+// stores a status alone and the caller claimed the key and answers.
 func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
+	if fact, _ := a.dirs.Fact(fn); fact.Inferred {
+		if c := a.completes(f, call); fact.StatusOnly && f.Responder && c != nil && !c.Lock {
+			a.r.Report(analysis.Diagnostic{
+				Pos: call.Pos(), End: call.End(),
+				Message: fmt.Sprintf("%s stores a status and no response: it marks the key claimed by %s at %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
+					fn.Name(), c.What, a.where(c.Call.Pos())),
+				Related: claimRelated(c),
+			})
+		}
+		return
+	}
 	i := responseParam(fn.Signature())
 	if i < 0 {
 		if f.Responder {
@@ -92,11 +109,7 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 	}
 }
 
-var (
-	statusFields = []string{"Status", "StatusCode", "Code"}
-	// bodyWords name a parameter, field or column that holds a response.
-	bodyWords = []string{"response", "resp", "body", "result", "payload", "reply", "output"}
-)
+var statusFields = []string{"Status", "StatusCode", "Code"}
 
 // responseParam returns the index of the parameter that takes the
 // response: a []byte, a struct with a body field, or one named for it; -1
@@ -112,9 +125,7 @@ func responseParam(sig *types.Signature) int {
 	return -1
 }
 
-func bodyName(name string) bool {
-	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(bodyWords, w) })
-}
+func bodyName(name string) bool { return directive.BodyName(name) }
 
 func isBytes(t types.Type) bool {
 	s, ok := t.Underlying().(*types.Slice)
@@ -450,6 +461,78 @@ func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
 			st.Table, strings.Join(states, ", "), what),
 		Related: claimRelated(c),
 	})
+}
+
+// completes returns the claim of f, not a lock, that call completes, or
+// nil.
+func (a *checker) completes(f *claim.Func, call *ast.CallExpr) *claim.Claim {
+	return a.claimed(f, func(c *claim.Claim) bool { return !c.Lock && a.claims.Settles(c, call)&claim.Completed != 0 })
+}
+
+// hashStatus reports an HSET of the claimed key, or of an idempotency
+// key, that writes status fields and no response field: the hash says
+// "done" and holds nothing to replay.
+func (a *checker) hashStatus(f *claim.Func, call *ast.CallExpr) {
+	rc, ok := match.Redis(a.info, call)
+	if !ok || rc.Op != match.RedisHSet {
+		return
+	}
+	fields, ok := directive.HashFields(a.info, call)
+	if !ok || slices.ContainsFunc(fields, bodyName) || !slices.ContainsFunc(fields, completionName) {
+		return
+	}
+	c := a.completes(f, call)
+	what := "the idempotency key " + types.ExprString(rc.Key)
+	if c != nil {
+		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
+	} else if a.claimed(f, func(c *claim.Claim) bool { return c.Lock }) != nil || !match.KeyName(types.ExprString(rc.Key)) {
+		return
+	}
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("HSET of %s writes only %s: it marks %s completed without the response, so a retry cannot get back what this call answered; write the status code and the marshalled body with it (cacheresponse)",
+			types.ExprString(rc.Key), strings.Join(fields, ", "), what),
+		Related: claimRelated(c),
+	})
+}
+
+// ormStatus reports a gorm Update, Updates or Save of the claimed row, or
+// of an idempotency model, that sets its status to done and stores no
+// response column.
+func (a *checker) ormStatus(f *claim.Func, call *ast.CallExpr) {
+	w, ok := claim.ORMUpdate(a.info, call)
+	if !ok || w.Method == "Delete" {
+		return
+	}
+	set := w.Set
+	if w.Method == "Save" {
+		set = a.claims.AssignedFields(w.Value)
+	}
+	for col := range set {
+		if bodyName(col) {
+			return
+		}
+	}
+	if !claim.StatusDone(a.info, set) {
+		return
+	}
+	c := a.completes(f, call)
+	what := "the key"
+	if c != nil {
+		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
+	} else if !match.DedupName(w.Model) && !match.KeyName(w.Model) {
+		return
+	}
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("%s of %s sets the status and no response: it marks %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body in the row too (cacheresponse)",
+			w.Method, w.Model, what),
+		Related: claimRelated(c),
+	})
+}
+
+func completionName(name string) bool {
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(completionWords, w) })
 }
 
 // claimed returns the first of f's claims that accept accepts.

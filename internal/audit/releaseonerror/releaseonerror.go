@@ -92,12 +92,15 @@ func (a *checker) end(n ast.Node) token.Pos {
 	return n.End()
 }
 
-// status names the status of a 5xx response call: its constant's value.
+// status names the status of a failing response call: its constant's
+// value, or "error" for a helper given the writer and an error.
 func (a *checker) status(call *ast.CallExpr) string {
-	if tv := a.pass.TypesInfo.Types[call.Args[len(call.Args)-1]]; tv.Value != nil {
-		return tv.Value.ExactString()
+	if st := claim.FailureStatus(a.pass.TypesInfo, call); st != nil && st != ast.Expr(call) {
+		if tv := a.pass.TypesInfo.Types[st]; tv.Value != nil {
+			return tv.Value.ExactString()
+		}
 	}
-	return "5xx"
+	return "error"
 }
 
 // advice says how to release c.
@@ -108,15 +111,18 @@ func (a *checker) advice(c *claim.Claim) string {
 	case claim.SQL:
 		return fmt.Sprintf("defer a DELETE of the row from %s right after the claim (or claim inside a transaction with a deferred Rollback), or delete it before returning", c.Table)
 	}
+	if c.Unlock {
+		return fmt.Sprintf("defer the function %s returns right after the claim succeeds, before any other return", c.Callee.Name())
+	}
 	if p := a.partner(c.Callee); p != "" {
 		return fmt.Sprintf("defer %s right after the claim, or call it before returning the error; or let the runtime's Do hold the key, which cannot forget", p)
 	}
-	return "defer a call of the //idemkit:release function right after the claim, or call it before returning the error"
+	return "defer the key's release right after the claim, or release it before returning the error"
 }
 
-// partner returns the //idemkit:release function that goes with an
-// //idemkit:claim one: a method of the same type, or a function of the
-// same package.
+// partner returns the release function that goes with a claim one, by
+// directive or inferred from its body: a method of the same type, or a
+// function of the same package.
 func (a *checker) partner(fn *types.Func) string {
 	if recv := fn.Signature().Recv(); recv != nil {
 		ms := types.NewMethodSet(recv.Type())

@@ -197,6 +197,12 @@ func run(pass *analysis.Pass) (any, error) {
 	return res, nil
 }
 
+// Settles returns what call, in the function of the package that makes
+// c, does to c: what the walk stops at.
+func (r *Result) Settles(c *Claim, call *ast.CallExpr) Settle {
+	return r.scope.settles(c, call)
+}
+
 // scope is what the walk of one package needs.
 type scope struct {
 	pass    *analysis.Pass

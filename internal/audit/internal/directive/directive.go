@@ -82,6 +82,10 @@ type Fact struct {
 	Lock bool
 	// Unlock marks a claim that returns the function that releases it.
 	Unlock bool
+	// StatusOnly marks an inferred completion that stores a status and
+	// no response: a SET of a constant, an HSET or UPDATE of status
+	// columns alone.
+	StatusOnly bool
 }
 
 // AFact marks Fact as an analysis fact.
@@ -100,6 +104,9 @@ func (f *Fact) String() string {
 	}
 	if f.Unlock {
 		s += ", returning its release"
+	}
+	if f.StatusOnly {
+		s += ", status only"
 	}
 	return s
 }
@@ -153,7 +160,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if k == 0 || !ok {
 			return false
 		}
-		pass.ExportObjectFact(fn, &Fact{Kind: k, Key: -1, Lock: k&Claim != 0 && (Lockish(fn.Name()) || Lockish(recvName(fn))),
+		pass.ExportObjectFact(fn, &Fact{Kind: k, Key: -1, Lock: k&Claim != 0 && (Lockish(fn.Name()) || Lockish(ReceiverName(fn))),
 			Unlock: k&Claim != 0 && returnsFunc(fn.Signature())})
 		return true
 	}

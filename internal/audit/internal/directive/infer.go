@@ -83,6 +83,7 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 	var claimAt token.Pos
 	var claimKey string
 	work := false
+	statusOnly, withResponse := false, false
 	note := func(k Kind, key int, table string) {
 		f.Kind |= k
 		if f.Key < 0 {
@@ -103,6 +104,13 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 			if k&Claim != 0 && claimAt == 0 {
 				claimAt, claimKey = n.Pos(), what
 			}
+			if k&Complete != 0 {
+				if in.statusOnly(n) {
+					statusOnly = true
+				} else {
+					withResponse = true
+				}
+			}
 			if k != 0 {
 				note(k, key, table)
 				return true
@@ -120,11 +128,12 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 			return Fact{}, false
 		}
 		f.Unlock = unlock
-		f.Lock = unlock || Lockish(claimKey) || Lockish(fn.Name()) || Lockish(recvName(fn))
+		f.Lock = unlock || Lockish(claimKey) || Lockish(fn.Name()) || Lockish(ReceiverName(fn))
 	case f.Kind != 0:
 		if unlock {
 			return Fact{}, false
 		}
+		f.StatusOnly = statusOnly && !withResponse
 	case unlock && slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(acquireWords, w) }):
 		f.Kind, f.Unlock = Claim, true
 		f.Lock = true
@@ -292,6 +301,83 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 	return f.Kind, key, t, what
 }
 
+// bodyWords name a parameter, field or column that holds a response.
+var bodyWords = []string{"response", "resp", "body", "result", "payload", "reply", "output"}
+
+// BodyName reports whether a name (a parameter, field, column or hash
+// field) holds a response.
+func BodyName(name string) bool {
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(bodyWords, w) })
+}
+
+// statusOnly reports whether a completing call stores a status and no
+// response: a Redis SET of a constant, an HSET of constant fields none of
+// which holds a response, an UPDATE assigning no response column, or a
+// call of a helper that is a status-only completion.
+func (in *inference) statusOnly(call *ast.CallExpr) bool {
+	info := in.info
+	if rc, ok := match.Redis(info, call); ok {
+		switch rc.Op {
+		case match.RedisSet:
+			at := 2
+			if rc.Method == "Do" {
+				at = 3
+			}
+			return at < len(call.Args) && info.Types[call.Args[at]].Value != nil
+		case match.RedisHSet:
+			fields, ok := HashFields(info, call)
+			return ok && !slices.ContainsFunc(fields, BodyName)
+		}
+		return false
+	}
+	if sc, ok := match.SQL(info, call); ok {
+		st := sc.Statement()
+		return len(st.Assigned) > 0 && !slices.ContainsFunc(st.Assigned, BodyName)
+	}
+	if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
+		f, ok := in.known(fn.Origin())
+		return ok && f.StatusOnly
+	}
+	return false
+}
+
+// HashFields returns the field names a go-redis HSET or HMSET writes when
+// they are all constant: HSet(ctx, key, "status", "done", ...) or
+// HSet(ctx, key, map[string]any{"status": "done"}).
+func HashFields(info *types.Info, call *ast.CallExpr) ([]string, bool) {
+	if len(call.Args) < 3 || call.Ellipsis.IsValid() {
+		return nil, false
+	}
+	rest := call.Args[2:]
+	var out []string
+	if len(rest) == 1 {
+		lit, ok := ast.Unparen(rest[0]).(*ast.CompositeLit)
+		if !ok {
+			return nil, false
+		}
+		for _, elt := range lit.Elts {
+			kv, ok := elt.(*ast.KeyValueExpr)
+			if !ok {
+				return nil, false
+			}
+			name, ok := match.ConstString(info, kv.Key)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, name)
+		}
+		return out, len(out) > 0
+	}
+	for i := 0; i+1 < len(rest); i += 2 {
+		name, ok := match.ConstString(info, rest[i])
+		if !ok {
+			return nil, false
+		}
+		out = append(out, name)
+	}
+	return out, len(out) > 0
+}
+
 // inProgressValue reports whether a Redis write stores a constant saying
 // the work is under way: a lease renewed, not a result.
 func inProgressValue(info *types.Info, call *ast.CallExpr) bool {
@@ -359,8 +445,9 @@ func reportsOnly(sig *types.Signature) bool {
 	return true
 }
 
-// recvName is the name of a method's receiver type, or "".
-func recvName(fn *types.Func) string {
+// ReceiverName is the name of a method's receiver type, or "" for a
+// function: a Locker's methods are a lock's.
+func ReceiverName(fn *types.Func) string {
 	recv := fn.Signature().Recv()
 	if recv == nil {
 		return ""

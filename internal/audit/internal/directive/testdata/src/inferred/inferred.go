@@ -77,12 +77,17 @@ func (d *Dedup) Forget(ctx context.Context, id string) error { // want Forget:"i
 }
 
 // Done writes one.
-func (d *Dedup) Done(ctx context.Context, id string, body []byte) error { // want Done:"inferred complete of parameter 1"
+func (d *Dedup) Done(ctx context.Context, id string, body []byte) error { // want Done:"inferred complete of parameter 1$"
 	return d.rdb.Set(ctx, "dedup:"+id, body, 24*time.Hour).Err()
 }
 
+// MarkDone writes a status and no response.
+func (d *Dedup) MarkDone(ctx context.Context, id string) error { // want MarkDone:"inferred complete of parameter 1, status only"
+	return d.rdb.HSet(ctx, "dedup:"+id, "status", "done").Err()
+}
+
 // Finish updates the row, or deletes it on failure.
-func (d *Dedup) Finish(ctx context.Context, key string, failed bool) error { // want Finish:"inferred release.complete of parameter 1 in idempotency_keys"
+func (d *Dedup) Finish(ctx context.Context, key string, failed bool) error { // want Finish:"inferred release.complete of parameter 1 in idempotency_keys, status only"
 	if failed {
 		_, err := d.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE key = $1`, key)
 		return err
