@@ -5,6 +5,8 @@ import (
 	"go/types"
 	"slices"
 	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // built is what a query builder's chain says of the statement it sends:
@@ -31,16 +33,32 @@ func conditionColumns(cond string) []string {
 	return ParseSQL("SELECT 1 FROM t WHERE " + cond).Columns
 }
 
-// access returns the Access of the chain that call ends, judged as
-// ParseSQL judges text: an UPDATE comparing a version column or a column
-// it assigns is guarded.
-func (b built) access(info *types.Info, call *ast.CallExpr, method string) (Access, bool) {
-	if b.st.Verb == Update {
-		b.st.Guarded = slices.ContainsFunc(b.st.Columns, func(c string) bool {
-			return versionColumn(c) || slices.Contains(b.st.Assigned, c)
+// statement returns the statement the chain builds, judged as ParseSQL
+// judges text: an UPDATE comparing a version column or a column it
+// assigns is guarded.
+func (b built) statement() Statement {
+	st := b.st
+	if st.Verb == Update {
+		st.Guarded = slices.ContainsFunc(st.Columns, func(c string) bool {
+			return versionColumn(c) || slices.Contains(st.Assigned, c)
 		})
 	}
-	return sqlAccess(info, call, SQLCall{Method: method, Built: true, built: b.st, Keys: b.keys, Dest: b.dest})
+	return st
+}
+
+// access returns the Access of the chain that call ends.
+func (b built) access(info *types.Info, call *ast.CallExpr, method string) (Access, bool) {
+	return sqlAccess(info, call, SQLCall{Method: method, Built: true, built: b.statement(), Keys: b.keys, Dest: b.dest})
+}
+
+// builderText reads the statement of a builder's ToSql (squirrel) or
+// ToSQL (goqu) call, whose text a variable hands to Exec or Query.
+func builderText(info *types.Info, call *ast.CallExpr) (built, bool) {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || (fn.Name() != "ToSql" && fn.Name() != "ToSQL") {
+		return built{}, false
+	}
+	return squirrelChain(info, call, fn.Origin())
 }
 
 // constTable returns the table a constant names ("events", "events AS e",

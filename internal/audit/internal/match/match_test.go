@@ -28,8 +28,8 @@ var describe = &analysis.Analyzer{
 				}
 				if c, ok := match.SQL(pass.TypesInfo, call); ok {
 					st := c.Statement()
-					pass.Reportf(call.Pos(), "sql %s %s %s const=%v for-update=%v conditional=%v guarded=%v",
-						c.Method, st.Verb, st.Table, c.Const, st.ForUpdate, st.Conditional, st.Guarded)
+					pass.Reportf(call.Pos(), "sql %s %s %s const=%v for-update=%v conditional=%v guarded=%v columns=%s",
+						c.Method, st.Verb, st.Table, c.Const, st.ForUpdate, st.Conditional, st.Guarded, strings.Join(st.Columns, ","))
 				}
 				if c, ok := match.ORM(pass.TypesInfo, call); ok {
 					pass.Reportf(call.Pos(), "orm %s op=%d model=%s on-conflict=%v locking=%v", c.Method, c.Op, c.Model, c.OnConflict, c.Locking)

@@ -31,5 +31,8 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := bunQuery(info, call, fn); ok {
 		return a, true
 	}
+	if a, ok := squirrelQuery(info, call, fn); ok {
+		return a, true
+	}
 	return Access{}, false
 }

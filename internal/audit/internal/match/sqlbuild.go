@@ -14,6 +14,15 @@ import (
 // and returns its statement and the variables spliced into it. It is
 // false when no constant part names a statement.
 func builtQuery(info *types.Info, e ast.Expr) (Statement, []ast.Expr, bool) {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+		if v, index, later, ok := definition(info, id); ok && index == 0 && len(later) == 0 {
+			if call, ok := ast.Unparen(v).(*ast.CallExpr); ok {
+				if b, ok := builderText(info, call); ok {
+					return b.statement(), b.keys, true
+				}
+			}
+		}
+	}
 	var sk skeleton
 	sk.read(info, e, maxSkeletonDepth)
 	st := ParseSQL(sk.text.String())
