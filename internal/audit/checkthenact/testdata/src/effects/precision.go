@@ -1,0 +1,94 @@
+package effects
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"example.org/tracing"
+)
+
+// A tracing span's AddEvent is no appending write: the cache-aside below
+// does no harm twice.
+func (s *Service) report(ctx context.Context, span tracing.Span, key string) (string, error) {
+	if v, err := s.cache.Get(ctx, key); err == nil {
+		return v, nil
+	}
+	span.AddEvent("cache miss")
+	v := render(key)
+	return v, s.cache.Set(ctx, key, v)
+}
+
+// loadCount reads, but what it returns is not what it found.
+func (s *Service) loadCount(ctx context.Context, db *sql.DB, id string) (int, error) {
+	var name string
+	err := db.QueryRowContext(ctx, "SELECT name FROM vouchers WHERE code = $1", id).Scan(&name)
+	return 0, err
+}
+
+// The callee's read stays inside it: its result decides nothing here.
+func (s *Service) issueAfterLoad(ctx context.Context, db *sql.DB, code string) error {
+	n, err := s.loadCount(ctx, db, code)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		_, err = db.ExecContext(ctx, "INSERT INTO vouchers (code) VALUES ($1)", code)
+	}
+	return err
+}
+
+// pendingFor lists a batch's settlements.
+func (s *Service) pendingFor(ctx context.Context, db *sql.DB, batch string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT id FROM settlements WHERE batch = $1", batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// A batch query's arguments are not the key of each row it returns.
+func (s *Service) settleBatch(ctx context.Context, db *sql.DB, batch string) error {
+	pending, err := s.pendingFor(ctx, db, batch)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	for _, id := range pending {
+		if _, err := db.ExecContext(ctx, "INSERT INTO settlements (id) VALUES ($1)", id+"-fee"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errAlreadyExists = errors.New("already exists")
+
+// A helper that recognises an existing row handles the duplicate.
+func (s *Service) openAccount(ctx context.Context, db *sql.DB, owner string) error {
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM accounts WHERE owner = $1", owner).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	_, err := db.ExecContext(ctx, "INSERT INTO accounts (owner) VALUES ($1)", owner)
+	if err != nil && !isAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+func isAlreadyExists(err error) bool { return errors.Is(err, errAlreadyExists) }
