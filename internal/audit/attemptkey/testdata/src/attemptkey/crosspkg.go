@@ -2,6 +2,7 @@ package attemptkey
 
 import (
 	"context"
+	"net/http"
 
 	"example.com/delivery"
 )
@@ -38,4 +39,22 @@ func postAcrossOnce(ctx context.Context, c *delivery.Client, url string) error {
 		}
 	}
 	return err
+}
+
+// A create under a fresh name, in another package: a mistake when retried,
+// not when a request asks for a new hook.
+func provisionAcross(ctx context.Context, c *delivery.Client) error {
+	var err error
+	for range 3 {
+		if err = c.ProvisionHook(ctx); err == nil { // want `made by ProvisionHook \(uuid.NewString at delivery.go:\d+, reaching the name parameter of createHook`
+			return nil
+		}
+	}
+	return err
+}
+
+func (s *Server) handleNewHook(c *delivery.Client) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c.ProvisionHook(r.Context())
+	}
 }
