@@ -30,6 +30,8 @@ type AuditOptions struct {
 	// Analyzers is the suite to run: audit.Analyzers, or a stand-in in
 	// tests of the command's own behaviour.
 	Analyzers []*analysis.Analyzer
+	// CacheDir keeps results between runs (auditCacheDir); "" for none.
+	CacheDir string
 
 	factory *Factory
 }
@@ -38,6 +40,9 @@ type AuditOptions struct {
 // tests of flag handling.
 func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 	opts := &AuditOptions{IO: f.IO, Analyzers: audit.Analyzers, factory: f}
+	if f.Getenv != nil {
+		opts.CacheDir = auditCacheDir(f.Getenv)
+	}
 	cmd := &cobra.Command{
 		Use:   "audit [PACKAGES]",
 		Short: "Find idempotency bugs in Go packages",
@@ -51,6 +56,12 @@ Findings go to stdout as text (file:line:col: check: message), as go vet
 (--format sarif). --fix applies the fixes the checks suggest and reports
 what is left. Silence one finding, saying why, with
 '//idemkit:ignore CHECK REASON' on its line or the line above.
+
+A repeat run on unchanged code answers from a cache keyed on everything
+that can change the result (this idemkit, the packages, their files and
+their dependencies' compiled form), kept in the user cache directory
+(idemkit/ under it); IDEMKIT_CACHE=DIR moves it, IDEMKIT_CACHE=off turns
+it off.
 
 The same checks run under go vet:
   go vet -vettool=$(command -v idemkit) ./...
@@ -81,6 +92,9 @@ func auditRun(opts *AuditOptions) error {
 		return usageErr("unknown --format %q; use one of %s", opts.Format, strings.Join(auditFormats, ", "))
 	}
 	run := driver.Options{Dir: f.Dir, Patterns: opts.Patterns, Analyzers: opts.Analyzers}
+	if opts.CacheDir != "" {
+		run.Cache, run.Build = auditCache{dir: opts.CacheDir}, buildID()
+	}
 	progress := &auditProgress{w: opts.IO.ErrOut}
 	if opts.IO.ErrTTY {
 		run.Progress = progress.show

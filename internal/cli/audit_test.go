@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -30,6 +32,7 @@ func runAudit(t *testing.T, dir string, tty bool, analyzers []*analysis.Analyzer
 	}
 	root.AddCommand(NewCmdAudit(f, func(o *AuditOptions) error {
 		o.Analyzers = analyzers
+		o.CacheDir = "" // each test's runs are its own; TestAuditCache tests the cache
 		return auditRun(o)
 	}))
 	root.SetArgs(append([]string{"audit"}, args...))
@@ -273,4 +276,106 @@ func TestAuditProgress(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q; want 1, the finding, the count alone", code, stdout, stderr)
 		}
 	})
+}
+
+// TestAuditCache checks the cache through the command: a repeat run on
+// unchanged code gives the same output from a cache file, an edit is seen
+// at once, and IDEMKIT_CACHE chooses the directory or turns it off.
+func TestAuditCache(t *testing.T) {
+	t.Parallel()
+	dir := drivertest.WriteTree(t, goodModule())
+	cacheDir := t.TempDir()
+	audit := func() (int, string, string) {
+		io, out, errOut := TestStreams("", false)
+		f := &Factory{IO: io, Dir: dir, Getenv: func(k string) string {
+			if k == "IDEMKIT_CACHE" {
+				return cacheDir
+			}
+			return ""
+		}}
+		cmd := NewCmdAudit(f, func(o *AuditOptions) error {
+			o.Analyzers = badcall
+			return auditRun(o)
+		})
+		cmd.SetArgs(nil)
+		err := cmd.ExecuteContext(context.Background())
+		return exitCode(err), out.String(), errOut.String()
+	}
+	code, stdout, stderr := audit()
+	entries, _ := filepath.Glob(filepath.Join(cacheDir, "audit-*.json"))
+	if code != ExitFindings || len(entries) != 1 {
+		t.Fatalf("first run: exit %d, %d cache entries; stderr:\n%s", code, len(entries), stderr)
+	}
+	// The entry answers the repeat run: corrupt its finding's message and
+	// the corruption shows.
+	data, _ := os.ReadFile(entries[0])
+	if err := os.WriteFile(entries[0], []byte(strings.Replace(string(data), "call to Bad", "call to Bad, from the cache", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code2, stdout2, stderr2 := audit(); code2 != code || stderr2 != stderr || stdout2 != strings.Replace(stdout, "call to Bad", "call to Bad, from the cache", 1) {
+		t.Errorf("repeat run: exit %d, stdout %q, stderr %q; want it from the cache entry", code2, stdout2, stderr2)
+	}
+	// An edit misses the cache.
+	if err := os.WriteFile(filepath.Join(dir, "a", "a.go"), []byte("package a\n\nimport \"example.com/m/lib\"\n\nfunc A() int { return lib.Good() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := audit(); code != ExitOK || stdout != "" || stderr != "0 findings in 2 packages\n" {
+		t.Errorf("after the fix: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	for env, want := range map[string]string{"off": "", "/some/dir": "/some/dir"} {
+		if got := auditCacheDir(func(string) string { return env }); got != want {
+			t.Errorf("IDEMKIT_CACHE=%s: cache dir %q, want %q", env, got, want)
+		}
+	}
+	if got := auditCacheDir(func(string) string { return "" }); got != "" && filepath.Base(got) != "idemkit" {
+		t.Errorf("default cache dir %q, want idemkit under the user cache directory", got)
+	}
+}
+
+// TestAuditCacheTrim checks that writing an entry removes those unused
+// for longer than cacheMaxAge, and that a hit keeps its entry young.
+func TestAuditCacheTrim(t *testing.T) {
+	t.Parallel()
+	c := auditCache{dir: t.TempDir()}
+	old := time.Now().Add(-cacheMaxAge - time.Hour)
+	for _, k := range []string{"stale", "used"} {
+		if err := c.Put(k, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(c.path(k), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data, ok := c.Get("used"); !ok || string(data) != "used" {
+		t.Fatalf("Get(used) = %q, %v", data, ok)
+	}
+	if err := c.Put("new", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]bool{"stale": false, "used": true, "new": true} {
+		if _, ok := c.Get(k); ok != want {
+			t.Errorf("after trimming, entry %s present %v, want %v", k, ok, want)
+		}
+	}
+}
+
+// TestGoBuildID checks that the build ID read from the test binary is the
+// one go tool buildid reads, so that the cache key follows the build.
+func TestGoBuildID(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	out, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if got, want := goBuildID(exe), strings.TrimSpace(string(out)); got != want || got == "" {
+		t.Errorf("goBuildID = %q, want %q", got, want)
+	}
+	if got := buildID(); got != "go:"+strings.TrimSpace(string(out)) {
+		t.Errorf("buildID = %q", got)
+	}
 }

@@ -47,6 +47,13 @@ type Options struct {
 	// Progress, if set, is called as the run moves on, from several
 	// goroutines but never concurrently, for a display that shows it.
 	Progress func(Progress)
+	// Cache, if set with Build, keeps results: a run whose inputs are all
+	// unchanged returns the stored result instead of analysing again.
+	Cache Cache
+	// Build identifies the build of the analyzers (a hash of the
+	// executable), the one input a cache key cannot read from the code.
+	// Without it nothing is cached.
+	Build string
 }
 
 // Stage is a step of a run.
@@ -81,6 +88,8 @@ type Result struct {
 	// Analyzers are the names of the suite, which every package that
 	// could not be analysed is reported for in JSON.
 	Analyzers []string
+	// Cached says the result was read from Options.Cache.
+	Cached bool
 
 	// fileSizes records the size each file had when it was analysed, so
 	// that PlanFixes refuses to edit a file that has changed since.
@@ -192,13 +201,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	// First, the package graph alone (go list, nothing compiled): which
 	// packages are asked for, and which user code they import.
-	listed, err := packages.Load(&packages.Config{
-		Context: ctx,
-		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
-		Dir:     opts.Dir,
-		Env:     opts.Env,
-		Tests:   true,
-	}, patterns...)
+	// With a cache, go list also names each package's export data, which
+	// the key needs; it compiles what the load would compile anyway.
+	caching := opts.Cache != nil && opts.Build != ""
+	mode := packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+	if caching {
+		mode |= packages.NeedExportFile
+	}
+	listed, err := packages.Load(&packages.Config{Context: ctx, Mode: mode, Dir: opts.Dir, Env: opts.Env, Tests: true}, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", strings.Join(patterns, " "), err)
 	}
@@ -206,6 +216,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%w match %s", ErrNoPackages, strings.Join(patterns, " "))
 	}
 	asked, user, files := userCode(listed)
+	var key string
+	if caching {
+		// A key that cannot be computed (a file vanished mid-run) only
+		// means this run is not cached.
+		if key, err = cacheKey(opts, patterns, listed, user); err == nil {
+			if data, ok := opts.Cache.Get(key); ok {
+				if res, err := decodeResult(data); err == nil {
+					return res, nil
+				}
+			}
+		}
+	}
 
 	// Then the user code from source, with every other package's types
 	// from export data. The user packages the patterns did not match are
@@ -262,24 +284,36 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	roots, errs := selectRoots(wanted, opts.Dir)
 	res.Errors = errs
 	res.Packages = len(roots)
-	if len(roots) == 0 || len(opts.Analyzers) == 0 {
-		return res, nil
+	if len(roots) > 0 && len(opts.Analyzers) > 0 {
+		if err := analyse(opts.Analyzers, roots, user, progress, res); err != nil {
+			return nil, err
+		}
 	}
+	if key != "" && ctx.Err() == nil {
+		if data, err := encodeResult(res); err == nil {
+			_ = opts.Cache.Put(key, data) // a failed store costs only the next run's time
+		}
+	}
+	return res, nil
+}
+
+// analyse runs the suite over roots and adds what it finds to res.
+func analyse(suite []*analysis.Analyzer, roots []*packages.Package, user map[string]bool, progress func(Progress), res *Result) error {
 	pruneToUserCode(roots, user)
 
 	forget, err := resolveInterfaces(roots)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer forget()
 
-	analyzers, done := counted(opts.Analyzers, len(roots), func(n int) {
+	analyzers, done := counted(suite, len(roots), func(n int) {
 		progress(Progress{Stage: Analysing, Done: n, Total: len(roots)})
 	})
 	progress(Progress{Stage: Analysing, Total: len(roots)})
 	graph, err := checker.Analyze(analyzers, roots, nil)
 	if err != nil {
-		return nil, fmt.Errorf("analyse: %w", err)
+		return fmt.Errorf("analyse: %w", err)
 	}
 	done()
 	type key struct {
@@ -313,7 +347,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	slices.SortFunc(res.Errors, func(a, b *PackageError) int {
 		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Analyzer, b.Analyzer))
 	})
-	return res, nil
+	return nil
 }
 
 // fileIndex maps each Go file of the user code to its package, for the
