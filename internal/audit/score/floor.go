@@ -67,10 +67,12 @@ func (r *Report) Below(floor Floor) []string {
 		}
 		p, _ := f.Precision()
 		rc, _ := f.Recall()
-		if p < m.Precision {
+		// A figure equal to the floor passes, whatever the float error.
+		const eps = 1e-9
+		if p < m.Precision-eps {
 			out = append(out, fmt.Sprintf("%s: precision %.2f is below the floor %.2f (TP %d, FP %d)", name, p, m.Precision, f.TP, f.FP))
 		}
-		if rc < m.Recall {
+		if rc < m.Recall-eps {
 			out = append(out, fmt.Sprintf("%s: recall %.2f is below the floor %.2f (%d of %d bugs found)", name, rc, m.Recall, f.TP, f.Bugs))
 		}
 	}

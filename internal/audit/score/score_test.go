@@ -237,7 +237,7 @@ attemptkey           1     0      1       0    1       0.50    1.00
 releaseonerror       0     1      0       0    1       0.00       -
 cacheresponse        0     0      0       0    1       0.00       -
 newcheck             0     0      0       0    1       0.00       -
-all                  3     2      2       1    7       0.22    0.67
+all                  3     2      2       1    7       0.22    0.66
 h/h.go:31: missed: checkthenact Bug2
 h/h.go:12: false positive: checkthenact in OK1 (ok checkthenact): checkthenact says so
 h/h.go:26: false positive: checkthenact outside every scenario: checkthenact says so
