@@ -55,10 +55,15 @@ func (b built) access(info *types.Info, call *ast.CallExpr, method string) (Acce
 // ToSQL (goqu) call, whose text a variable hands to Exec or Query.
 func builderText(info *types.Info, call *ast.CallExpr) (built, bool) {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
-	if fn == nil || (fn.Name() != "ToSql" && fn.Name() != "ToSQL") {
+	switch {
+	case fn == nil:
 		return built{}, false
+	case fn.Name() == "ToSql":
+		return squirrelChain(info, call, fn.Origin())
+	case fn.Name() == "ToSQL":
+		return goquChain(info, call, fn.Origin())
 	}
-	return squirrelChain(info, call, fn.Origin())
+	return built{}, false
 }
 
 // constTable returns the table a constant names ("events", "events AS e",

@@ -34,5 +34,8 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := squirrelQuery(info, call, fn); ok {
 		return a, true
 	}
+	if a, ok := goquQuery(info, call, fn); ok {
+		return a, true
+	}
 	return Access{}, false
 }
