@@ -108,6 +108,8 @@ func (a *checker) advice(c *claim.Claim) string {
 	switch c.Via {
 	case claim.Redis:
 		return "defer a Del of the key right after the claim, conditional on the error, or Del it before returning"
+	case claim.Store:
+		return "defer a DEL of the key right after the claim, conditional on the error, or send it before returning"
 	case claim.SQL:
 		return fmt.Sprintf("defer a DELETE of the row from %s right after the claim (or claim inside a transaction with a deferred Rollback), or delete it before returning", c.Table)
 	}

@@ -21,6 +21,7 @@ import (
 	"iter"
 	"reflect"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
@@ -75,7 +76,8 @@ type Via uint8
 const (
 	Redis     Via = iota + 1 // SET NX: SetNX, SetArgs{Mode: "NX"}, Do(ctx, "set", key, v, "nx")
 	SQL                      // an INSERT of an in-progress row into a dedup table
-	Directive                // a call of an //idemkit:claim function or method
+	Directive                // a call of an //idemkit:claim function or method, or of a helper inferred to claim
+	Store                    // SET NX through another Redis client the match package reads (redigo)
 )
 
 // Claim is one claiming call and the ways out of its function that leave
@@ -99,6 +101,9 @@ type Claim struct {
 	// Unlock marks a helper's claim whose result is the function that
 	// releases it: calling that function is the release.
 	Unlock bool
+	// Record names what a Store claim took, as match.Classify names it;
+	// a delete or write of the same record and key settles it.
+	Record string
 	// Stmt is the node of the function's control-flow graph that holds
 	// Call: its statement, or the condition it is part of.
 	Stmt ast.Node
@@ -315,6 +320,17 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 // classify returns the claim call makes, or nil.
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
+	if rc, ok := match.Redis(info, call); ok {
+		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX {
+			return nil
+		}
+		words := match.Words(types.ExprString(rc.Key))
+		if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+			return nil
+		}
+		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
+			Lock: directive.Lockish(types.ExprString(rc.Key))}
+	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)
 		c := &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(), Tables: f.Tables, Unlock: f.Unlock,
@@ -323,15 +339,10 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 			c.Key = call.Args[f.Key]
 			c.Lock = c.Lock || directive.Lockish(types.ExprString(c.Key))
 		}
-		return c
-	}
-	if rc, ok := match.Redis(info, call); ok && (rc.Op == match.RedisSetNX || rc.Op == match.RedisHSetNX) {
-		words := match.Words(types.ExprString(rc.Key))
-		if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notClaimWords, w) }) {
-			return nil
+		if f.Inferred && c.Key != nil && slices.ContainsFunc(match.Words(types.ExprString(c.Key)+" "+fn.Name()), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+			return nil // a rate limit or cache entry set through a helper
 		}
-		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(types.ExprString(rc.Key))}
+		return c
 	}
 	if sc, ok := match.SQL(info, call); ok && sc.Const {
 		st := sc.Statement()
@@ -341,6 +352,13 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 			return nil
 		}
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + st.Table, Table: st.Table}
+	}
+	if a, ok := match.Classify(info, call); ok && a.Op == match.OpClaim && strings.HasPrefix(a.Record, "redis ") && len(a.Keys) > 0 {
+		if slices.ContainsFunc(match.Words(types.ExprString(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+			return nil
+		}
+		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What, Key: a.Keys[0], Record: a.Record,
+			Lock: directive.Lockish(types.ExprString(a.Keys[0]))}
 	}
 	if model, ok := s.ormClaim(call); ok {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}

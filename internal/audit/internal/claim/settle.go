@@ -52,6 +52,17 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 			return Completed
 		}
 	}
+	if c.Via == Store {
+		if a, ok := match.Classify(info, call); ok && a.Record == c.Record && len(a.Keys) > 0 && s.overlap(c.Key, a.Keys[0]) {
+			switch a.Op {
+			case match.OpDelete:
+				return Released
+			case match.OpWrite, match.OpUpdate, match.OpGuarded:
+				return Completed
+			}
+		}
+		return 0
+	}
 	if c.Via != SQL && len(c.Tables) == 0 {
 		return 0
 	}

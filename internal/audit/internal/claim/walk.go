@@ -145,7 +145,10 @@ func (s *scope) results(f *Func, c *Claim) {
 				return false
 			case *ast.AssignStmt, *ast.ValueSpec:
 				for _, t := range s.targets(n, func(rhs ast.Expr) bool { v, _ := s.root(c, rhs); return c.held[v] }) {
-					if !isError(t.Type()) && !c.held[t] {
+					switch {
+					case isError(t.Type()) && c.err == nil:
+						c.err = t // err := row.Scan(&id) after a QueryRow claim
+					case !isError(t.Type()) && !c.held[t]:
 						c.held[t], changed = true, true
 					}
 				}
@@ -208,8 +211,8 @@ func (s *scope) root(c *Claim, e ast.Expr) (*types.Var, bool) {
 	for {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.CallExpr:
-			if x == c.Call {
-				return nil, true
+			if x == c.Call || slices.ContainsFunc(x.Args, func(a ast.Expr) bool { return ast.Unparen(a) == c.Call }) {
+				return nil, true // the call, or a conversion of its reply: redis.String(conn.Do(...))
 			}
 			sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
 			if !ok {
@@ -318,7 +321,9 @@ func (w *walker) step(n ast.Node, st state) (_ state, stop bool) {
 	}
 	for _, v := range w.s.targets(n, func(ast.Expr) bool { return true }) {
 		if v == w.c.err {
-			st.errLive = false
+			// err := row.Scan(&id) reads the claim's outcome; another
+			// assignment replaces it.
+			st.errLive = slices.Contains(w.s.targets(n, func(rhs ast.Expr) bool { r, isClaim := w.s.root(w.c, rhs); return isClaim || w.c.held[r] }), v)
 		}
 		st.nilErrs &^= w.bits[v]
 	}

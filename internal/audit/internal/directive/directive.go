@@ -22,9 +22,12 @@
 // an in-progress INSERT and only reports whether it did is a claim, and so
 // is one that takes a key and returns the function that gives it back (a
 // lock helper); one that deletes such a key is a release, one that writes
-// it a completion. These inferred kinds travel as the same facts, marked
-// Inferred, with the parameter the key comes from; a directive, where
-// there is one, wins over what the body shows.
+// it a completion. An interface method has no body: its name and
+// signature stand in (see shape), so that a repository's Claim, Release
+// and SaveResponse are known to its callers whichever package implements
+// them. These inferred kinds travel as the same facts, marked Inferred,
+// with the parameter the key comes from; a directive, where there is one,
+// wins over what the body or shape shows.
 package directive
 
 import (
@@ -36,6 +39,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
 // Kind is a set of directives: what a function does to an idempotency key.
@@ -164,12 +169,15 @@ func run(pass *analysis.Pass) (any, error) {
 			Unlock: k&Claim != 0 && returnsFunc(fn.Signature())})
 		return true
 	}
+	// The libraries the checks know by their calls (go-redis, pgx, gorm)
+	// are read where they are called, never inferred from.
+	library := match.Library(pass.Pkg.Path())
 	var plain []*ast.FuncDecl // functions without a directive, whose bodies may show one
 	for _, f := range pass.Files {
 		for _, decl := range f.Decls {
 			switch decl := decl.(type) {
 			case *ast.FuncDecl:
-				if !export(decl.Doc, decl.Name) && decl.Body != nil {
+				if !export(decl.Doc, decl.Name) && decl.Body != nil && !library {
 					plain = append(plain, decl)
 				}
 			case *ast.GenDecl:
@@ -183,8 +191,12 @@ func run(pass *analysis.Pass) (any, error) {
 						continue
 					}
 					for _, m := range iface.Methods.List {
-						if len(m.Names) == 1 {
-							export(m.Doc, m.Names[0])
+						if len(m.Names) == 1 && !export(m.Doc, m.Names[0]) && !library {
+							if fn, ok := pass.TypesInfo.Defs[m.Names[0]].(*types.Func); ok {
+								if f, ok := shape(fn); ok {
+									pass.ExportObjectFact(fn, &f)
+								}
+							}
 						}
 					}
 				}

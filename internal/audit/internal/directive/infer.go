@@ -426,7 +426,8 @@ func returnsFunc(sig *types.Signature) bool {
 }
 
 // reportsOnly reports whether a function's results can only say whether
-// it took the key: bools, counts and an error.
+// it took the key: bools, counts, an error, and the string an INSERT ...
+// RETURNING gives back.
 func reportsOnly(sig *types.Signature) bool {
 	res := sig.Results()
 	if res.Len() == 0 {
@@ -438,11 +439,83 @@ func reportsOnly(sig *types.Signature) bool {
 			continue
 		}
 		b, ok := t.Underlying().(*types.Basic)
-		if !ok || b.Info()&(types.IsBoolean|types.IsInteger) == 0 {
+		if !ok || b.Info()&(types.IsBoolean|types.IsInteger|types.IsString) == 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// The words an interface method's name is read by.
+var (
+	shapeRelease  = []string{"release", "unlock", "del", "delete", "remove", "forget", "unmark", "clear", "free", "abort", "cancel"}
+	shapeComplete = []string{"complete", "completed", "finish", "finished", "done", "succeed", "succeeded"}
+	shapeClaim    = []string{"claim", "acquire", "lock", "trylock", "reserve", "obtain", "nx", "absent"}
+	shapeTry      = []string{"try", "mark", "begin", "start", "take"} // a claim when it answers with a bool
+	shapeWrite    = []string{"set", "save", "store", "put", "record", "mark"}
+)
+
+// shape infers what an interface method does to a key from its name and
+// signature, as go vet, which sees no implementation of it, must: a method
+// named to give back (Release, Unlock, Del, Unmark) is a release; one
+// named to finish (Complete, MarkDone) is a completion; one named to take
+// (Claim, Lock, SetNX, PutIfAbsent; TryMark or Begin answering a bool)
+// that only reports whether it did, or returns its release, is a claim;
+// one named to write under the key (Set, SaveResponse, MarkProcessed) is
+// a completion. A completion that takes nothing after the key but
+// durations stores a status alone.
+func shape(fn *types.Func) (Fact, bool) {
+	sig := fn.Signature()
+	key := -1
+	for i := range sig.Params().Len() {
+		if b, ok := sig.Params().At(i).Type().Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
+			key = i
+			break
+		}
+	}
+	if key < 0 {
+		return Fact{}, false
+	}
+	words := match.Words(fn.Name())
+	has := func(set []string) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(set, w) })
+	}
+	answersBool := false
+	for i := range sig.Results().Len() {
+		if b, ok := sig.Results().At(i).Type().Underlying().(*types.Basic); ok && b.Info()&types.IsBoolean != 0 {
+			answersBool = true
+		}
+	}
+	f := Fact{Inferred: true, Key: key}
+	switch {
+	case has(shapeRelease):
+		f.Kind = Release
+	case has(shapeComplete):
+		f.Kind = Complete
+	case (has(shapeClaim) || has(shapeTry) && answersBool) && (reportsOnly(sig) || returnsFunc(sig)):
+		f.Kind = Claim
+		f.Unlock = returnsFunc(sig)
+		f.Lock = f.Unlock || Lockish(fn.Name())
+		return f, true
+	case has(shapeWrite):
+		f.Kind = Complete
+	default:
+		return Fact{}, false
+	}
+	if f.Kind == Complete {
+		f.StatusOnly = true
+		for i := key + 1; i < sig.Params().Len(); i++ {
+			if !isDuration(sig.Params().At(i).Type()) {
+				f.StatusOnly = false
+			}
+		}
+	}
+	return f, true
+}
+
+func isDuration(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Name() == "Duration" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
 }
 
 // ReceiverName is the name of a method's receiver type, or "" for a

@@ -275,3 +275,19 @@ func bareNumber(ctx context.Context, rdb *redis.Client, r *reply, id string) {
 	r.out(502)
 	return // want `answer exit of SetNX`
 }
+
+// A QueryRow claim's error comes from Scan: no rows means the key was
+// taken before.
+func queryRowClaim(ctx context.Context, db *sql.DB, key string) error {
+	row := db.QueryRowContext(ctx, `INSERT INTO idempotency_keys (key, status) VALUES ($1, 'in_progress') ON CONFLICT DO NOTHING RETURNING key`, key)
+	var got string
+	err := row.Scan(&got)
+	if err != nil {
+		return err
+	}
+	if err := work(); err != nil {
+		return err // want `error exit of INSERT into idempotency_keys`
+	}
+	_, err = db.ExecContext(ctx, `UPDATE idempotency_keys SET status = 'done', response = '{}' WHERE key = $1`, key)
+	return err
+}

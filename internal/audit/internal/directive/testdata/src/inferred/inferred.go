@@ -151,3 +151,21 @@ func Handler(name string) func() error { return func() error { return nil } }
 func (d *Dedup) Drop(ctx context.Context, id string) error { // want Drop:"idemkit:release"
 	return d.rdb.Set(ctx, "dedup:"+id, "gone", time.Minute).Err()
 }
+
+// Repo is a repository behind an interface: its methods' names and
+// signatures stand in for the bodies go vet cannot see.
+type Repo interface {
+	Claim(ctx context.Context, key, fingerprint string) (bool, error)          // want Claim:"inferred claim of parameter 1$"
+	TryMark(ctx context.Context, id string) (bool, error)                      // want TryMark:"inferred claim of parameter 1$"
+	Lock(ctx context.Context, name string) (func(), error)                     // want Lock:"inferred claim of parameter 1, a lock, returning its release"
+	Release(ctx context.Context, key string) error                             // want Release:"inferred release of parameter 1"
+	MarkCompleted(ctx context.Context, key string) error                       // want MarkCompleted:"inferred complete of parameter 1, status only"
+	SaveResponse(ctx context.Context, key string, code int, body []byte) error // want SaveResponse:"inferred complete of parameter 1$"
+	Set(ctx context.Context, key, value string, ttl time.Duration) error       // want Set:"inferred complete of parameter 1$"
+
+	// Look-alikes: a lookup, a Begin that answers no bool, a method
+	// taking no key.
+	Lookup(ctx context.Context, key string) ([]byte, error)
+	Begin(ctx context.Context, id string) error
+	Close() error
+}
