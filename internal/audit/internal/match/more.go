@@ -28,6 +28,9 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := redigo(info, call, fn); ok {
 		return a, true
 	}
+	if a, ok := rueidis(info, call, fn); ok {
+		return a, true
+	}
 	if a, ok := bunQuery(info, call, fn); ok {
 		return a, true
 	}

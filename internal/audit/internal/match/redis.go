@@ -103,7 +103,7 @@ var redisMethods = map[string]RedisOp{
 // reported: it is neither a blind write nor a claim.
 func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	fn := method(info, call)
-	if fn == nil || !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) {
+	if fn == nil || !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path) || inPackage(fn, rueidisCompatPath)) {
 		return RedisCall{}, false
 	}
 	if fn.Name() == "Do" {
@@ -161,7 +161,13 @@ func redisCommand(info *types.Info, method string, args []ast.Expr) (RedisCall, 
 	if !ok {
 		return RedisCall{}, false
 	}
-	c := RedisCall{Method: method, Key: args[1]}
+	return redisWords(info, method, cmd, args[1:])
+}
+
+// redisWords reads a command by its name and the words after it: the
+// key, then the rest.
+func redisWords(info *types.Info, method, cmd string, args []ast.Expr) (RedisCall, bool) {
+	c := RedisCall{Method: method, Key: args[0]}
 	switch strings.ToUpper(cmd) {
 	case "GET":
 		c.Op = RedisGet
@@ -195,10 +201,10 @@ func redisCommand(info *types.Info, method string, args []ast.Expr) (RedisCall, 
 		c.Op = RedisXAdd
 	case "SET":
 		c.Op = RedisSet
-		if len(args) < 3 {
+		if len(args) < 2 {
 			return RedisCall{}, false
 		}
-		for _, a := range args[3:] { // the options after the value
+		for _, a := range args[2:] { // the options after the value
 			opt, isConst := ConstString(info, a)
 			switch {
 			case !isConst:
@@ -213,5 +219,5 @@ func redisCommand(info *types.Info, method string, args []ast.Expr) (RedisCall, 
 		return RedisCall{}, false
 	}
 	c.Command = strings.ToUpper(cmd)
-	return c.operands(args[2:], false)
+	return c.operands(args[1:], false)
 }
