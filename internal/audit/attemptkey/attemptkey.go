@@ -52,12 +52,32 @@ type sink struct {
 	// when a retry or a redelivery sends it again, and the name given to a
 	// create when a retry asks again; nil for every kind of attempt.
 	only []kind
+	// msg is the type of a message literal whose ID this is: a mistake in
+	// a delivery only when the literal copies the message delivered (a
+	// republish), not when it is a new event of another type.
+	msg types.Type
 }
 
 // reach is a sink a parameter reaches, as a summary tells callers.
 type reach struct {
 	What string // the Idempotency-Key header at client.go:40
 	Only []kind // as sink.only
+}
+
+// copies reports whether a message literal's sink s is in a delivery of a
+// message of its own type, or is no message literal, or is not in a
+// delivery.
+func copies(s sink, sc *scope) bool {
+	if s.msg == nil || sc.kind != delivery {
+		return true
+	}
+	deref := func(t types.Type) types.Type {
+		if p, ok := t.(*types.Pointer); ok {
+			return p.Elem()
+		}
+		return t
+	}
+	return slices.ContainsFunc(sc.msgs, func(t types.Type) bool { return types.Identical(deref(t), deref(s.msg)) })
 }
 
 // allowed reports whether a sink restricted to only counts in an attempt
@@ -144,7 +164,7 @@ func (c *checker) check(decl *ast.FuncDecl) {
 				continue
 			}
 			sc := c.scopeAt(decl, o.pos)
-			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) {
+			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) && copies(s, sc) {
 				reported[s.value] = true
 				c.reportAttempt(s.value, sc, fmt.Sprintf("made by %s at %s", o.what, c.where(o.pos)), "reaches "+s.what, o.pos)
 				continue

@@ -272,6 +272,9 @@ func (c *checker) makesKey(fn *types.Func) *made {
 		for _, s := range sinks {
 			if o := f.origin(s.value); o.fresh() && c.scopeAt(decl, o.pos) == nil {
 				m = &made{pos: o.pos, what: fmt.Sprintf("%s at %s, reaching %s at %s", o.what, c.where(o.pos), s.what, c.where(s.node.Pos())), only: s.only}
+				if s.msg != nil {
+					m.only = []kind{retry} // which message a caller delivers is not known here
+				}
 				break
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -30,7 +31,8 @@ const (
 type scope struct {
 	node ast.Node
 	kind kind
-	what string // retry loop, function retried by backoff.Retry, consumer Handle, ...
+	what string       // retry loop, function retried by backoff.Retry, consumer Handle, ...
+	msgs []types.Type // for a delivery, the types of the messages delivered
 }
 
 // scopeAt returns the innermost attempt around pos in decl: a retry loop
@@ -40,8 +42,8 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 	info := c.pass.TypesInfo
 	var sc *scope
 	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
-		if k, what := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
-			sc = &scope{node: decl, kind: k, what: what}
+		if k, what, msgs := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
+			sc = &scope{node: decl, kind: k, what: what, msgs: msgs}
 		}
 	}
 	roles := c.litRoles(decl)
@@ -54,19 +56,22 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 			switch {
 			case ticks(info, n.Body):
 				sc = &scope{node: n, kind: scheduled, what: "ticker loop"}
-			case !walksCollection(n.Cond):
+			case retryLoop(info, n.Cond, n.Body):
 				sc = &scope{node: n, kind: retry, what: "retry loop"}
 			}
 		case *ast.RangeStmt:
-			if k, what := rangeRole(info, info.TypeOf(n.X)); k != 0 {
+			if k, what := rangeRole(info, n); k != 0 {
 				sc = &scope{node: n, kind: k, what: what}
+				if k == delivery {
+					sc.msgs = []types.Type{elem(info.TypeOf(n.X))}
+				}
 			}
 		case *ast.FuncLit:
 			if r, ok := roles[n]; ok {
 				sc = &r
 			} else if sig, ok := info.TypeOf(n).(*types.Signature); ok {
-				if k, what := funcRole(info, "", "", sig, n.Body); k != 0 {
-					sc = &scope{node: n, kind: k, what: what}
+				if k, what, msgs := funcRole(info, "", "", sig, n.Body); k != 0 {
+					sc = &scope{node: n, kind: k, what: what, msgs: msgs}
 				}
 			}
 		}
@@ -81,9 +86,14 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 // subscription's callback), when it is named for it, when the message is
 // of a type only ever received (an SQS message, a JetStream Msg, an AMQP
 // Delivery), or when it acknowledges the message.
-func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *ast.BlockStmt) (kind, string) {
+//
+// A scheduled job is a function named for its schedule (nightlyPayout,
+// runHourlyJob, Tick), or a method of a type named for one (SettlementJob).
+// For a delivery it also returns the types of the messages delivered.
+func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *ast.BlockStmt) (kind, string, []types.Type) {
 	var writer, req bool
 	var msgs []*types.Var
+	var msgTypes []types.Type
 	received := false
 	for p := range sig.Params().Variables() {
 		t := p.Type()
@@ -91,24 +101,30 @@ func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *a
 		req = req || isPointer(t) && isNamed(t, "net/http", "Request")
 		if m := message(t); m != notMessage {
 			msgs = append(msgs, p)
+			msgTypes = append(msgTypes, t)
 			received = received || m == receivedMessage
 		}
 	}
 	words := match.Words(name)
+	recvWords := match.Words(recv)
 	msg := len(msgs) > 0
 	switch {
 	case writer && req && name == "":
-		return request, "the handler"
+		return request, "the handler", nil
 	case writer && req:
-		return request, name
+		return request, name, nil
 	case msg && name == "":
-		return delivery, "message handler"
+		return delivery, "message handler", msgTypes
 	case msg && (received || slices.ContainsFunc(words, func(w string) bool { return slices.Contains(consumerWords, w) }) || acks(info, body, msgs)):
-		return delivery, "consumer " + name
-	case name != "" && slices.ContainsFunc(append(words, match.Words(recv)...), func(w string) bool { return slices.Contains(jobWords, w) }):
-		return scheduled, "scheduled job " + name
+		return delivery, "consumer " + name, msgTypes
+	case name == "":
+	case slices.ContainsFunc(words, func(w string) bool { return slices.Contains(scheduleWords, w) }),
+		name == "Tick",
+		len(words) > 1 && (words[0] == "run" || words[0] == "execute") && words[len(words)-1] == "job",
+		len(recvWords) > 0 && slices.Contains(jobTypeWords, recvWords[len(recvWords)-1]):
+		return scheduled, "scheduled job " + name, nil
 	}
-	return 0, ""
+	return 0, "", nil
 }
 
 // consumerWords name a function that handles one delivered message.
@@ -136,8 +152,12 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 	return found
 }
 
-// jobWords name a scheduled job, or a type whose methods make up one.
-var jobWords = []string{"job", "cron", "cronjob", "scheduled", "nightly", "daily", "hourly", "weekly", "monthly", "periodic", "tick"}
+// scheduleWords name a function that runs on a schedule.
+var scheduleWords = []string{"cron", "cronjob", "scheduled", "nightly", "daily", "hourly", "weekly", "monthly", "periodic"}
+
+// jobTypeWords end the name of a type whose methods make up a scheduled
+// job: SettlementJob, ReportCron.
+var jobTypeWords = []string{"job", "cron", "cronjob"}
 
 // recvName returns the name of fn's receiver type; "" for a function.
 func recvName(fn *types.Func) string {
@@ -158,36 +178,117 @@ func recvName(fn *types.Func) string {
 // rangeRole says what a range over a value of type t walks: a count of
 // attempts, a retry schedule of durations, a ticker's channel, or a batch
 // or channel of delivered messages.
-func rangeRole(info *types.Info, t types.Type) (kind, string) {
+func rangeRole(info *types.Info, n *ast.RangeStmt) (kind, string) {
+	t := info.TypeOf(n.X)
 	if t == nil {
 		return 0, ""
 	}
-	var elem types.Type
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		if u.Info()&types.IsInteger != 0 {
+	if b, ok := t.Underlying().(*types.Basic); ok {
+		if b.Info()&types.IsInteger != 0 && (info.Types[n.X].Value != nil || retryLoop(info, n.X, n.Body)) {
 			return retry, "retry loop"
 		}
 		return 0, ""
-	case *types.Slice:
-		elem = u.Elem()
-	case *types.Array:
-		elem = u.Elem()
-	case *types.Chan:
-		if isNamed(u.Elem(), "time", "Time") {
-			return scheduled, "ticker loop"
-		}
-		elem = u.Elem()
-	default:
-		return 0, ""
 	}
+	e := elem(t)
 	switch {
-	case isNamed(elem, "time", "Duration"):
+	case e == nil:
+	case isNamed(e, "time", "Time"):
+		return scheduled, "ticker loop"
+	case isNamed(e, "time", "Duration"):
 		return retry, "retry loop over backoff delays"
-	case message(elem) != notMessage:
+	case message(e) != notMessage:
 		return delivery, "loop over delivered messages"
 	}
 	return 0, ""
+}
+
+// elem returns the element type of a slice, array or channel; nil for
+// another type.
+func elem(t types.Type) types.Type {
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		return u.Elem()
+	case *types.Array:
+		return u.Elem()
+	case *types.Chan:
+		return u.Elem()
+	}
+	return nil
+}
+
+// retryLoop reports a loop that repeats one action until it works: a loop
+// with no condition, one whose condition counts attempts or retries, or
+// one whose body waits between turns (time.Sleep, a backoff) or leaves on
+// success (if err == nil { return }). A loop over items (i < len(x)) or a
+// count of things to make is none.
+func retryLoop(info *types.Info, cond ast.Expr, body *ast.BlockStmt) bool {
+	switch {
+	case cond == nil:
+		return true
+	case walksCollection(cond):
+		return false
+	}
+	found := false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && slices.ContainsFunc(match.Words(id.Name), func(w string) bool {
+			return slices.Contains(retryWords, w) || w == "tries"
+		}) {
+			found = true
+		}
+		return !found
+	})
+	return found || waitsOrSucceeds(info, body)
+}
+
+// waitWords name a call that waits between attempts: time.Sleep, a
+// backoff's, a helper's pause(ctx, attempt).
+var waitWords = []string{"sleep", "backoff", "pause", "wait", "jitter", "delay"}
+
+// waitsOrSucceeds reports a loop body that waits between turns or leaves
+// the loop when an attempt succeeds.
+func waitsOrSucceeds(info *types.Info, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok {
+				found = found || fn.Pkg() != nil && fn.Pkg().Path() == "time" && (fn.Name() == "After" || fn.Name() == "NewTimer") ||
+					slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(waitWords, w) })
+			}
+		case *ast.IfStmt:
+			found = found || errNil(n.Cond) && leaves(n.Body)
+		}
+		return !found
+	})
+	return found
+}
+
+// errNil reports a condition err == nil.
+func errNil(cond ast.Expr) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.EQL {
+		return false
+	}
+	x, ok1 := ast.Unparen(b.X).(*ast.Ident)
+	y, ok2 := ast.Unparen(b.Y).(*ast.Ident)
+	return ok1 && ok2 && y.Name == "nil" && strings.HasSuffix(strings.ToLower(x.Name), "err")
+}
+
+// leaves reports a block that returns or breaks out.
+func leaves(b *ast.BlockStmt) bool {
+	for _, st := range b.List {
+		switch st := st.(type) {
+		case *ast.ReturnStmt:
+			return true
+		case *ast.BranchStmt:
+			if st.Tok == token.BREAK {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ticks reports a loop body that waits on a time channel (a ticker's C,

@@ -33,7 +33,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					case keyField(info.Uses[id]):
 						out = append(out, sink{node: kv, value: kv.Value, what: id.Name})
 					case msg && idName(id.Name):
-						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + types.ExprString(n.Type), only: []kind{retry, delivery}})
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + types.ExprString(n.Type), only: []kind{retry, delivery}, msg: info.TypeOf(n)})
 					}
 				}
 			}

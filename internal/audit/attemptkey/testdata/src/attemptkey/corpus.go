@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
@@ -185,5 +187,65 @@ func shorten(ctx context.Context, rdb *redis.Client, url string) (string, error)
 		if ok {
 			return code, nil
 		}
+	}
+}
+
+// A count of charges to make, each its own: no retry.
+func chargeMany(ctx context.Context, sc *stripe.Client, n int) {
+	for i := 0; i < n; i++ {
+		chargeOnce(ctx, sc, uuid.NewString())
+	}
+	for range n {
+		chargeOnce(ctx, sc, uuid.NewString())
+	}
+}
+
+// Retry loops known by their condition, their wait, or their way out on
+// success.
+func chargeUntil(ctx context.Context, sc *stripe.Client, maxTries int) error {
+	var err error
+	for i := 0; i < maxTries; i++ {
+		err = chargeOnce(ctx, sc, uuid.NewString()) // want `inside the retry loop`
+	}
+	for i := 0; i < 3; i++ {
+		chargeOnce(ctx, sc, uuid.NewString()) // want `inside the retry loop`
+		time.Sleep(time.Second)
+	}
+	for i := 0; i < 3; i++ {
+		if err := chargeOnce(ctx, sc, uuid.NewString()); err == nil { // want `inside the retry loop`
+			break
+		}
+	}
+	for range maxTries {
+		err = chargeOnce(ctx, sc, uuid.NewString()) // want `inside the retry loop`
+	}
+	return err
+}
+
+// JobQueue enqueues work; enqueueing is no run of a job.
+type JobQueue struct{ q *sqs.Client }
+
+func (j *JobQueue) enqueueJob(ctx context.Context, body string) error {
+	_, err := j.q.SendMessage(ctx, &sqs.SendMessageInput{MessageBody: &body, MessageDeduplicationId: aws.String(uuid.NewString())})
+	return err
+}
+
+// A job run by name.
+func runSettlementJob(ctx context.Context, sc *stripe.Client) error {
+	return chargeOnce(ctx, sc, "settle-"+uuid.NewString()) // want `inside the scheduled job runSettlementJob`
+}
+
+// Audit is an event of another kind than the one delivered: a new event
+// with its own new ID.
+type AuditEnvelope struct {
+	ID   string
+	What string
+}
+
+func audited(b interface {
+	Record(ctx context.Context, e AuditEnvelope) error
+}) func(ctx context.Context, m Envelope) error {
+	return func(ctx context.Context, m Envelope) error {
+		return b.Record(ctx, AuditEnvelope{ID: xid.New().String(), What: "received " + m.ID})
 	}
 }
