@@ -19,38 +19,54 @@
 // It is reported when it reaches an idempotency sink within one attempt
 // that made it:
 //
-//   - a turn of a retry loop (a for loop that does not walk a collection,
-//     a range over a count or over backoff delays);
+//   - a turn of a retry loop: a for loop with no condition, or one whose
+//     condition counts attempts or tries, or whose body waits (a sleep, a
+//     backoff, time.After) or leaves on success (if err == nil { return });
+//     a range over a constant count or over backoff delays. A loop over
+//     items, or over a count of things to make, is none;
 //   - a run of a function handed to a retry helper: cenkalti/backoff's
 //     Retry and RetryNotify, avast/retry-go's Do, any function named for
 //     retries or backoff, and a function of the package that calls its
 //     function parameter in a loop, whether the literal is passed directly,
 //     through a variable or as a method value;
 //   - a request to an HTTP handler;
-//   - a delivery to a consumer of a message that carries its own ID (a
-//     literal taking an SQS, NATS, Kafka or AMQP message, a Handle,
-//     Consume, Process or On method taking one or an event with an ID
-//     field, a loop over received messages);
-//   - a run of a scheduled job (a function or a type's method named for a
-//     job, cron or schedule, a function given to AddFunc, a ticker loop).
+//   - a delivery to a consumer of a message that carries its own ID: a
+//     literal taking an SQS, NATS, Kafka or AMQP message or an event with
+//     an ID field, a function taking a message only ever received (an SQS
+//     message, a JetStream Msg, an AMQP Delivery), one that acknowledges
+//     the message it takes, one named for handling, consuming, processing,
+//     relaying or forwarding it, a loop over received messages;
+//   - a run of a scheduled job: a function named for its schedule
+//     (nightlyPayout, runSettlementJob, Tick), a method of a type whose name
+//     ends in Job or Cron, a function given to AddFunc, Every or a cron
+//     package, a ticker loop.
 //
 // The key may be made in a function the attempt calls, at any depth in the
-// package: the call is reported, in the attempt. A key built from a value
-// made once per process (a package variable, a sync.OnceValue, a field its
-// constructor or a sync.Once sets and its methods read, a value a handler
-// closure captures) is reported wherever it reaches a sink, since every
-// replica and every restart makes another.
+// package and across packages (an exported function's fresh result, the
+// key it makes and sends, and the parameters that reach a sink in it
+// travel as facts): the call is reported, in the attempt. A key built from
+// a value made once per process (a package variable, a sync.OnceValue, a
+// field its constructor or a sync.Once sets and its methods read, a local
+// a sync.Once sets, a value a handler closure captures) is reported
+// wherever it reaches a sink, since every replica and every restart makes
+// another.
 //
 // The sinks are stripe-go's Params.SetIdempotencyKey and IdempotencyKey
 // field, any struct field, setter or parameter named for an idempotency
 // or dedup key (SQS's MessageDeduplicationId, a client's idempotencyKey
-// parameter), an Idempotency-Key header on an outgoing net/http request
+// parameter), an Idempotency-Key header or an ID header the receiver
+// deduplicates by (Webhook-Id, X-Event-Id) on an outgoing net/http request
 // (Set, Add or an index), NATS's Nats-Msg-Id (nats.MsgId,
 // jetstream.WithMsgID, the header of a *nats.Msg), the key of a go-redis
 // command on a dedup key (its variable, field or method says so), the key
 // column of an INSERT into a dedup table, and the key of a call to an
-// //idemkit:claim helper. Keys flow through the package's functions: a
-// key made by one function (newKey) and handed to a sink by another
+// //idemkit:claim helper. Three more count only in some attempts, being
+// also entities' IDs: the name or ID given to a create (createDatabase's
+// name) in a retry; the ID of a message literal of the delivered message's
+// type (a republished copy) in a retry or a delivery; the key of a SET NX
+// on any key for a value made once per process (a fresh key per turn may
+// be a search for a free one). Keys flow through the package's functions:
+// a key made by one function (newKey) and handed to a sink by another
 // (charge) is followed through both. A fresh trace or correlation ID on a
 // header no one deduplicates by is not a key.
 //
