@@ -136,7 +136,7 @@ func passesVariable(info *types.Info, e ast.Expr, id *ast.Ident) bool {
 
 // passesQuery returns the query argument of a call that returns the same
 // statement: a Rebind method (sqlx's DB and Tx, or any with its shape,
-// string to string), sqlx.Rebind and sqlx.In.
+// string to string), sqlx.Rebind, sqlx.In, sqlx.Named and BindNamed.
 func passesQuery(info *types.Info, call *ast.CallExpr) (ast.Expr, bool) {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	if fn == nil || len(call.Args) == 0 {
@@ -146,7 +146,7 @@ func passesQuery(info *types.Info, call *ast.CallExpr) (ast.Expr, bool) {
 	switch {
 	case fn.Name() == "Rebind" && sig.Params().Len() >= 1 && sig.Results().Len() == 1 && isString(sig.Results().At(0).Type()):
 		return call.Args[len(call.Args)-1], true // db.Rebind(q), sqlx.Rebind(bindType, q)
-	case fn.Name() == "In" && inPackage(fn, sqlxPath):
+	case (fn.Name() == "In" || fn.Name() == "Named" || fn.Name() == "BindNamed") && inPackage(fn, sqlxPath):
 		return call.Args[0], true
 	}
 	return nil, false

@@ -1,0 +1,24 @@
+package calls
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+const eventsTable = "processed_events"
+
+func builtSQL(ctx context.Context, db *sql.DB, x *sqlx.DB, table, id string, ev Event) {
+	db.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE event_id = $1", eventsTable), id) // want `sql ExecContext DELETE processed_events const=false` `access delete DELETE record="sql processed_event" keys=<id>`
+	db.QueryRowContext(ctx, "SELECT 1 FROM "+table+" WHERE event_id = $1", id)              // want `sql QueryRowContext SELECT  const=false for-update=false conditional=false guarded=false columns=event_id`
+	q := "SELECT status FROM jobs WHERE id = '" + id + "'"
+	q += " FOR UPDATE"
+	db.QueryRowContext(ctx, q) // want `sql QueryRowContext SELECT jobs const=false for-update=true` `access read SELECT \.\.\. FOR UPDATE record="sql job" keys=<id>`
+	named, args, _ := sqlx.Named("INSERT INTO processed_events (event_id) VALUES (:event_id) ON CONFLICT DO NOTHING", ev)
+	named = x.Rebind(named)
+	x.ExecContext(ctx, named, args...) // want `sql ExecContext INSERT processed_events const=false for-update=false conditional=true` `access claim INSERT record="sql processed_event" keys=<args>`
+	bound, bargs, _ := x.BindNamed("UPDATE jobs SET state = :state WHERE id = :id", ev)
+	x.ExecContext(ctx, bound, bargs...) // want `sql ExecContext UPDATE jobs const=false` `access update UPDATE record="sql job" keys=<bargs>`
+}
