@@ -168,6 +168,7 @@ func run(pass *analysis.Pass) (any, error) {
 		effects: map[*types.Func]*effects{},
 		lits:    map[*types.Var]*ast.FuncLit{},
 		inLit:   map[*ast.FuncLit]bool{},
+		values:  map[*types.Var]ast.Expr{},
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	s.closures(ins)
@@ -220,6 +221,18 @@ type scope struct {
 	// back.
 	lits  map[*types.Var]*ast.FuncLit
 	inLit map[*ast.FuncLit]bool // the literals being looked into, against recursion
+	// values are the local variables set once, to their value: a key
+	// built once (key := "cooldown:" + email) is read through them.
+	values map[*types.Var]ast.Expr
+}
+
+// keyText is a key expression as written, read through a variable set
+// once to the expression it was set to.
+func (s *scope) keyText(e ast.Expr) string {
+	if v := s.varOf(e); v != nil && s.values[v] != nil {
+		return types.ExprString(s.values[v])
+	}
+	return types.ExprString(e)
 }
 
 // closures finds the variables of the package set once, to a function
@@ -244,16 +257,20 @@ func (s *scope) closures(ins *inspector.Inspector) {
 			return
 		}
 		for i, r := range rhs {
+			v := s.varOf(lhs[i])
+			if v == nil {
+				continue
+			}
+			s.values[v] = r
 			if lit, ok := ast.Unparen(r).(*ast.FuncLit); ok {
-				if v := s.varOf(lhs[i]); v != nil {
-					s.lits[v] = lit
-				}
+				s.lits[v] = lit
 			}
 		}
 	})
-	for v := range s.lits {
+	for v := range s.values {
 		if sets[v] != 1 {
 			delete(s.lits, v)
+			delete(s.values, v)
 		}
 	}
 }
@@ -324,12 +341,11 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX {
 			return nil
 		}
-		words := match.Words(types.ExprString(rc.Key))
-		if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+		if slices.ContainsFunc(match.Words(s.keyText(rc.Key)), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(types.ExprString(rc.Key))}
+			Lock: directive.Lockish(s.keyText(rc.Key))}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)
@@ -337,28 +353,26 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 			Lock: f.Lock || directive.Lockish(fn.Name()) || directive.Lockish(directive.ReceiverName(fn))}
 		if f.Key >= 0 && f.Key < len(call.Args) {
 			c.Key = call.Args[f.Key]
-			c.Lock = c.Lock || directive.Lockish(types.ExprString(c.Key))
+			c.Lock = c.Lock || directive.Lockish(s.keyText(c.Key))
 		}
-		if f.Inferred && c.Key != nil && slices.ContainsFunc(match.Words(types.ExprString(c.Key)+" "+fn.Name()), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+		if f.Inferred && c.Key != nil && slices.ContainsFunc(match.Words(s.keyText(c.Key)+" "+fn.Name()), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil // a rate limit or cache entry set through a helper
 		}
 		return c
 	}
-	if sc, ok := match.SQL(info, call); ok && sc.Const {
-		st := sc.Statement()
-		if st.Verb != match.Insert || st.Table == "" ||
-			!(match.DedupName(st.Table) || slices.ContainsFunc(st.Columns, match.KeyColumn)) ||
-			!directive.InsertsInProgress(info, call, sc) {
+	if sc, ok := match.SQL(info, call); ok {
+		table, ok := directive.ClaimInsert(info, call, sc)
+		if !ok {
 			return nil
 		}
-		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + st.Table, Table: st.Table}
+		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + table, Table: table}
 	}
 	if a, ok := match.Classify(info, call); ok && a.Op == match.OpClaim && strings.HasPrefix(a.Record, "redis ") && len(a.Keys) > 0 {
-		if slices.ContainsFunc(match.Words(types.ExprString(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
+		if slices.ContainsFunc(match.Words(s.keyText(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
 		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What, Key: a.Keys[0], Record: a.Record,
-			Lock: directive.Lockish(types.ExprString(a.Keys[0]))}
+			Lock: directive.Lockish(s.keyText(a.Keys[0]))}
 	}
 	if model, ok := s.ormClaim(call); ok {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}

@@ -28,10 +28,25 @@ func Lockish(name string) bool {
 // whatever library it uses underneath.
 var acquireWords = []string{"lock", "acquire", "claim", "reserve", "obtain"}
 
-// InsertsInProgress reports whether an INSERT writes a status saying the
+// ClaimInsert reports whether a SQL call is an INSERT that claims a key:
+// it writes a status saying the work has begun (see insertsInProgress)
+// into a table whose name or columns say it holds keys, or with ON
+// CONFLICT, which makes the row's absence the test, whatever the names.
+func ClaimInsert(info *types.Info, call *ast.CallExpr, sc match.SQLCall) (table string, ok bool) {
+	st := sc.Statement()
+	if !sc.Const || st.Verb != match.Insert || st.Table == "" {
+		return "", false
+	}
+	if !match.DedupName(st.Table) && !slices.ContainsFunc(st.Columns, match.KeyColumn) && !st.Conditional {
+		return "", false
+	}
+	return st.Table, insertsInProgress(info, call, sc)
+}
+
+// insertsInProgress reports whether an INSERT writes a status saying the
 // work has begun, in its text or as a constant argument: the row is a
 // claim, not the record that the work is done.
-func InsertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) bool {
+func insertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) bool {
 	if slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
 		return true
 	}
@@ -257,7 +272,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		switch st.Verb {
 		case match.Insert:
-			if (match.DedupName(st.Table) || slices.ContainsFunc(st.Columns, match.KeyColumn)) && InsertsInProgress(info, call, sc) {
+			if _, ok := ClaimInsert(info, call, sc); ok {
 				return Claim, key, st.Table, st.Table
 			}
 		case match.Delete:

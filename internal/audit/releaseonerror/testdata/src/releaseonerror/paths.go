@@ -253,3 +253,14 @@ func consumeClaimFailed(ctx context.Context, rdb *redis.Client, id string) {
 	}
 	rdb.Set(ctx, "dedup:"+id, "done", time.Hour)
 }
+
+// A cooldown is meant to outlive a failure, even when its key is built
+// into a variable first.
+func sendReset(ctx context.Context, rdb *redis.Client, email string) error {
+	key := "cooldown:reset:" + email
+	ok, err := rdb.SetNX(ctx, key, 1, time.Minute).Result()
+	if err != nil || !ok {
+		return err
+	}
+	return send(ctx, email)
+}

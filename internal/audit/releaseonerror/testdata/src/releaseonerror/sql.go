@@ -108,3 +108,20 @@ func markThenShip(ctx context.Context, db *sql.DB, eventID string) error {
 	}
 	return ship(ctx, eventID)
 }
+
+// An INSERT ... ON CONFLICT DO NOTHING of an in-progress row claims the
+// key whatever the table is called.
+func requestPayout(ctx context.Context, conn *pgx.Conn, key, payout string) error {
+	tag, err := conn.Exec(ctx, `INSERT INTO payout_requests (key, payout_id, status) VALUES ($1, $2, 'in_progress') ON CONFLICT (key) DO NOTHING`, key, payout)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return errDuplicate
+	}
+	if err := ship(ctx, payout); err != nil {
+		return err // want `this error return leaves the key claimed by INSERT into payout_requests at sql.go:115 held`
+	}
+	_, err = conn.Exec(ctx, `UPDATE payout_requests SET status = 'sent' WHERE key = $1`, key)
+	return err
+}
