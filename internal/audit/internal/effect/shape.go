@@ -57,8 +57,8 @@ func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types
 	u.Record = "iface " + types.ExprString(sel.X)
 	u.Target = types.ExprString(sel.X)
 	for _, a := range call.Args {
-		if t := info.TypeOf(a); t != nil && isContext(t) {
-			continue
+		if t := info.TypeOf(a); t == nil || !keyLike(t, pkg) {
+			continue // a context, a transaction, a connection, a callback
 		}
 		u.Keys = append(u.Keys, a)
 		if u.Op != match.OpRead {
@@ -116,7 +116,27 @@ func sameModule(a, b string) bool {
 	return slices.Equal(as[:n], bs[:n])
 }
 
-func isContext(t types.Type) bool {
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+// keyLike reports whether a value of type t can pick a record: a string
+// or a number, a byte array (a UUID), or a struct or pointer to one
+// declared in pkg's module (a params struct, an entity). A context, a
+// transaction or a client from a library cannot.
+func keyLike(t types.Type, pkg *types.Package) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsString|types.IsInteger) != 0
+	case *types.Array:
+		b, ok := u.Elem().Underlying().(*types.Basic)
+		return ok && b.Kind() == types.Byte
+	case *types.Pointer:
+		return keyLike(u.Elem(), pkg) && !isBasicPointer(u)
+	case *types.Struct:
+		n, ok := types.Unalias(t).(*types.Named)
+		return ok && n.Obj().Pkg() != nil && sameModule(pkg.Path(), n.Obj().Pkg().Path())
+	}
+	return false
+}
+
+func isBasicPointer(p *types.Pointer) bool {
+	_, ok := p.Elem().Underlying().(*types.Basic)
+	return ok
 }

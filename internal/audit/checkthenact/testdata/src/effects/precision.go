@@ -92,3 +92,21 @@ func (s *Service) openAccount(ctx context.Context, db *sql.DB, owner string) err
 }
 
 func isAlreadyExists(err error) bool { return errors.Is(err, errAlreadyExists) }
+
+// Bucket takes the transaction it works in, which picks no record.
+type Bucket interface {
+	IsInitialized(ctx context.Context, tx *sql.Tx) (bool, error)
+	AddLedger(ctx context.Context, tx *sql.Tx, name string) error
+}
+
+// Two calls sharing a transaction are not a check and an act of one key.
+func createLedger(ctx context.Context, b Bucket, tx *sql.Tx, name string) error {
+	ok, err := b.IsInitialized(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("not initialised")
+	}
+	return b.AddLedger(ctx, tx, name)
+}
