@@ -2,9 +2,11 @@ package effect
 
 import (
 	"go/ast"
+	"go/build"
 	"go/types"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
@@ -131,9 +133,24 @@ func keyLike(t types.Type, pkg *types.Package) bool {
 		return keyLike(u.Elem(), pkg) && !isBasicPointer(u)
 	case *types.Struct:
 		n, ok := types.Unalias(t).(*types.Named)
-		return ok && n.Obj().Pkg() != nil && sameModule(pkg.Path(), n.Obj().Pkg().Path())
+		return ok && n.Obj().Pkg() != nil && !stdlib(n.Obj().Pkg().Path()) && sameModule(pkg.Path(), n.Obj().Pkg().Path())
 	}
 	return false
+}
+
+// stdlibs caches stdlib's answers.
+var stdlibs sync.Map
+
+// stdlib reports whether path is a package of the standard library, as
+// the go command's GOROOT has it.
+func stdlib(path string) bool {
+	if v, ok := stdlibs.Load(path); ok {
+		return v.(bool)
+	}
+	p, err := build.Default.Import(path, "", build.FindOnly)
+	std := err == nil && p.Goroot
+	stdlibs.Store(path, std)
+	return std
 }
 
 func isBasicPointer(p *types.Pointer) bool {
