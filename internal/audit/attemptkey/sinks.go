@@ -153,10 +153,13 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	sig := fn.Signature()
 	claim := c.dirs.Of(fn)&directive.Claim != 0
 	summary := map[int]reach{}
+	unseen := false // a method of an interface, or of a package without facts: only its names tell
 	if c.decls[fn.Origin()] != nil {
 		summary = c.paramSinks(fn.Origin())
 	} else if k := c.fact(fn.Origin()); k != nil {
 		summary = k.Params
+	} else {
+		unseen = true
 	}
 	for i, arg := range call.Args {
 		if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {
@@ -174,6 +177,13 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), p, summary[i].What), only: summary[i].Only})
 		case createName(fn, p):
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry}})
+		case unseen && match.DedupName(fn.Name()) && (idName(p) || slices.Contains(match.Words(p), "key")):
+			// inbox.MarkProcessed(ctx, id), dedup.Seen(ctx, key)
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name())})
+		case unseen && match.KeyColumn(p):
+			// publisher.Publish(ctx, eventID, body): the ID a receiver
+			// deduplicates by, and a new event's own ID when it is new
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry, delivery}})
 		}
 	}
 	return out
