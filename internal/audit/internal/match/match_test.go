@@ -35,7 +35,7 @@ var describe = &analysis.Analyzer{
 					pass.Reportf(call.Pos(), "orm %s op=%d model=%s on-conflict=%v locking=%v", c.Method, c.Op, c.Model, c.OnConflict, c.Locking)
 				}
 				if c, ok := match.Redis(pass.TypesInfo, call); ok {
-					pass.Reportf(call.Pos(), "redis %s %s key=%s", c.Method, c.Op, types(pass, c.Key))
+					pass.Reportf(call.Pos(), "redis %s %s key=%s command=%s", c.Method, c.Op, types(pass, c.Key), c.Command)
 				}
 				if a, ok := match.Classify(pass.TypesInfo, call); ok {
 					pass.Reportf(call.Pos(), "access %s %s record=%q keys=<%s> dest=<%s> for-update=%v appends=%v added=%v pipelined=%v watch=%v",

@@ -113,7 +113,6 @@ func redisMore(info *types.Info, c RedisCall, a Access) (Access, bool) {
 	}
 	a.What = c.Command
 	a.Record = redisRecord(info, c)
-	a.Target = types.ExprString(c.Key)
 	a.Keys = append([]ast.Expr{c.Key}, c.Fields...)
 	return a, true
 }

@@ -59,7 +59,7 @@ func redisCalls(ctx context.Context, rdb *redis.Client, c redis.Cmdable, u redis
 	c.Exists(ctx, "seen:1")                                             // want `redis Exists EXISTS key="seen:1"` `access read EXISTS record="redis seen:1" keys=<"seen:1"> dest=<>`
 	rdb.Set(ctx, key, 1, time.Hour)                                     // want `redis Set SET key=\*ast.Ident` `access write SET record="redis key" keys=<key> dest=<>`
 	rdb.SetNX(ctx, key, 1, time.Hour)                                   // want `redis SetNX SET NX key=\*ast.Ident` `access claim SET NX record="redis key" keys=<key> dest=<>`
-	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "NX", TTL: time.Hour}) // want `redis SetArgs SET NX` `access claim SET NX record="redis key" keys=<key> dest=<>`
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "NX", TTL: time.Hour}) // want `redis SetArgs SET NX key=\*ast.Ident command=SET$` `access claim SET NX record="redis key" keys=<key> dest=<>`
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{TTL: time.Hour})             // want `redis SetArgs SET key` `access write SET record="redis key" keys=<key> dest=<>`
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "XX"})
 	u.Do(ctx, "set", key, "v", "EX", 60, "nx") // want `redis Do SET NX` `access claim SET NX record="redis key" keys=<key> dest=<>`

@@ -10,7 +10,7 @@ import (
 
 func redisHashesAndSets(ctx context.Context, rdb *redis.Client, id, key string, ids []any) {
 	rdb.HGet(ctx, "payout:"+id, "status")                                     // want `redis HGet HGET` `access read HGET record="redis hash payout:\{\} status" keys=<"payout:" \+ id; "status"> dest=<> for-update=false appends=false added=false pipelined=false watch=false`
-	rdb.HGetAll(ctx, key)                                                     // want `redis HGetAll HGET` `access read HGETALL record="redis hash key" keys=<key> dest=<>`
+	rdb.HGetAll(ctx, key)                                                     // want `redis HGetAll HGET key=\*ast.Ident command=HGETALL$` `access read HGETALL record="redis hash key" keys=<key> dest=<>`
 	rdb.HExists(ctx, "processed", id)                                         // want `redis HExists HEXISTS` `access read HEXISTS record="redis hash processed" keys=<"processed"; id>`
 	rdb.SIsMember(ctx, "seen", id)                                            // want `redis SIsMember SISMEMBER` `access read SISMEMBER record="redis set seen" keys=<"seen"; id>`
 	rdb.SMIsMember(ctx, "seen", id, key)                                      // want `redis SMIsMember SISMEMBER` `access read SMISMEMBER record="redis set seen" keys=<"seen"; id; key>`
@@ -62,6 +62,12 @@ func redisPipelines(ctx context.Context, rdb *redis.Client, id string) {
 		tx.Get(ctx, "idem:"+id) // want `redis Get` `access read GET record="redis idem:\{\}" .* pipelined=false watch=true`
 		_, err := tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 			pipe.Set(ctx, "idem:"+id, 1, time.Hour) // want `redis Set` `access write SET record="redis idem:\{\}" .* pipelined=true watch=true`
+			return nil
+		})
+		_, _ = tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+			var other redis.Pipeliner
+			other = rdb.Pipeline()
+			other.Set(ctx, "idem:"+id, 1, 0) // want `redis Set` `access write SET .* pipelined=true watch=false`
 			return nil
 		})
 		q := tx.TxPipeline()
