@@ -103,8 +103,10 @@ type Access struct {
 }
 
 // Classify reports the record call accesses, for every library the checks
-// know: database/sql, pgx, sqlx and any DBTX-style interface; gorm;
-// go-redis. A call that is none, or whose SQL is not constant, is false.
+// know: database/sql, pgx v4 and v5 (with Batch and CopyFrom), sqlx and any
+// DBTX-style interface; gorm; bun, squirrel and goqu chains where they are
+// sent; go-redis v8 and v9, redigo, rueidis; sync.Map. A call that is none,
+// or whose SQL has no constant part naming its table, is false.
 func Classify(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if c, ok := SQL(info, call); ok {
 		return sqlAccess(info, call, c)
