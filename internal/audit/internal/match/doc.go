@@ -5,8 +5,9 @@
 // (Classify, over those and bun, squirrel, goqu, redigo, rueidis and
 // sync.Map); what does SQL text do, constant or assembled from constant
 // parts (SELECT, SELECT ... FOR UPDATE, INSERT with or without ON
-// CONFLICT, UPDATE guarded by a version column); and does a name (a table, a model, a Redis key, a column) hold
-// the records that tell a repeated operation from a new one.
+// CONFLICT, UPDATE guarded by a version column); and does a name (a
+// table, a model, a Redis key, a column) hold the records that tell a
+// repeated operation from a new one.
 //
 // The predicates work on the AST and go/types only, so a check built on
 // them stays cheap under go vet, where it runs on every dependency.
