@@ -776,7 +776,7 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		d.Related = append(d.Related, analysis.RelatedInformation{Pos: between.at.Pos(), End: between.at.End(),
 			Message: "runs between the check and the write"})
 	}
-	if !atomic && f.sideEffect(rd, w, nil, rd.block, false) == nil {
+	if !atomic && f.sideEffect(rd, w, nil, rd.block, false) == nil && f.nothingElse(rd, w) {
 		if fix, ok := f.onConflict(rd, w); ok {
 			d.SuggestedFixes = []analysis.SuggestedFix{fix}
 		}
@@ -793,6 +793,34 @@ func (c *checker) where(pos token.Pos) string {
 	}
 	return fmt.Sprintf("%s:%d", name, p.Line)
 }
+
+// nothingElse reports whether, after the read's statement, the function
+// calls nothing but the write and the standard library: then an atomic
+// INSERT in the write's place settles the race. Any other call might be
+// the work the check guards, which would still run twice.
+func (f *fn) nothingElse(rd, w *event) bool {
+	info := f.pass.TypesInfo
+	clean := true
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !clean || !ok || call.Pos() < rd.node.End() || ast.Expr(call) == w.at {
+			return clean
+		}
+		if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+			return true
+		}
+		fn, ok := typeutil.Callee(info, call).(*types.Func)
+		if !ok || fn.Pkg() == nil || !(effect.Stdlib(fn.Pkg().Path()) || slices.Contains(bookkeeping, fn.Name())) {
+			clean = false
+		}
+		return clean
+	})
+	return clean
+}
+
+// bookkeeping are the methods of rows, results and transactions that
+// finish what the read and the write began.
+var bookkeeping = []string{"Commit", "Rollback", "Close", "Err", "Scan", "Next", "RowsAffected", "LastInsertId"}
 
 var (
 	postgresPlaceholder = regexp.MustCompile(`\$[0-9]`)

@@ -133,17 +133,17 @@ func keyLike(t types.Type, pkg *types.Package) bool {
 		return keyLike(u.Elem(), pkg) && !isBasicPointer(u)
 	case *types.Struct:
 		n, ok := types.Unalias(t).(*types.Named)
-		return ok && n.Obj().Pkg() != nil && !stdlib(n.Obj().Pkg().Path()) && sameModule(pkg.Path(), n.Obj().Pkg().Path())
+		return ok && n.Obj().Pkg() != nil && !Stdlib(n.Obj().Pkg().Path()) && sameModule(pkg.Path(), n.Obj().Pkg().Path())
 	}
 	return false
 }
 
-// stdlibs caches stdlib's answers.
+// stdlibs caches Stdlib's answers.
 var stdlibs sync.Map
 
-// stdlib reports whether path is a package of the standard library, as
+// Stdlib reports whether path is a package of the standard library, as
 // the go command's GOROOT has it.
-func stdlib(path string) bool {
+func Stdlib(path string) bool {
 	if v, ok := stdlibs.Load(path); ok {
 		return v.(bool)
 	}
