@@ -377,6 +377,9 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 	if model, ok := s.ormClaim(call); ok {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}
 	}
+	if a, ok := match.Classify(info, call); ok && directive.ClaimRow(info, a) {
+		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: a.What + " into " + a.Target, Table: a.Target}
+	}
 	return nil
 }
 

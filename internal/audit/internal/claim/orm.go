@@ -132,14 +132,15 @@ func SameRecord(a, b string) bool {
 	return a != "" && match.RecordName(a) == match.RecordName(b)
 }
 
-// ormClaim reports whether call is a gorm Create with an OnConflict
-// clause of a row whose status says the work has begun, and returns its
-// model: the gorm spelling of INSERT ... ON CONFLICT DO NOTHING of an
-// in-progress row.
+// ormClaim reports whether call is a gorm Create of a row whose status
+// says the work has begun, with an OnConflict clause or into a model named
+// for keys (whose unique key refuses the second), and returns its model:
+// the gorm spelling of an INSERT of an in-progress row.
 func (s *scope) ormClaim(call *ast.CallExpr) (string, bool) {
 	info := s.pass.TypesInfo
 	oc, ok := match.ORM(info, call)
-	if !ok || oc.Op != match.ORMCreate || !oc.OnConflict || oc.Model == "" || len(call.Args) == 0 {
+	if !ok || oc.Op != match.ORMCreate || oc.Model == "" || len(call.Args) == 0 ||
+		!oc.OnConflict && !match.DedupName(oc.Model) && !match.KeyName(oc.Model) {
 		return "", false
 	}
 	set := map[string]ast.Expr{}

@@ -82,6 +82,14 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 		}
 		return Completed
 	}
+	if a, ok := match.Classify(info, call); ok && strings.HasPrefix(a.Record, "sql ") && s.claimsTable(c, a.Target) {
+		switch a.Op {
+		case match.OpDelete:
+			return Released
+		case match.OpUpdate, match.OpGuarded:
+			return Completed
+		}
+	}
 	return 0
 }
 

@@ -43,6 +43,33 @@ func ClaimInsert(info *types.Info, call *ast.CallExpr, sc match.SQLCall) (table 
 	return st.Table, insertsInProgress(info, call, sc)
 }
 
+// ClaimRow reports whether an access match.Classify read from a query
+// builder or ORM (bun, gorm, goqu) inserts a row that claims a key: an
+// insert that is atomic about an existing row and whose created value
+// sets a status saying the work has begun.
+func ClaimRow(info *types.Info, a match.Access) bool {
+	if a.Op != match.OpClaim || !strings.HasPrefix(a.Record, "sql ") {
+		return false
+	}
+	for _, k := range a.Keys {
+		if u, ok := ast.Unparen(k).(*ast.UnaryExpr); ok && u.Op == token.AND {
+			k = u.X
+		}
+		lit, ok := ast.Unparen(k).(*ast.CompositeLit)
+		if !ok {
+			continue
+		}
+		for _, elt := range lit.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				if v, ok := match.ConstString(info, kv.Value); ok && match.InProgress(v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // insertsInProgress reports whether an INSERT writes a status saying the
 // work has begun, in its text or as a constant argument: the row is a
 // claim, not the record that the work is done.
@@ -281,6 +308,32 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 			if !slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
 				return Complete, key, st.Table, ""
 			}
+		}
+		return 0, -1, "", ""
+	}
+	if a, ok := match.Classify(info, call); ok {
+		key = -1
+		for _, k := range a.Keys {
+			if key < 0 {
+				key = in.param(k)
+			}
+		}
+		if key < 0 {
+			return 0, -1, "", ""
+		}
+		table := ""
+		if strings.HasPrefix(a.Record, "sql ") {
+			table = a.Target
+		}
+		switch {
+		case a.Op == match.OpClaim && table == "":
+			return Claim, key, "", types.ExprString(a.Keys[0]) // SET NX through redigo
+		case ClaimRow(info, a):
+			return Claim, key, table, table
+		case a.Op == match.OpDelete:
+			return Release, key, table, ""
+		case a.Op == match.OpUpdate || a.Op == match.OpGuarded || a.Op == match.OpWrite && table == "":
+			return Complete, key, table, ""
 		}
 		return 0, -1, "", ""
 	}

@@ -264,3 +264,28 @@ func sendReset(ctx context.Context, rdb *redis.Client, email string) error {
 	}
 	return send(ctx, email)
 }
+
+// A gorm Create of an in-progress row into a key model: its unique key
+// refuses the second.
+func gormUnique(ctx context.Context, db *gorm.DB, key string) error {
+	if err := db.WithContext(ctx).Create(&IdempotencyKey{Key: key, Status: "in_progress"}).Error; err != nil {
+		return errDuplicate
+	}
+	if err := ship(ctx, key); err != nil {
+		return err // want `this error return leaves the key claimed by Create of IdempotencyKey at paths.go:\d+ held`
+	}
+	return db.Model(&IdempotencyKey{}).Where("key = ?", key).Updates(map[string]any{"status": "completed", "response": "{}"}).Error
+}
+
+type Shipment struct {
+	ID     string
+	Status string
+}
+
+// An order row created pending is the business record, not a claim.
+func createShipment(ctx context.Context, db *gorm.DB, id string) error {
+	if err := db.WithContext(ctx).Create(&Shipment{ID: id, Status: "pending"}).Error; err != nil {
+		return err
+	}
+	return ship(ctx, id)
+}
