@@ -3,6 +3,7 @@ package match
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 const redigoPath = "github.com/gomodule/redigo/redis"
@@ -35,5 +36,61 @@ func redigo(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool)
 	}
 	a, ok := redisAccess(info, call, c)
 	a.Pipelined = fn.Name() == "Send"
+	a.InWatch = redigoWatched(info, call)
 	return a, ok
+}
+
+// redigoWatched reports whether call, a command on a connection, comes
+// after a WATCH on the same connection in its function with no EXEC or
+// DISCARD between them: redigo's WATCH ... MULTI ... EXEC, which fails
+// when a watched key changed.
+func redigoWatched(info *types.Info, call *ast.CallExpr) bool {
+	conn := redigoConn(info, call)
+	if conn == nil {
+		return false
+	}
+	var body ast.Node
+	for _, n := range enclosing(info, call.Pos()) {
+		if _, ok := n.(*ast.FuncDecl); ok {
+			body = n
+			break
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			body = n
+			break
+		}
+	}
+	if body == nil {
+		return false
+	}
+	watched := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || c.Pos() >= call.Pos() || len(c.Args) == 0 || redigoConn(info, c) != conn {
+			return true
+		}
+		switch name, _ := ConstString(info, c.Args[0]); strings.ToUpper(name) {
+		case "WATCH":
+			watched = true
+		case "EXEC", "DISCARD":
+			watched = false
+		}
+		return true
+	})
+	return watched
+}
+
+// redigoConn returns the connection variable a redigo Do or Send is
+// called on, or nil.
+func redigoConn(info *types.Info, call *ast.CallExpr) types.Object {
+	fn := method(info, call)
+	if fn == nil || !inPackage(fn, redigoPath) || (fn.Name() != "Do" && fn.Name() != "Send") {
+		return nil
+	}
+	sel, _ := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	return info.Uses[id]
 }

@@ -25,6 +25,26 @@ func redigoCalls(ctx context.Context, pool *redis.Pool, cc redis.ConnWithContext
 	conn.Receive()
 }
 
+func redigoWatch(pool *redis.Pool, other redis.Conn, key string) error {
+	conn := pool.Get()
+	conn.Do("GET", key) // want `access read GET .* watch=false`
+	if _, err := conn.Do("WATCH", key); err != nil {
+		return err
+	}
+	if _, err := redis.String(conn.Do("GET", key)); err == nil { // want `access read GET .* pipelined=false watch=true`
+		conn.Do("UNWATCH")
+		return nil
+	}
+	other.Do("GET", key) // want `access read GET .* watch=false`
+	conn.Send("MULTI")
+	conn.Send("SET", key, 1) // want `access write SET .* pipelined=true watch=true`
+	if _, err := conn.Do("EXEC"); err != nil {
+		return err
+	}
+	conn.Do("DEL", key) // want `access delete DEL .* watch=false`
+	return nil
+}
+
 // client has redigo's Do and is not redigo.
 type client struct{}
 
