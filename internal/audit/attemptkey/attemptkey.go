@@ -105,6 +105,7 @@ type checker struct {
 	makes   map[*types.Func]*made         // functions that make a key and send it; nil for none
 	retries map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
 	roles   map[*ast.FuncDecl]map[*ast.FuncLit]scope
+	jobs    map[*types.Func]bool      // functions handed by name to a scheduler; nil until looked for
 	process map[types.Object]*origin  // package variables and fields set once per process to a fresh value
 	onces   map[types.Object]*origin  // package variables holding a sync.OnceValue of a fresh value
 	held    map[types.Object][]string // what package variables and fields are set to once, spelled out

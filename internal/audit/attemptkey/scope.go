@@ -44,6 +44,8 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
 		if k, what, msgs := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
 			sc = &scope{node: decl, kind: k, what: what, msgs: msgs}
+		} else if c.scheduledFuncs()[fn] {
+			sc = &scope{node: decl, kind: scheduled, what: "scheduled job " + decl.Name.Name}
 		}
 	}
 	roles := c.litRoles(decl)
@@ -460,6 +462,57 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 	return out
 }
 
+// scheduledFuncs returns the functions of the package that a scheduler is
+// given by name (c.AddFunc("@daily", s.Settle)) or that a function literal
+// it is given calls (func() { s.Settle(ctx) }): each call of one is a run,
+// and a key it makes is reported there, in the job.
+func (c *checker) scheduledFuncs() map[*types.Func]bool {
+	if c.jobs != nil {
+		return c.jobs
+	}
+	c.jobs = map[*types.Func]bool{}
+	info := c.pass.TypesInfo
+	for _, decl := range c.decls {
+		ast.Inspect(decl.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if fn, ok := typeutil.Callee(info, call).(*types.Func); !ok || !scheduling(fn) {
+				return true
+			}
+			mark := func(id *ast.Ident) {
+				if f, ok := info.Uses[id].(*types.Func); ok && c.decls[f.Origin()] != nil {
+					c.jobs[f.Origin()] = true
+				}
+			}
+			for _, arg := range call.Args {
+				switch a := ast.Unparen(arg).(type) {
+				case *ast.Ident:
+					mark(a)
+				case *ast.SelectorExpr:
+					mark(a.Sel)
+				case *ast.FuncLit:
+					ast.Inspect(a.Body, func(n ast.Node) bool {
+						if call, ok := n.(*ast.CallExpr); ok {
+							switch f := ast.Unparen(call.Fun).(type) {
+							case *ast.Ident:
+								mark(f)
+							case *ast.SelectorExpr:
+								mark(f.Sel)
+							}
+						}
+						_, lit := n.(*ast.FuncLit)
+						return !lit
+					})
+				}
+			}
+			return true
+		})
+	}
+	return c.jobs
+}
+
 // scheduling reports a function that runs a function literal on a
 // schedule: robfig/cron's AddFunc, gocron's Do, a Schedule or Every
 // method.
@@ -485,7 +538,8 @@ const (
 
 // knownMessages are the message types of the queue clients services use,
 // each of which carries its own identity (a message ID, a stream sequence,
-// a partition and offset), and whether the type is only ever received.
+// a partition and offset), and whether the type is only ever received. A
+// job queue's job (river, asynq) is delivered and retried the same way.
 var knownMessages = map[string]messageKind{
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types.Message":      receivedMessage,
 	"github.com/aws/aws-sdk-go/service/sqs.Message":               receivedMessage,
@@ -498,6 +552,8 @@ var knownMessages = map[string]messageKind{
 	"github.com/rabbitmq/amqp091-go.Delivery":                     receivedMessage,
 	"github.com/streadway/amqp.Delivery":                          receivedMessage,
 	"cloud.google.com/go/pubsub.Message":                          receivedMessage,
+	"github.com/riverqueue/river.Job":                             receivedMessage,
+	"github.com/hibiken/asynq.Task":                               receivedMessage,
 }
 
 // message reports a message that carries its own ID: a queue client's
