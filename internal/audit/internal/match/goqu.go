@@ -77,6 +77,9 @@ func goquChain(info *types.Info, call *ast.CallExpr, fn *types.Func) (built, boo
 			b.st.Columns = constStrings(info, x.Args)
 		case "Rows", "Vals":
 			b.keys = append(b.keys, x.Args...)
+			if link.Name() == "Rows" {
+				b.st.Columns = literalColumns(info, x.Args[0]) // Rows(goqu.Record{"k": k})
+			}
 		case "Set":
 			b.st.Assigned = append(b.st.Assigned, literalColumns(info, x.Args[0])...)
 		}

@@ -31,7 +31,9 @@ func goquCalls(ctx context.Context, sdb *sql.DB, db *goqu.Database, g Grant, cod
 	if err != nil {
 		return
 	}
-	sdb.ExecContext(ctx, q, args...) // want `sql ExecContext INSERT grants const=false for-update=false conditional=true guarded=false columns=user_id,code` `access claim INSERT record="sql grant" keys=<args; \[\]interface\{\}\{…\}>`
+	r, rargs, _ := db.Insert("grants").Rows(goqu.Record{"user_id": user, "code": code}).ToSQL()
+	sdb.ExecContext(ctx, r, rargs...) // want `sql ExecContext INSERT grants const=false for-update=false conditional=false guarded=false columns=user_id,code` `access write INSERT record="sql grant"`
+	sdb.ExecContext(ctx, q, args...)  // want `sql ExecContext INSERT grants const=false for-update=false conditional=true guarded=false columns=user_id,code` `access claim INSERT record="sql grant" keys=<args; \[\]interface\{\}\{…\}>`
 }
 
 // dataset has goqu's method names and is not goqu.
