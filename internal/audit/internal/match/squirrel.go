@@ -65,7 +65,11 @@ func squirrelChain(info *types.Info, call *ast.CallExpr, fn *types.Func) (built,
 		case "Set":
 			b.st.Assigned = append(b.st.Assigned, constStrings(info, x.Args[:1])...)
 		case "SetMap":
-			b.st.Assigned = append(b.st.Assigned, literalColumns(info, x.Args[0])...)
+			if verb == Insert { // the columns and values of an INSERT
+				b.st.Columns = literalColumns(info, x.Args[0])
+			} else {
+				b.st.Assigned = append(b.st.Assigned, literalColumns(info, x.Args[0])...)
+			}
 			b.keys = append(b.keys, x.Args[0])
 		case "Suffix":
 			b.st.Conditional = b.st.Conditional || verb == Insert && conflictClause(info, x.Args[0])

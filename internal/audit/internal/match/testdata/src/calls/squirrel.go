@@ -26,6 +26,10 @@ func squirrelCalls(ctx context.Context, db *sql.DB, code string, n int) {
 	}
 	db.QueryRowContext(ctx, query, args...) // want `sql QueryRowContext SELECT redemptions const=false` `access read SELECT record="sql redemption" keys=<args; code>`
 	ins, iargs, _ := psql.Insert("redemptions").Columns("code").Values(code).Suffix("ON CONFLICT DO NOTHING").ToSql()
+	sm, smargs, _ := sq.Insert("redemptions").SetMap(map[string]interface{}{"code": code, "n": n}).ToSql()
+	db.ExecContext(ctx, sm, smargs...) // want `sql ExecContext INSERT redemptions const=false for-update=false conditional=false guarded=false columns=code,n` `access write INSERT`
+	upd, uargs, _ := sq.Update("redemptions").SetMap(map[string]interface{}{"status": "used"}).Where(sq.Eq{"status": "new"}).ToSql()
+	db.ExecContext(ctx, upd, uargs...) // want `sql ExecContext UPDATE redemptions const=false for-update=false conditional=false guarded=true` `access guarded update`
 	db.ExecContext(ctx, ins, iargs...) // want `sql ExecContext INSERT redemptions const=false for-update=false conditional=true guarded=false columns=code` `access claim INSERT record="sql redemption" keys=<iargs; code>`
 }
 
