@@ -106,3 +106,19 @@ bench-vet: build ## Compare go vet -vettool=$(VETTOOL) (default bin/idemkit; try
 .PHONY: audit-score
 audit-score: ## Score the audit on testdata/corpus: precision and recall per check (ARGS=-v lists each miss and false positive)
 	$(GO) run ./scripts/auditscore $(ARGS) testdata/corpus
+
+AUDIT_DIR ?= testdata/corpus
+STATICCHECK_VERSION ?= v0.8.2
+
+.PHONY: bench-audit
+bench-audit: build ## Peak memory and time of idemkit audit ./... in AUDIT_DIR (default testdata/corpus): uncached, cached repeat, and staticcheck on the same packages
+	@test -x /usr/bin/time || { echo "bench-audit needs GNU time (apt-get install time)"; exit 2; }
+	@GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@tool=$(CURDIR)/$(BIN); sc=$(CURDIR)/bin/staticcheck; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; gocache=$$($(GO) env GOCACHE); \
+	cd $(AUDIT_DIR) && echo "Warming the build cache in $(AUDIT_DIR)" && $(GO) build ./... >/dev/null 2>&1; \
+	measure() { label=$$1; shift; /usr/bin/time -f "%e %M" -o $$tmp/t "$$@" >/dev/null 2>&1; tail -n 1 $$tmp/t | awk -v l="$$label" '{printf "  %-44s %8s s %8d MB\n", l, $$1, $$2/1024}'; }; \
+	echo "In $(AUDIT_DIR):"; \
+	measure "idemkit audit ./... (no cache)" env IDEMKIT_CACHE=off $$tool audit ./...; \
+	measure "idemkit audit ./... (cold cache)" env IDEMKIT_CACHE=$$tmp/cache $$tool audit ./...; \
+	measure "idemkit audit ./... (cached repeat)" env IDEMKIT_CACHE=$$tmp/cache $$tool audit ./...; \
+	measure "staticcheck@$(STATICCHECK_VERSION) ./... (no cache)" env XDG_CACHE_HOME=$$tmp/sc GOCACHE=$$gocache $$sc ./...
