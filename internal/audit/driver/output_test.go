@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -268,5 +269,30 @@ func TestLinkPlaces(t *testing.T) {
 	}
 	if got := linkPlaces("a [b] c", nil); got != `a \[b\] c` {
 		t.Errorf("without related locations: %q", got)
+	}
+}
+
+// TestFitDescription checks the shortening of a rule's fullDescription
+// to what code scanning takes: whole paragraphs, else sentences, else
+// words, never more than the limit.
+func TestFitDescription(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"Short.", 10, "Short."},
+		{"One two.\n\nThree four.", 21, "One two.\n\nThree four."},
+		{"One two.\n\nThree four.", 20, "One two."},
+		{"One two. Three four.\n\nFive.", 12, "One two."},
+		{"Onetwothree fourfive", 15, "Onetwothree…"},
+		{"héhéhé héhé", 8, "héhéhé…"},
+	}
+	for _, tc := range cases {
+		got := fitDescription(tc.in, tc.max)
+		if got != tc.want || utf8.RuneCountInString(got) > tc.max {
+			t.Errorf("fitDescription(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
 	}
 }

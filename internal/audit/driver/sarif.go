@@ -174,7 +174,7 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
 			ID:                   a.Name,
 			ShortDescription:     sarifText{Text: doc.Title},
-			FullDescription:      sarifText{Text: doc.Summary},
+			FullDescription:      sarifText{Text: fitDescription(doc.Summary, maxDescription)},
 			Help:                 sarifHelp{Text: doc.Summary, Markdown: string(doc.Markdown)},
 			DefaultConfiguration: sarifConfiguration{Level: "error"},
 			Properties: sarifRuleProps{
@@ -227,6 +227,53 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// maxDescription is the most characters GitHub code scanning takes in a
+// rule's fullDescription; the whole text stays in its help.
+const maxDescription = 1024
+
+// fitDescription shortens s to at most max characters: whole paragraphs
+// while they fit, else whole sentences of the first, else its words
+// followed by an ellipsis.
+func fitDescription(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	fits := func(t string) bool { return utf8.RuneCountInString(t) <= max }
+	var out string
+	for para := range strings.SplitSeq(s, "\n\n") {
+		next := para
+		if out != "" {
+			next = out + "\n\n" + para
+		}
+		if !fits(next) {
+			break
+		}
+		out = next
+	}
+	if out != "" {
+		return out
+	}
+	first, _, _ := strings.Cut(s, "\n\n")
+	for sentence := range strings.SplitAfterSeq(first, ". ") {
+		if !fits(out + sentence) {
+			break
+		}
+		out += sentence
+	}
+	if out != "" {
+		return strings.TrimSpace(out)
+	}
+	words := strings.Fields(first)
+	for _, w := range words {
+		next := strings.TrimSpace(out + " " + w)
+		if !fits(next + "…") {
+			break
+		}
+		out = next
+	}
+	return out + "…"
 }
 
 // placeRef is a place as findings name it in their messages: a file's base
