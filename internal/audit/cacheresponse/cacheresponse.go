@@ -67,8 +67,18 @@ type checker struct {
 // A helper only inferred to complete a key is reported where its body
 // stores a status alone and the caller claimed the key and answers.
 func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
+	if st := a.statusArg(fn, call); st != nil {
+		if set := a.set5xx(f, call, st); set != nil {
+			a.r.Report(analysis.Diagnostic{
+				Pos: call.Pos(), End: call.End(),
+				Message: fmt.Sprintf("%s stores the status %s, set to %s at %s: a transient failure would be replayed to every retry; release the key on a 5xx and complete only 2xx and 4xx (cacheresponse)",
+					fn.Name(), types.ExprString(st), a.info.Types[set].Value.ExactString(), a.where(set.Pos())),
+			})
+			return
+		}
+	}
 	if fact, _ := a.dirs.Fact(fn); fact.Inferred {
-		if c := a.completes(f, call); fact.StatusOnly && f.Responder && c != nil && !c.Lock {
+		if c := a.completes(f, call); (fact.StatusOnly || a.constantsAfter(call, fact.Key)) && f.Responder && c != nil && !c.Lock {
 			a.r.Report(analysis.Diagnostic{
 				Pos: call.Pos(), End: call.End(),
 				Message: fmt.Sprintf("%s stores a status and no response: it marks the key claimed by %s at %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
@@ -110,6 +120,69 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 }
 
 var statusFields = []string{"Status", "StatusCode", "Code"}
+
+// statusArg returns the argument a completion passes for the response's
+// status as a parameter of its own: an integer named code or status.
+func (a *checker) statusArg(fn *types.Func, call *ast.CallExpr) ast.Expr {
+	params := fn.Signature().Params()
+	for i := range params.Len() {
+		p := params.At(i)
+		b, ok := p.Type().Underlying().(*types.Basic)
+		if !ok || b.Info()&types.IsInteger == 0 || i >= len(call.Args) {
+			continue
+		}
+		if slices.ContainsFunc(match.Words(p.Name()), func(w string) bool { return w == "code" || w == "status" }) {
+			return call.Args[i]
+		}
+	}
+	return nil
+}
+
+// set5xx returns the constant 5xx the status st is, or is set to in f
+// before call (code = http.StatusBadGateway on the failure path), or nil.
+func (a *checker) set5xx(f *claim.Func, call *ast.CallExpr, st ast.Expr) ast.Expr {
+	if claim.Status5xx(a.info, st) {
+		return st
+	}
+	id, ok := ast.Unparen(st).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	if !ok {
+		return nil
+	}
+	var found ast.Expr
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		if found != nil || n == nil || n.Pos() >= call.Pos() {
+			return false
+		}
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+			for i, l := range as.Lhs {
+				if lid, ok := l.(*ast.Ident); ok && a.info.ObjectOf(lid) == v && claim.Status5xx(a.info, as.Rhs[i]) {
+					found = as.Rhs[i]
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// constantsAfter reports whether a call passes nothing after the key but
+// constants: Set(ctx, key, "done", ttl) stores a flag, whatever the
+// helper could store.
+func (a *checker) constantsAfter(call *ast.CallExpr, key int) bool {
+	if key < 0 || key+1 >= len(call.Args) {
+		return false
+	}
+	for _, arg := range call.Args[key+1:] {
+		if a.info.Types[arg].Value == nil {
+			return false
+		}
+	}
+	return true
+}
 
 // responseParam returns the index of the parameter that takes the
 // response: a []byte, a struct with a body field, or one named for it; -1
@@ -389,20 +462,21 @@ func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
 		return
 	}
 	tv := a.info.Types[call.Args[at]]
-	if tv.Value == nil || tv.Value.Kind() == constant.String && match.InProgress(constant.StringVal(tv.Value)) {
+	if tv.Value == nil {
+		a.storesUnchecked(f, call, call.Args[at], types.ExprString(rc.Key))
+		return
+	}
+	if tv.Value.Kind() == constant.String && match.InProgress(constant.StringVal(tv.Value)) {
 		return
 	}
 	key := types.ExprString(rc.Key)
 	what := "the idempotency key " + key
-	c := a.claimed(f, func(c *claim.Claim) bool { return c.Via == claim.Redis && types.ExprString(c.Key) == key })
-	if c != nil {
-		if c.Lock {
-			return
-		}
+	if c := a.completes(f, call); c != nil {
 		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
-	} else if !match.KeyName(key) {
+	} else if a.settlesLock(f, call) || !match.KeyName(key) {
 		return
 	}
+	c := a.completes(f, call)
 	a.r.Report(analysis.Diagnostic{
 		Pos: call.Pos(), End: call.End(),
 		Message: fmt.Sprintf("SET of %s to %s marks %s completed without the response: a retry gets %s back instead of what this call answered; store the status and the marshalled body (cacheresponse)",
@@ -461,6 +535,39 @@ func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
 			st.Table, strings.Join(states, ", "), what),
 		Related: claimRelated(c),
 	})
+}
+
+// storesUnchecked reports a SET that completes a claim with a response
+// read from elsewhere (resp, encode(resp)) whose status no condition
+// before it checks: a 5xx would be stored and replayed.
+func (a *checker) storesUnchecked(f *claim.Func, call *ast.CallExpr, value ast.Expr, key string) {
+	c := a.completes(f, call)
+	if c == nil {
+		return
+	}
+	var resp *types.Var
+	ast.Inspect(value, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && resp == nil {
+			if v, ok := a.info.Uses[id].(*types.Var); ok && !v.IsField() && hasField(v.Type(), statusFields) && !a.param(v) {
+				resp = v
+			}
+		}
+		return resp == nil
+	})
+	if resp == nil || a.checked(f, call, nil, resp) {
+		return
+	}
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("SET of %s stores %s whatever its status, without a check for 5xx before it: a transient failure would be replayed to every retry; release the key claimed by %s at %s when the status is 500 or more and complete only 2xx and 4xx (cacheresponse)",
+			key, resp.Name(), c.What, a.where(c.Call.Pos())),
+		Related: claimRelated(c),
+	})
+}
+
+// settlesLock reports whether call settles one of f's locks.
+func (a *checker) settlesLock(f *claim.Func, call *ast.CallExpr) bool {
+	return a.claimed(f, func(c *claim.Claim) bool { return c.Lock && a.claims.Settles(c, call) != 0 }) != nil
 }
 
 // completes returns the claim of f, not a lock, that call completes, or

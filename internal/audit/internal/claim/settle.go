@@ -399,6 +399,9 @@ func (s *scope) responder(f *Func) bool {
 			return true
 		}
 	}
+	if s.replies(f) {
+		return true
+	}
 	w := s.writer(f)
 	if w == nil {
 		return false
@@ -414,6 +417,43 @@ func (s *scope) responder(f *Func) bool {
 			if s.uses(a, w) {
 				return true // json.NewEncoder(w), fmt.Fprintf(w, ...), a writeJSON(w, ...) helper
 			}
+		}
+	}
+	return false
+}
+
+// replies reports whether f answers a request-reply message it was given
+// with what it computed: m.Respond(reply) on a NATS message, a Reply or
+// RespondMsg method of a parameter, given more than a constant.
+func (s *scope) replies(f *Func) bool {
+	info := s.pass.TypesInfo
+	for call := range f.Calls() {
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || !slices.Contains(replyMethods, sel.Sel.Name) || len(call.Args) == 0 {
+			continue
+		}
+		v := s.varOf(sel.X)
+		if v == nil || !isParam(f, v) {
+			continue
+		}
+		arg := ast.Unparen(call.Args[0])
+		if conv, ok := arg.(*ast.CallExpr); ok && len(conv.Args) == 1 && info.Types[conv.Fun].IsType() {
+			arg = conv.Args[0] // []byte("...")
+		}
+		if info.Types[arg].Value == nil {
+			return true
+		}
+	}
+	return false
+}
+
+var replyMethods = []string{"Respond", "RespondMsg", "Reply"}
+
+func isParam(f *Func, v *types.Var) bool {
+	params := f.Sig.Params()
+	for i := range params.Len() {
+		if params.At(i) == v {
+			return true
 		}
 	}
 	return false

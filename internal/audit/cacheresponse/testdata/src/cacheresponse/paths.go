@@ -187,3 +187,110 @@ func (s *server) async(ctx context.Context, keys *statushelpers.Keys, key string
 	}()
 	return rc, nil
 }
+
+type upstream struct {
+	Status int
+	Body   []byte
+}
+
+func forward(ctx context.Context) (*upstream, error) { return &upstream{}, nil }
+
+func encode(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// Whatever the upstream answered, 503s included, is stored.
+func (s *server) relay(ctx context.Context, key string) (*upstream, error) {
+	if !s.rdb.SetNX(ctx, "relay:"+key, "pending", 24*time.Hour).Val() {
+		return nil, errInProgress
+	}
+	resp, err := forward(ctx)
+	if err != nil {
+		s.rdb.Del(ctx, "relay:"+key)
+		return nil, err
+	}
+	s.rdb.Set(ctx, "relay:"+key, encode(resp), 24*time.Hour) // want `SET of "relay:" \+ key stores resp whatever its status, without a check for 5xx before it`
+	return resp, nil
+}
+
+// Negative: a 5xx gives the key back.
+func (s *server) relayChecked(ctx context.Context, key string) (*upstream, error) {
+	if !s.rdb.SetNX(ctx, "relay:"+key, "pending", 24*time.Hour).Val() {
+		return nil, errInProgress
+	}
+	resp, err := forward(ctx)
+	if err != nil || resp.Status >= 500 {
+		s.rdb.Del(ctx, "relay:"+key)
+		return resp, err
+	}
+	s.rdb.Set(ctx, "relay:"+key, encode(resp), 24*time.Hour)
+	return resp, nil
+}
+
+// The repository's SaveResponse takes the status: a 502 set on the
+// failure path is stored with it.
+type responses interface {
+	Claim(ctx context.Context, key string) (bool, error)
+	SaveResponse(ctx context.Context, key string, code int, body []byte) error
+	Release(ctx context.Context, key string) error
+}
+
+func book(ctx context.Context) ([]byte, int, error) { return nil, 200, nil }
+
+func shipment(w http.ResponseWriter, r *http.Request, repo responses) {
+	key := r.Header.Get("Idempotency-Key")
+	if ok, err := repo.Claim(r.Context(), key); err != nil || !ok {
+		http.Error(w, "in progress", http.StatusConflict)
+		return
+	}
+	body, code, err := book(r.Context())
+	if err != nil || code >= 500 {
+		body, code = []byte(`{"error":"carrier unavailable"}`), http.StatusBadGateway
+	}
+	repo.SaveResponse(r.Context(), key, code, body) // want `SaveResponse stores the status code, set to 502 at paths.go:\d+`
+	w.WriteHeader(code)
+	w.Write(body)
+}
+
+// Negative: a 5xx releases the key; the stored status is 2xx or 4xx.
+func shipmentReleasing(w http.ResponseWriter, r *http.Request, repo responses) {
+	key := r.Header.Get("Idempotency-Key")
+	if ok, err := repo.Claim(r.Context(), key); err != nil || !ok {
+		http.Error(w, "in progress", http.StatusConflict)
+		return
+	}
+	body, code, err := book(r.Context())
+	if err != nil || code >= 500 {
+		repo.Release(context.WithoutCancel(r.Context()), key)
+		http.Error(w, "carrier unavailable", http.StatusBadGateway)
+		return
+	}
+	repo.SaveResponse(r.Context(), key, code, body)
+	w.WriteHeader(code)
+	w.Write(body)
+}
+
+// A cache behind an interface, completed with a flag.
+type kv interface {
+	SetNX(ctx context.Context, key, value string, ttl time.Duration) (bool, error)
+	Set(ctx context.Context, key, value string, ttl time.Duration) error
+}
+
+func (s *server) transferFlag(ctx context.Context, cache kv, key string) (*receipt, error) {
+	won, err := cache.SetNX(ctx, "idem:"+key, "pending", time.Hour)
+	if err != nil || !won {
+		return nil, errInProgress
+	}
+	rc := &receipt{ID: "t_3"}
+	cache.Set(ctx, "idem:"+key, "done", time.Hour) // want `Set stores a status and no response: it marks the key claimed by SetNX at paths.go:\d+ completed`
+	return rc, nil
+}
+
+// Negative: the same cache, given the encoded answer.
+func (s *server) transferStored(ctx context.Context, cache kv, key string) (*receipt, error) {
+	won, err := cache.SetNX(ctx, "idem:"+key, "pending", time.Hour)
+	if err != nil || !won {
+		return nil, errInProgress
+	}
+	rc := &receipt{ID: "t_4"}
+	cache.Set(ctx, "idem:"+key, string(encode(rc)), time.Hour)
+	return rc, nil
+}
