@@ -22,6 +22,9 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := gormRaw(info, call, fn); ok {
 		return a, true
 	}
+	if a, ok := prepared(info, call, fn); ok {
+		return a, true
+	}
 	if a, ok := syncMap(call, fn); ok {
 		return a, true
 	}

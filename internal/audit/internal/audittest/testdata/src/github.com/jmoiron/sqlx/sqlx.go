@@ -82,3 +82,7 @@ func Select(q Queryer, dest interface{}, query string, args ...interface{}) erro
 func Rebind(bindType int, query string) string                                    { return query }
 func In(query string, args ...interface{}) (string, []interface{}, error)         { return query, args, nil }
 func Named(query string, arg interface{}) (string, []interface{}, error)          { return query, nil, nil }
+
+type Stmt struct{ *sql.Stmt }
+
+func (db *DB) Preparex(query string) (*Stmt, error) { return nil, nil }
