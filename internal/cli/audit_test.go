@@ -189,6 +189,22 @@ func TestAuditBrokenPackages(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
 	}
+
+	// JSON names them too, under the analyzer that could not run on them.
+	code, stdout, _ = runAudit(t, dir, false, badcall, "--format", "json")
+	var tree map[string]map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &tree); err != nil || code != ExitUsage {
+		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
+	}
+	for pkg, want := range map[string]string{
+		"example.com/m/broken": "broken/b.go:3:23: undefined: undefined",
+		"example.com/m/user":   "it imports example.com/m/broken",
+	} {
+		var e struct{ Error string }
+		if err := json.Unmarshal(tree[pkg]["badcall"], &e); err != nil || !strings.Contains(e.Error, want) {
+			t.Errorf("json lacks %s's error %q:\n%s", pkg, want, stdout)
+		}
+	}
 }
 
 func TestAuditBadInput(t *testing.T) {
