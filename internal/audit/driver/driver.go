@@ -361,8 +361,10 @@ type fileIndex struct {
 // userCode reads the package graph go list gave: the packages the
 // patterns matched (by ID and import path), the import paths of the user
 // code among them and their dependencies, and the files of that code.
-// User code is a package matched by the patterns or one of the main
-// module's (a workspace's modules are all main).
+// User code is a package matched by the patterns, one of the main
+// module's (a workspace's modules are all main), or one of a module
+// replaced by a directory: the code of a repository that keeps several
+// modules side by side, where directives are as likely as in the main one.
 func userCode(listed []*packages.Package) (asked, user map[string]bool, files fileIndex) {
 	asked = make(map[string]bool)
 	user = make(map[string]bool)
@@ -372,7 +374,7 @@ func userCode(listed []*packages.Package) (asked, user map[string]bool, files fi
 		asked[p.PkgPath] = true
 	}
 	packages.Visit(listed, nil, func(p *packages.Package) {
-		if !asked[p.ID] && (p.Module == nil || !p.Module.Main) {
+		if !asked[p.ID] && !isUserModule(p.Module) {
 			return
 		}
 		user[p.PkgPath] = true
@@ -384,6 +386,12 @@ func userCode(listed []*packages.Package) (asked, user map[string]bool, files fi
 		}
 	})
 	return asked, user, files
+}
+
+// isUserModule says whether m is the main module (or one of a
+// workspace's) or a module replaced by a local directory.
+func isUserModule(m *packages.Module) bool {
+	return m != nil && (m.Main || m.Replace != nil && m.Replace.Version == "")
 }
 
 // pruneToUserCode cuts every edge from the packages to analyse (and the

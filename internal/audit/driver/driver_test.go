@@ -159,3 +159,23 @@ func TestRunUserCodeOnly(t *testing.T) {
 		t.Errorf("analysed %v, want %v: only user code, and only what svc needs", got, want)
 	}
 }
+
+// TestRunReplacedModule checks that a module replaced by a directory (a
+// repository's second module) is user code: its facts reach the packages
+// that import it.
+func TestRunReplacedModule(t *testing.T) {
+	t.Parallel()
+	root := drivertest.WriteTree(t, map[string]string{
+		"svc/go.mod":      "module example.com/svc\n\ngo 1.26\n\nrequire example.com/shared v0.0.0\n\nreplace example.com/shared => ../shared\n",
+		"svc/svc.go":      "package svc\n\nimport \"example.com/shared\"\n\nfunc H(k string) { _ = shared.Claim(k) }\n",
+		"shared/go.mod":   "module example.com/shared\n\ngo 1.26\n",
+		"shared/store.go": "package shared\n\n//marked\nfunc Claim(k string) string { return k }\n",
+	})
+	res, err := Run(context.Background(), Options{Dir: filepath.Join(root, "svc"), Analyzers: []*analysis.Analyzer{drivertest.Marked(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 || len(res.Findings) != 1 || res.Findings[0].Message != "call to marked Claim (marked)" {
+		t.Errorf("errors %v, findings %+v; want the call through the replaced module's fact", res.Errors, res.Findings)
+	}
+}
