@@ -28,6 +28,9 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if a, ok := syncMap(call, fn); ok {
 		return a, true
 	}
+	if a, ok := redisGuarded(info, call, fn); ok {
+		return a, true
+	}
 	if a, ok := redigo(info, call, fn); ok {
 		return a, true
 	}

@@ -183,3 +183,45 @@ func onTx(info *types.Info, call *ast.CallExpr) bool {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	return ok && redisType(info.TypeOf(sel.X)) == "Tx"
 }
+
+// redisGuarded reads a go-redis SET that writes only over what is there:
+// SetXX, SetArgs{Mode: "XX"}, Do(ctx, "SET", k, v, "XX") or a condition
+// on the value (IFEQ, IFNE). Redis leaves these out, as neither a blind
+// write nor a claim; to Classify they are guarded updates.
+func redisGuarded(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
+	if !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) || len(call.Args) < 3 || call.Ellipsis.IsValid() {
+		return Access{}, false
+	}
+	key, mode := call.Args[1], ""
+	switch fn.Name() {
+	case "SetXX":
+		mode = "XX"
+	case "SetArgs":
+		if len(call.Args) == 4 {
+			mode, _ = setArgsMode(info, call.Args[3])
+		}
+	case "Do":
+		if cmd, ok := ConstString(info, call.Args[1]); !ok || !strings.EqualFold(cmd, "SET") || len(call.Args) < 4 {
+			return Access{}, false
+		}
+		key = call.Args[2]
+		for _, a := range call.Args[4:] {
+			if opt, ok := ConstString(info, a); ok && conditionalSet(opt) {
+				mode = opt
+			}
+		}
+	}
+	if !conditionalSet(mode) {
+		return Access{}, false
+	}
+	a := Access{Op: OpGuarded, What: "SET " + strings.ToUpper(mode), Record: "redis " + KeyShape(info, key),
+		Target: types.ExprString(key), Keys: []ast.Expr{key}, Call: call}
+	redisPlace(info, call, &a)
+	return a, true
+}
+
+// conditionalSet reports whether a SET option makes the write depend on
+// what is stored: XX, IFEQ, IFNE.
+func conditionalSet(opt string) bool {
+	return strings.EqualFold(opt, "XX") || strings.HasPrefix(strings.ToUpper(opt), "IF")
+}

@@ -49,6 +49,14 @@ func redisLookAlikes(ctx context.Context, rdb *redis.Client, h hashLike, cmd, ke
 	rdb.XAdd(ctx, args)
 }
 
+func redisConditionalSets(ctx context.Context, rdb *redis.Client, key, ver string) {
+	rdb.SetXX(ctx, "idem:"+key, "done", time.Hour)       // want `access guarded update SET XX record="redis idem:\{\}" keys=<"idem:" \+ key>`
+	rdb.Do(ctx, "SET", "idem:"+key, "done", "IFEQ", ver) // want `access guarded update SET IFEQ record="redis idem:\{\}"`
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: ver})
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "xx", Get: true}) // want `access guarded update SET XX`
+	rdb.Do(ctx, "GET", key, "XX")                                  // want `redis Do GET` `access read GET`
+}
+
 func redisPipelines(ctx context.Context, rdb *redis.Client, id string) {
 	rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.SIsMember(ctx, "seen", id) // want `redis SIsMember` `access read SISMEMBER record="redis set seen" .* pipelined=true watch=false`
@@ -84,6 +92,7 @@ func redisV8(ctx context.Context, rdb *redis8.Client, c redis8.Cmdable, id strin
 	rdb.SAdd(ctx, "seen", id)                  // want `redis SAdd SADD` `access write SADD record="redis set seen" .* added=true`
 	rdb.Do(ctx, "SET", "idem:"+id, 1, "NX")    // want `redis Do SET NX` `access claim SET NX`
 	rdb.Do(ctx, "PING")
+	rdb.Do(ctx, "SET", "idem:"+id, 1, "XX") // want `access guarded update SET XX`
 	rdb.Watch(ctx, func(tx *redis8.Tx) error {
 		tx.Get(ctx, "idem:"+id) // want `redis Get GET` `access read GET .* watch=true`
 		_, err := tx.TxPipelined(ctx, func(pipe redis8.Pipeliner) error {

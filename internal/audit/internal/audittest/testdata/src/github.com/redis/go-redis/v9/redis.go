@@ -170,3 +170,7 @@ func (c *Tx) TxPipeline() Pipeliner { return nil }
 func (c *Tx) TxPipelined(ctx context.Context, fn func(Pipeliner) error) ([]Cmder, error) {
 	return nil, nil
 }
+
+func (c cmdable) SetXX(ctx context.Context, key string, value interface{}, expiration time.Duration) *BoolCmd {
+	return nil
+}
