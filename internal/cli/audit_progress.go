@@ -40,6 +40,11 @@ func (a *auditProgress) show(p driver.Progress) {
 		text = "listing packages"
 	case driver.Loading:
 		text = fmt.Sprintf("loading packages: %d/%d", p.Done, p.Total)
+		if p.Done == 0 {
+			// go list compiles the dependencies' export data first, which
+			// on a cold build cache is most of a first run.
+			text += " (compiling dependencies)"
+		}
 	case driver.Analysing:
 		text = fmt.Sprintf("analysing packages: %d/%d", p.Done, p.Total)
 	}
