@@ -42,6 +42,7 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 			if f.Responder && f.Directive == 0 {
 				a.redisFlag(f, call)
+				a.storeFlag(f, call)
 				a.statusOnly(f, call)
 				a.hashStatus(f, call)
 				a.ormStatus(f, call)
@@ -535,6 +536,50 @@ func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
 			st.Table, strings.Join(states, ", "), what),
 		Related: claimRelated(c),
 	})
+}
+
+// storeFlag reports a SET of a constant through another Redis client
+// (rueidis, redigo) that completes a claim in a function that answers
+// with a response.
+func (a *checker) storeFlag(f *claim.Func, call *ast.CallExpr) {
+	c := a.completes(f, call)
+	if c == nil || c.Via != claim.Store {
+		return
+	}
+	value := a.storeValue(call, c)
+	tv := a.info.Types[value]
+	if value == nil || tv.Value == nil || tv.Value.Kind() == constant.String && match.InProgress(constant.StringVal(tv.Value)) {
+		return
+	}
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("SET of %s to %s marks the key claimed by %s at %s completed without the response: a retry gets %s back instead of what this call answered; store the status and the marshalled body (cacheresponse)",
+			types.ExprString(c.Key), tv.Value.ExactString(), c.What, a.where(c.Call.Pos()), tv.Value.ExactString()),
+		Related: claimRelated(c),
+	})
+}
+
+// storeValue returns the value a Redis write stores: the argument of a
+// builder's Value (rueidis), or the one after the key (redigo's Do).
+func (a *checker) storeValue(call *ast.CallExpr, c *claim.Claim) ast.Expr {
+	var value ast.Expr
+	ast.Inspect(call, func(n ast.Node) bool {
+		if x, ok := n.(*ast.CallExpr); ok && value == nil {
+			if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Value" && len(x.Args) == 1 {
+				value = x.Args[0]
+			}
+		}
+		return value == nil
+	})
+	if value != nil {
+		return value
+	}
+	for i, arg := range call.Args {
+		if types.ExprString(arg) == types.ExprString(c.Key) && i+1 < len(call.Args) {
+			return call.Args[i+1]
+		}
+	}
+	return nil
 }
 
 // storesUnchecked reports a SET that completes a claim with a response

@@ -606,9 +606,11 @@ func (w *walker) assume(st state, cond ast.Expr, val bool) (state, bool) {
 			return st, w.order(e, val)
 		}
 	case *ast.CallExpr:
-		if fn, ok := typeutil.Callee(w.info, e).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "errors" &&
-			(fn.Name() == "Is" || fn.Name() == "As") && len(e.Args) > 0 && w.claimErr(e.Args[0], st) {
-			return st, !val // errors.Is(err, redis.Nil): the claim failed as expected
+		if isBool(w.info.TypeOf(e)) && slices.ContainsFunc(e.Args, func(a ast.Expr) bool { return w.claimErr(a, st) }) {
+			// errors.Is(err, redis.Nil), rueidis.IsRedisNil(err),
+			// isUniqueViolation(err): true only of an error, when the
+			// claim failed as expected
+			return st, !val
 		}
 	}
 	if w.held(cond) && isBool(w.info.TypeOf(cond)) {

@@ -291,3 +291,17 @@ func queryRowClaim(ctx context.Context, db *sql.DB, key string) error {
 	_, err = db.ExecContext(ctx, `UPDATE idempotency_keys SET status = 'done', response = '{}' WHERE key = $1`, key)
 	return err
 }
+
+func isDuplicate(err error) bool { return err != nil }
+
+// A predicate true of the claim's error says the claim failed.
+func uniqueClaim(ctx context.Context, db *sql.DB, key string) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO idempotency_keys (key, status) VALUES ($1, 'pending')`, key)
+	if isDuplicate(err) {
+		return errBusy
+	}
+	if err != nil {
+		return err
+	}
+	return work() // want `error exit of INSERT into idempotency_keys`
+}
