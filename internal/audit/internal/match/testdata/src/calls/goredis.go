@@ -54,7 +54,8 @@ func redisConditionalSets(ctx context.Context, rdb *redis.Client, key, ver strin
 	rdb.Do(ctx, "SET", "idem:"+key, "done", "IFEQ", ver) // want `access guarded update SET IFEQ record="redis idem:\{\}"`
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: ver})
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "xx", Get: true}) // want `access guarded update SET XX`
-	rdb.Do(ctx, "GET", key, "XX")                                  // want `redis Do GET` `access read GET`
+	rdb.Do(ctx, "EXPIRE", key, 60, "XX")
+	rdb.Do(ctx, "GET", key, "XX") // want `redis Do GET` `access read GET`
 }
 
 func redisPipelines(ctx context.Context, rdb *redis.Client, id string) {
