@@ -24,7 +24,10 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 		case *ast.CallExpr:
 			out = append(out, c.callSinks(n, text)...)
 		case *ast.CompositeLit:
-			msg := message(info.TypeOf(n)) != notMessage
+			t := info.TypeOf(n)
+			name := typeName(t)
+			msg := message(t) != notMessage
+			record := match.DedupName(name)
 			for _, elt := range n.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
 					id, ok := kv.Key.(*ast.Ident)
@@ -32,8 +35,11 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					case !ok:
 					case keyField(info.Uses[id]):
 						out = append(out, sink{node: kv, value: kv.Value, what: id.Name})
+					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):
+						// a dedup record's key: ProcessedMessage{MessageID: ...}
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name})
 					case msg && idName(id.Name):
-						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + types.ExprString(n.Type), only: []kind{retry, delivery}, msg: info.TypeOf(n)})
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery}, msg: t})
 					}
 				}
 			}
@@ -47,13 +53,15 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					if keyField(info.Uses[l.Sel]) {
 						out = append(out, sink{node: n, value: n.Rhs[i], what: l.Sel.Name})
 					}
-				case *ast.IndexExpr: // req.Header["Idempotency-Key"] = []string{key}
-					if name, ok := keyHeader(info, l.X, l.Index); ok {
+				case *ast.IndexExpr:
+					if name, ok := keyHeader(info, l.X, l.Index); ok { // req.Header["Idempotency-Key"] = []string{key}
 						v := n.Rhs[i]
 						if lit, ok := v.(*ast.CompositeLit); ok && len(lit.Elts) == 1 {
 							v = lit.Elts[0]
 						}
 						out = append(out, sink{node: n, value: v, what: "the " + name + " header"})
+					} else if _, ok := info.TypeOf(l.X).Underlying().(*types.Map); ok && match.DedupName(text(l.X)) {
+						out = append(out, sink{node: n, value: l.Index, what: "the key of " + types.ExprString(l.X)}) // seen[key] = true
 					}
 				}
 			}
@@ -132,6 +140,9 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	if s, ok := headerSet(info, fn, call); ok {
 		return []sink{s}
 	}
+	if s, ok := syncMapKey(info, fn, call, text); ok {
+		return []sink{s}
+	}
 	if natsMsgID(fn) && len(call.Args) == 1 {
 		return []sink{{node: call, value: call.Args[0], what: "the NATS message ID (" + fn.Name() + ")"}}
 	}
@@ -200,6 +211,36 @@ func createName(fn *types.Func, p string) bool {
 	w := match.Words(fn.Name())
 	pw := match.Words(p)
 	return len(w) > 0 && slices.Contains(createWords, w[0]) && len(pw) > 0 && (pw[len(pw)-1] == "name" || pw[len(pw)-1] == "id")
+}
+
+// syncMapKey reports the key of a sync.Map's Store, LoadOrStore or Swap on
+// a map named for what it records (seen, processed).
+func syncMapKey(info *types.Info, fn *types.Func, call *ast.CallExpr, text func(ast.Expr) string) (sink, bool) {
+	if !isNamed(recvType(fn), "sync", "Map") || len(call.Args) == 0 {
+		return sink{}, false
+	}
+	switch fn.Name() {
+	case "Store", "LoadOrStore", "Swap":
+	default:
+		return sink{}, false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !match.DedupName(text(sel.X)) {
+		return sink{}, false
+	}
+	return sink{node: call, value: call.Args[0], what: "the key of " + types.ExprString(sel.X) + "." + fn.Name()}, true
+}
+
+// typeName names a named type, or what a pointer points to, without its
+// package: ProcessedEvent; "" for another type.
+func typeName(t types.Type) string {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return ""
 }
 
 // natsMsgID reports nats.MsgId and jetstream.WithMsgID, the publish

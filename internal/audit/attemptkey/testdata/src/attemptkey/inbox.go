@@ -3,6 +3,8 @@ package attemptkey
 import (
 	"context"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
@@ -54,4 +56,47 @@ func logFresh() func(ctx context.Context, m types.Message) error {
 	return func(ctx context.Context, m types.Message) error {
 		return logProcessed(ctx, uuid.NewString())
 	}
+}
+
+// ProcessedMessage is a consumer's dedup record, written through an ORM.
+type ProcessedMessage struct {
+	MessageID string
+	Handled   time.Time
+}
+
+// Recorder stores records.
+type Recorder interface {
+	Create(ctx context.Context, v any) error
+}
+
+func recordFresh(rec Recorder) func(ctx context.Context, m types.Message) error {
+	return func(ctx context.Context, m types.Message) error {
+		return rec.Create(ctx, &ProcessedMessage{MessageID: uuid.NewString(), Handled: time.Now()}) // want `inside the message handler at inbox.go:\d+ reaches the MessageID of a ProcessedMessage`
+	}
+}
+
+func recordByID(rec Recorder) func(ctx context.Context, m types.Message) error {
+	return func(ctx context.Context, m types.Message) error {
+		return rec.Create(ctx, &ProcessedMessage{MessageID: *m.MessageId, Handled: time.Now()})
+	}
+}
+
+// An in-memory dedup cache, a map or a sync.Map.
+type MemDedup struct {
+	mu        sync.Mutex
+	seen      map[string]bool
+	processed sync.Map
+	sizes     map[string]int
+	sessions  sync.Map
+}
+
+func (d *MemDedup) HandleMessage(ctx context.Context, m types.Message) error { // want HandleMessage:"parameter 1 reaches the key of d.processed.LoadOrStore"
+	d.mu.Lock()
+	d.seen[uuid.NewString()] = true // want `inside the consumer HandleMessage at inbox.go:\d+ reaches the key of d.seen`
+	d.sizes[uuid.NewString()] = 1
+	d.mu.Unlock()
+	d.processed.LoadOrStore("msg:"+uuid.NewString(), true) // want `reaches the key of d.processed.LoadOrStore`
+	d.processed.LoadOrStore(*m.MessageId, true)
+	d.sessions.Store(uuid.NewString(), m)
+	return nil
 }
