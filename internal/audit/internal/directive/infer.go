@@ -521,6 +521,11 @@ var (
 	shapeClaim    = []string{"claim", "acquire", "lock", "trylock", "reserve", "obtain", "nx", "absent"}
 	shapeTry      = []string{"try", "mark", "begin", "start", "take"} // a claim when it answers with a bool
 	shapeWrite    = []string{"set", "save", "store", "put", "record", "mark"}
+	// shapeNouns are the other words such a name may hold: what is taken
+	// or written is a key, a message's mark, a response.
+	shapeNouns = []string{"key", "keys", "idempotency", "idem", "dedup", "request", "message", "msg", "event", "delivery", "job", "task",
+		"id", "if", "not", "exists", "once", "lease", "processed", "seen", "handled", "status", "state", "response", "result", "body",
+		"value", "ex", "with", "ttl", "in", "progress", "as", "to", "run"}
 )
 
 // shape infers what an interface method does to a key from its name and
@@ -547,6 +552,12 @@ func shape(fn *types.Func) (Fact, bool) {
 	words := match.Words(fn.Name())
 	has := func(set []string) bool {
 		return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(set, w) })
+	}
+	for _, w := range words {
+		if !slices.Contains(shapeRelease, w) && !slices.Contains(shapeComplete, w) && !slices.Contains(shapeClaim, w) &&
+			!slices.Contains(shapeTry, w) && !slices.Contains(shapeWrite, w) && !slices.Contains(shapeNouns, w) {
+			return Fact{}, false // SaveOrder, DeleteDraft, ReserveStock: a business record, not a key
+		}
 	}
 	answersBool := false
 	for i := range sig.Results().Len() {

@@ -169,3 +169,10 @@ type Repo interface {
 	Begin(ctx context.Context, id string) error
 	Close() error
 }
+
+// Orders is a business repository: its writes name records, not keys.
+type Orders interface {
+	SaveOrder(ctx context.Context, id, status string) error
+	DeleteDraft(ctx context.Context, id string) error
+	ReserveStock(ctx context.Context, sku string) (bool, error)
+}
