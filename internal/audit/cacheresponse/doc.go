@@ -6,25 +6,39 @@
 // cacheresponse: a key completed without the response it should replay
 //
 // In a function whose answer a replay must reproduce (an HTTP handler
-// that writes a body, or a function returning a value besides its error;
-// a queue consumer or a cron job that only succeeds or fails is not one),
+// that writes a body, a NATS request-reply handler that responds with
+// what it computed, or a function returning a value besides its error; a
+// queue consumer or a cron job that only succeeds or fails is not one),
 // it reports:
 //
-//   - a Redis SET of a claimed or idempotency key to a constant ("done",
-//     1, true): a flag, not the response;
-//   - an UPDATE of the claimed or idempotency table that sets a status
-//     and no response column;
+//   - a SET of a claimed or idempotency key to a constant ("done", 1,
+//     true), through go-redis, redigo or rueidis: a flag, not the response;
+//   - an HSET of the claimed key that writes status fields and no
+//     response field;
+//   - an UPDATE of the claimed or idempotency table, or a gorm Update,
+//     Updates or Save of its row, that sets a status and no response
+//     column;
 //   - an //idemkit:complete call given no response: nil, an empty or
-//     status-only idem.Response, or a function that takes none;
-//   - a path from a claim (see releaseonerror) that answers without
-//     completing, releasing or handing on the key, so that a retry finds it
-//     in progress, or runs the work again once a deferred release has freed
-//     it.
+//     status-only idem.Response, or a function that takes none; and a
+//     helper inferred to complete the claimed key (from its body, or an
+//     interface method's name) that stores a status alone, or is passed
+//     only constants after the key;
+//   - a success path from a claim (see releaseonerror, whose walk decides
+//     which paths are errors) that answers without completing, releasing
+//     or handing on the key, so that a retry finds it in progress, or runs
+//     the work again once a deferred release has freed it.
 //
-// Everywhere, it reports an //idemkit:complete call that stores a
-// constant 5xx status, or a status read from a response (rec.Code,
+// Error paths after a claim are never reported here: they are
+// releaseonerror's. A lock (a key, helper or type named as one, or a
+// helper returning its unlock) is released, never completed, and is not
+// reported either.
+//
+// Everywhere, it reports a completion that stores a constant 5xx status,
+// a status argument set to a 5xx constant on the way (code =
+// http.StatusBadGateway), a status read from a response (rec.Code,
 // resp.StatusCode, a Response variable) that no condition before it
-// checks: a transient failure stored as the result is replayed to every
+// checks, or a SET of a response read from upstream whose status nothing
+// checked: a transient failure stored as the result is replayed to every
 // retry.
 //
 // The rule's full documentation (why, bad and good examples) is its entry

@@ -1,18 +1,26 @@
 // Package claim follows idempotency claims through a function's control
-// flow. It finds where a key or lock is taken — a go-redis SET NX, an
-// INSERT of an in-progress row into a dedup table, a call of an
-// //idemkit:claim function from any package — and walks every path from
-// there to a return, noting where the claim is released, completed or
-// handed on, and whether the return reports a failure. releaseonerror
-// reads the failing exits, cacheresponse the others; computing the walk
-// once serves both.
+// flow. It finds where a key or lock is taken — a SET NX or HSETNX through
+// go-redis, redigo or rueidis, an INSERT of an in-progress row (SQL text,
+// sqlc, bun, gorm), a call of a claim helper from any package, known by
+// its //idemkit:claim directive, by its body or by an interface method's
+// shape (directive's facts) — and walks every path from there to a
+// return, noting where the claim is released, completed or handed on,
+// and whether the return is an error path. releaseonerror reads the error
+// paths, cacheresponse the others; deciding that once here keeps the two
+// checks from reporting the same path.
 //
 // The walk is vet's lostcancel: a depth-first search of the go/cfg graph
-// that stops where the claim is settled. It is path-sensitive where claim
-// code always is: a branch on the claim's own error, or on its "taken"
-// result, leads nowhere when it says nothing was taken; and a comparison of
+// that stops where the claim is settled, carrying what was deferred so
+// far, so that a defer registered after an early return does not cover
+// it. It is path-sensitive where claim code always is: a branch on the
+// claim's own error (or a predicate of it, errors.Is(err, redis.Nil)), or
+// on its "taken" result, leads nowhere when it says nothing was taken; a
+// helper's boolean is read as "taken" or "already done" from the side of
+// its first branch that returns early without work; and a comparison of
 // an error with nil tells `return err` on a failing path from the same
-// statement on a path where err is known to be nil.
+// statement on a path where err is known to be nil. A release may be made
+// through a local closure, a deferred function literal, the unlock a lock
+// helper returned, or a goroutine that completes or releases the key.
 package claim
 
 import (
