@@ -33,13 +33,15 @@
 //   - a delivery to a consumer of a message that carries its own ID: a
 //     literal taking an SQS, NATS, Kafka or AMQP message or an event with
 //     an ID field, a function taking a message only ever received (an SQS
-//     message, a JetStream Msg, an AMQP Delivery), one that acknowledges
-//     the message it takes, one named for handling, consuming, processing,
-//     relaying or forwarding it, a loop over received messages;
+//     message, a JetStream Msg, an AMQP Delivery, a river Job, an asynq
+//     Task), one that acknowledges the message it takes, one named for
+//     handling, consuming, processing, relaying or forwarding it, a loop
+//     over received messages;
 //   - a run of a scheduled job: a function named for its schedule
 //     (nightlyPayout, runSettlementJob, Tick), a method of a type whose name
-//     ends in Job or Cron, a function given to AddFunc, Every or a cron
-//     package, a ticker loop.
+//     ends in Job or Cron, a function literal given to AddFunc, Every or a
+//     cron package, a function of the package given to one by name or
+//     called by such a literal, a ticker loop.
 //
 // The key may be made in a function the attempt calls, at any depth in the
 // package and across packages (an exported function's fresh result, the
@@ -59,16 +61,21 @@
 // (Set, Add or an index), NATS's Nats-Msg-Id (nats.MsgId,
 // jetstream.WithMsgID, the header of a *nats.Msg), the key of a go-redis
 // command on a dedup key (its variable, field or method says so), the key
-// column of an INSERT into a dedup table, and the key of a call to an
-// //idemkit:claim helper. Three more count only in some attempts, being
-// also entities' IDs: the name or ID given to a create (createDatabase's
-// name) in a retry; the ID of a message literal of the delivered message's
-// type (a republished copy) in a retry or a delivery; the key of a SET NX
-// on any key for a value made once per process (a fresh key per turn may
-// be a search for a free one). Keys flow through the package's functions:
-// a key made by one function (newKey) and handed to a sink by another
-// (charge) is followed through both. A fresh trace or correlation ID on a
-// header no one deduplicates by is not a key.
+// column of an INSERT into a dedup table, the ID or key field of a record
+// named for what it records (ProcessedMessage), the index of a map or the
+// key of a sync.Map named so (seen, processed), the key of a call to an
+// //idemkit:claim helper, and the id or key parameter of a method named so
+// (MarkProcessed) that the check cannot see into. Four more count only in
+// some attempts, being also entities' IDs: the name or ID given to a
+// create (createDatabase's name) in a retry; a parameter named for an
+// event's or message's ID (eventID) of a method the check cannot see into,
+// in a retry or a delivery; the ID of a message literal of the delivered
+// message's type (a republished copy) in a retry or a delivery; the key of
+// a SET NX on any key for a value made once per process (a fresh key per
+// turn may be a search for a free one). Keys flow through the package's
+// functions: a key made by one function (newKey) and handed to a sink by
+// another (charge) is followed through both. A fresh trace or correlation
+// ID on a header no one deduplicates by is not a key.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
