@@ -134,6 +134,9 @@ func sqlAccess(info *types.Info, call *ast.CallExpr, c SQLCall) (Access, bool) {
 	}
 	a.Keys = append(a.Keys, c.Keys...)
 	a.Dest = c.Dest
+	if a.Dest == nil && strings.HasPrefix(c.Method, "QueryRow") { // the calls that return one row
+		a.Dest = scannedInto(info, call)
+	}
 	switch st.Verb {
 	case Select:
 		a.Op, a.What, a.ForUpdate = OpRead, "SELECT", st.ForUpdate

@@ -14,13 +14,38 @@ import (
 // callback is only known from what surrounds the call. Nil when info
 // holds no file at pos.
 func enclosing(info *types.Info, pos gotoken.Pos) []ast.Node {
+	return enclosingInterval(info, pos, pos)
+}
+
+// enclosingInterval returns the syntax around the interval [start, end),
+// innermost first: a node given by its Pos and End comes first itself.
+func enclosingInterval(info *types.Info, start, end gotoken.Pos) []ast.Node {
 	for n := range info.Scopes {
-		if f, ok := n.(*ast.File); ok && f.FileStart <= pos && pos < f.FileEnd {
-			path, _ := astutil.PathEnclosingInterval(f, pos, pos)
+		if f, ok := n.(*ast.File); ok && f.FileStart <= start && start < f.FileEnd {
+			path, _ := astutil.PathEnclosingInterval(f, start, end)
 			return path
 		}
 	}
 	return nil
+}
+
+// scannedInto returns the destinations given to the method called on the
+// row call returns, as in db.QueryRow(q, k).Scan(&v) or sqlx's
+// StructScan(&v) (a row's methods that take arguments all scan), or nil.
+func scannedInto(info *types.Info, call *ast.CallExpr) []ast.Expr {
+	path := enclosingInterval(info, call.Pos(), call.End())
+	if len(path) < 3 || path[0] != call {
+		return nil
+	}
+	sel, ok := path[1].(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	scan, ok := path[2].(*ast.CallExpr)
+	if !ok || scan.Fun != sel {
+		return nil
+	}
+	return scan.Args
 }
 
 // assignment is a later assignment to a declared variable: q += "...",

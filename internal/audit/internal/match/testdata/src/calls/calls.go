@@ -51,7 +51,7 @@ func gormCalls(db *gorm.DB) {
 	db.Clauses(clause.OnConflict{DoNothing: true}).Create(&ev) // want `orm Create op=2 model=ProcessedEvent on-conflict=true` `access claim Create record="sql processed_event" keys=<&ev> dest=<>`
 	db.Clauses(clause.Locking{Strength: "UPDATE"}).First(&ev)  // want `orm First op=1 model=ProcessedEvent on-conflict=false locking=true` `access read First record="sql processed_event" keys=<> dest=<&ev>`
 	db.FirstOrCreate(&ev, ProcessedEvent{ID: "x"})             // want `orm FirstOrCreate op=3 model=ProcessedEvent`
-	db.Save(&ev) // want `orm Save op=4 model=ProcessedEvent` `access update Save record="sql processed_event" keys=<&ev>`
+	db.Save(&ev)                                               // want `orm Save op=4 model=ProcessedEvent` `access update Save record="sql processed_event" keys=<&ev>`
 }
 
 func redisCalls(ctx context.Context, rdb *redis.Client, c redis.Cmdable, u redis.UniversalClient, key string) {
@@ -61,11 +61,11 @@ func redisCalls(ctx context.Context, rdb *redis.Client, c redis.Cmdable, u redis
 	rdb.SetNX(ctx, key, 1, time.Hour)                                   // want `redis SetNX SET NX key=\*ast.Ident` `access claim SET NX record="redis key" keys=<key> dest=<>`
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "NX", TTL: time.Hour}) // want `redis SetArgs SET NX key=\*ast.Ident command=SET$` `access claim SET NX record="redis key" keys=<key> dest=<>`
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{TTL: time.Hour})             // want `redis SetArgs SET key` `access write SET record="redis key" keys=<key> dest=<>`
-	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "XX"}) // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "set", key, "v", "EX", 60, "nx") // want `redis Do SET NX` `access claim SET NX record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "SET", key, "v")                 // want `redis Do SET key` `access write SET record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "SET", key, "v", "XX") // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "GET", key) // want `redis Do GET` `access read GET record="redis key" keys=<key> dest=<>`
-	rdb.Del(ctx, key)     // want `redis Del DEL` `access delete DEL record="redis key" keys=<key> dest=<>`
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "XX"})                 // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
+	u.Do(ctx, "set", key, "v", "EX", 60, "nx")                          // want `redis Do SET NX` `access claim SET NX record="redis key" keys=<key> dest=<>`
+	u.Do(ctx, "SET", key, "v")                                          // want `redis Do SET key` `access write SET record="redis key" keys=<key> dest=<>`
+	u.Do(ctx, "SET", key, "v", "XX")                                    // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
+	u.Do(ctx, "GET", key)                                               // want `redis Do GET` `access read GET record="redis key" keys=<key> dest=<>`
+	rdb.Del(ctx, key)                                                   // want `redis Del DEL` `access delete DEL record="redis key" keys=<key> dest=<>`
 	rdb.Do(ctx, "PING", 1)
 }

@@ -9,7 +9,7 @@ import (
 
 func squirrelCalls(ctx context.Context, db *sql.DB, code string, n int) {
 	var got string
-	sq.Select("code").From("redemptions").Where(sq.Eq{"code": code}).RunWith(db).QueryRow().Scan(&got) // want `access read SELECT record="sql redemption" keys=<code> dest=<> for-update=false appends=false`
+	sq.Select("code").From("redemptions").Where(sq.Eq{"code": code}).RunWith(db).QueryRow().Scan(&got) // want `access read SELECT record="sql redemption" keys=<code> dest=<&got> for-update=false appends=false`
 	sq.Select("code").From("redemptions").Where("code = ? AND n = ?", code, n).RunWith(db).Scan(&got)  // want `access read SELECT record="sql redemption" keys=<code; n> dest=<&got>`
 	psql := sq.StatementBuilder.PlaceholderFormat(sq.Dollar)
 	psql.Select("1").From("redemptions").Where(sq.And{sq.Eq{"code": code}, sq.Eq{"n": n}}).Suffix("FOR UPDATE").RunWith(db).QueryRowContext(ctx) // want `access read SELECT \.\.\. FOR UPDATE record="sql redemption" keys=<code; n> dest=<> for-update=true`
