@@ -7,44 +7,24 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 )
 
-// classifyMore reports the accesses of the libraries Classify learned
-// after its first three: calls that send no SQL text and are no gorm or
-// go-redis command.
+// moreLibraries read the calls Classify learned after its first three:
+// calls that send no SQL text and are no gorm or go-redis command as
+// SQL, ORM and Redis read them. Each is given the call's callee, in its
+// generic origin.
+var moreLibraries = []func(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool){
+	copyFrom, gormRaw, prepared, syncMap, redisGuarded, redigo, rueidis, bunQuery, squirrelQuery, goquQuery,
+}
+
+// classifyMore reports the access of a call that moreLibraries know.
 func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	if fn == nil {
 		return Access{}, false
 	}
-	fn = fn.Origin()
-	if a, ok := copyFrom(call, fn, info); ok {
-		return a, true
-	}
-	if a, ok := gormRaw(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := prepared(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := syncMap(call, fn); ok {
-		return a, true
-	}
-	if a, ok := redisGuarded(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := redigo(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := rueidis(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := bunQuery(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := squirrelQuery(info, call, fn); ok {
-		return a, true
-	}
-	if a, ok := goquQuery(info, call, fn); ok {
-		return a, true
+	for _, read := range moreLibraries {
+		if a, ok := read(info, call, fn.Origin()); ok {
+			return a, true
+		}
 	}
 	return Access{}, false
 }

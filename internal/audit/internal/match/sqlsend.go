@@ -61,7 +61,7 @@ func isString(t types.Type) bool {
 // copyFrom reads pgx's CopyFrom(ctx, pgx.Identifier{"schema", "table"},
 // columns, rows): rows written into the table with no conflict handling,
 // each COPY adding its own.
-func copyFrom(call *ast.CallExpr, fn *types.Func, info *types.Info) (Access, bool) {
+func copyFrom(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
 	if fn.Name() != "CopyFrom" || len(call.Args) < 4 ||
 		!(inPackage(fn, "github.com/jackc/pgx/v5/...") || inPackage(fn, "github.com/jackc/pgx/v4/...")) {
 		return Access{}, false

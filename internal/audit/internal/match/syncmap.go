@@ -16,7 +16,7 @@ var syncMapOps = map[string]Op{
 // syncMap reads a sync.Map method call (Map is the one type of package
 // sync with these methods): a dedup cache in memory, whose record is the
 // map as written ("syncmap s.seen") and whose key is the first argument.
-func syncMap(call *ast.CallExpr, fn *types.Func) (Access, bool) {
+func syncMap(_ *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
 	op, ok := syncMapOps[fn.Name()]
 	if !ok || !inPackage(fn, "sync") || len(call.Args) == 0 {
 		return Access{}, false
