@@ -181,8 +181,9 @@ func (e *PackageError) Error() string {
 // itself failing, or ErrNoPackages.
 //
 // Only user code is loaded from source: the packages matched and the
-// packages of the main module (or workspace) they import, where
-// //idemkit: directives and effect summaries live. Every other dependency,
+// packages they import from the main module (or workspace) or from a
+// module replaced by a directory, where //idemkit: directives and effect
+// summaries live. Every other dependency,
 // the standard library and third-party modules, is type-checked from the
 // compiler's export data, which holds its types without its syntax, and
 // contributes no facts: the checks know libraries by import path and type.
@@ -199,10 +200,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	progress(Progress{Stage: Listing})
 
-	// First, the package graph alone (go list, nothing compiled): which
-	// packages are asked for, and which user code they import.
-	// With a cache, go list also names each package's export data, which
-	// the key needs; it compiles what the load would compile anyway.
+	// First, the package graph alone: which packages are asked for, and
+	// which user code they import. With a cache, go list also names each
+	// package's export data, which the key needs, and so compiles what the
+	// load below would compile anyway; without, it compiles nothing.
 	caching := opts.Cache != nil && opts.Build != ""
 	mode := packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
 	if caching {
@@ -253,7 +254,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		Env:     opts.Env,
 		Tests:   true,
 		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
-			f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+			// go/packages' own mode, so that the analyzers see the syntax
+			// their tests (analysistest) give them.
+			f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments)
 			mu.Lock()
 			if path, ok := files.of[filename]; ok {
 				parsed[path]++
