@@ -31,11 +31,15 @@ func enclosingInterval(info *types.Info, start, end gotoken.Pos) []ast.Node {
 
 // scannedInto returns the destinations given to the method called on the
 // row call returns, as in db.QueryRow(q, k).Scan(&v) or sqlx's
-// StructScan(&v) (a row's methods that take arguments all scan), or nil.
+// StructScan(&v) (a row's methods that take arguments all scan), also
+// through a variable (row := db.QueryRow(q, k); row.Scan(&v)), or nil.
 func scannedInto(info *types.Info, call *ast.CallExpr) []ast.Expr {
 	path := enclosingInterval(info, call.Pos(), call.End())
 	if len(path) < 3 || path[0] != call {
 		return nil
+	}
+	if as, ok := path[1].(*ast.AssignStmt); ok && len(as.Lhs) == 1 && len(as.Rhs) == 1 {
+		return scannedVar(info, as.Lhs[0], path[2:])
 	}
 	sel, ok := path[1].(*ast.SelectorExpr)
 	if !ok {
@@ -127,4 +131,43 @@ func declared(info *types.Info, v *types.Var, names, values []ast.Expr) (ast.Exp
 		}
 	}
 	return nil, 0, false
+}
+
+// scannedVar returns the arguments of the first method call with
+// arguments made on the row variable lhs in the function around it
+// (path, innermost first).
+func scannedVar(info *types.Info, lhs ast.Expr, path []ast.Node) []ast.Expr {
+	id, ok := lhs.(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	row := info.ObjectOf(id)
+	var body ast.Node
+	for _, n := range path {
+		if _, ok := n.(*ast.FuncDecl); ok {
+			body = n
+			break
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			body = n
+			break
+		}
+	}
+	if row == nil || body == nil {
+		return nil
+	}
+	var dest []ast.Expr
+	ast.Inspect(body, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || dest != nil {
+			return dest == nil
+		}
+		if sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
+			if x, ok := ast.Unparen(sel.X).(*ast.Ident); ok && info.Uses[x] == row {
+				dest = c.Args
+			}
+		}
+		return dest == nil
+	})
+	return dest
 }
