@@ -52,7 +52,7 @@ func TestFixRemovesRace(t *testing.T) {
 	}
 	defer pool.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
 
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		file          string
 		wantConflicts bool
 	}{
@@ -60,7 +60,7 @@ func TestFixRemovesRace(t *testing.T) {
 		{"testdata/src/checkthenact/sql.go.golden", false},
 	} {
 		sel, ins := statements(t, tc.file, "consumeSQL")
-		event := "evt_" + tc.file
+		event := fmt.Sprintf("evt_%d", i)
 		conflicts, rows := race(t, pool, schema, sel, ins, event, retries)
 		if got := conflicts > 0; got != tc.wantConflicts {
 			t.Errorf("%s: %d of %d concurrent retries failed on the duplicate key; want failures: %v", tc.file, conflicts, retries, tc.wantConflicts)
