@@ -30,6 +30,7 @@ const (
 	OK
 )
 
+// String is the word a mark uses for k: "bug" or "ok".
 func (k Kind) String() string {
 	if k == Bug {
 		return "bug"
