@@ -76,6 +76,7 @@ type MarkError struct {
 	Fix     string
 }
 
+// Error reads "file:line: problem; fix", for an editor to jump to.
 func (e *MarkError) Error() string {
 	return fmt.Sprintf("%s:%d: %s; %s", e.Pos.Filename, e.Pos.Line, e.Problem, e.Fix)
 }
