@@ -72,10 +72,11 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 }
 
 // keyField reports a struct field named for an idempotency or dedup key:
-// stripe's IdempotencyKey, SQS's MessageDeduplicationId.
+// stripe's IdempotencyKey, SQS's MessageDeduplicationId, and the AWS SDK's
+// ClientToken and ClientRequestToken, its idempotency tokens.
 func keyField(obj types.Object) bool {
 	v, ok := obj.(*types.Var)
-	return ok && v.IsField() && match.KeyName(v.Name())
+	return ok && v.IsField() && (match.KeyName(v.Name()) || v.Name() == "ClientToken" || v.Name() == "ClientRequestToken")
 }
 
 // texts returns a function that spells a key expression together with
@@ -142,6 +143,9 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	}
 	if s, ok := syncMapKey(info, fn, call, text); ok {
 		return []sink{s}
+	}
+	if s := metadataPairs(info, fn, call); s != nil {
+		return s
 	}
 	if natsMsgID(fn) && len(call.Args) == 1 {
 		return []sink{{node: call, value: call.Args[0], what: "the NATS message ID (" + fn.Name() + ")"}}
@@ -259,6 +263,11 @@ func natsMsgID(fn *types.Func) bool {
 // key is no sink, nor is a request or trace ID, which is made per attempt
 // by design.
 func headerSet(info *types.Info, fn *types.Func, call *ast.CallExpr) (sink, bool) {
+	if fn.Name() == "SetHeader" && len(call.Args) == 2 { // a request builder's (resty)
+		if h, ok := match.ConstString(info, call.Args[0]); ok && keyHeaderName(h) {
+			return sink{node: call, value: call.Args[1], what: "the " + http.CanonicalHeaderKey(h) + " header"}, true
+		}
+	}
 	if fn.Name() != "Set" && fn.Name() != "Add" || len(call.Args) != 2 {
 		return sink{}, false
 	}
@@ -277,7 +286,7 @@ func headerSet(info *types.Info, fn *types.Func, call *ast.CallExpr) (sink, bool
 // HTTP request or NATS message, and returns its canonical name.
 func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
 	h, ok := match.ConstString(info, name)
-	if !ok || !match.KeyColumn(h) && !strings.EqualFold(h, "Nats-Msg-Id") {
+	if !ok || !keyHeaderName(h) {
 		return "", false
 	}
 	sel, ok := ast.Unparen(header).(*ast.SelectorExpr)
@@ -285,6 +294,31 @@ func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
 		return "", false
 	}
 	return http.CanonicalHeaderKey(h), true
+}
+
+// keyHeaderName reports a header a receiver deduplicates by: an
+// Idempotency-Key, an event's, message's or delivery's ID, Nats-Msg-Id.
+func keyHeaderName(h string) bool {
+	return match.KeyColumn(h) || strings.EqualFold(h, "Nats-Msg-Id")
+}
+
+// metadataPairs returns the values of a gRPC metadata.Pairs or
+// AppendToOutgoingContext whose keys name an idempotency key.
+func metadataPairs(info *types.Info, fn *types.Func, call *ast.CallExpr) []sink {
+	if fn.Pkg() == nil || fn.Pkg().Path() != "google.golang.org/grpc/metadata" || fn.Name() != "Pairs" && fn.Name() != "AppendToOutgoingContext" {
+		return nil
+	}
+	args := call.Args
+	if fn.Name() == "AppendToOutgoingContext" && len(args) > 0 {
+		args = args[1:]
+	}
+	var out []sink
+	for i := 0; i+1 < len(args); i += 2 {
+		if h, ok := match.ConstString(info, args[i]); ok && keyHeaderName(h) {
+			out = append(out, sink{node: call, value: args[i+1], what: "the " + h + " metadata"})
+		}
+	}
+	return out
 }
 
 // outgoing reports *http.Request and *nats.Msg, whose Header travels with
