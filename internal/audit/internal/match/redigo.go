@@ -49,17 +49,7 @@ func redigoWatched(info *types.Info, call *ast.CallExpr) bool {
 	if conn == nil {
 		return false
 	}
-	var body ast.Node
-	for _, n := range enclosing(info, call.Pos()) {
-		if _, ok := n.(*ast.FuncDecl); ok {
-			body = n
-			break
-		}
-		if _, ok := n.(*ast.FuncLit); ok {
-			body = n
-			break
-		}
-	}
+	body := innermostFunc(enclosing(info, call.Pos()))
 	if body == nil {
 		return false
 	}

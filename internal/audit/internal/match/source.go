@@ -68,14 +68,15 @@ type assignment struct {
 // definition, and ok is false.
 func definition(info *types.Info, id *ast.Ident) (value ast.Expr, index int, later []assignment, ok bool) {
 	v, isVar := info.Uses[id].(*types.Var)
-	if !isVar || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
-		return nil, 0, nil, false
+	if !isVar || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return nil, 0, nil, false // a field, or a package variable: any function may assign it
 	}
-	var body ast.Node
-	for _, n := range enclosing(info, v.Pos()) {
+	path := enclosing(info, v.Pos())
+	body := innermostFunc(path)
+	for _, n := range path {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			if value == nil && n.Tok == gotoken.DEFINE {
+			if value == nil {
 				value, index, ok = declared(info, v, n.Lhs, n.Rhs)
 			}
 		case *ast.ValueSpec:
@@ -86,13 +87,6 @@ func definition(info *types.Info, id *ast.Ident) (value ast.Expr, index int, lat
 				}
 				value, index, ok = declared(info, v, names, n.Values)
 			}
-		case *ast.FuncDecl:
-			body = n.Body
-		case *ast.FuncLit:
-			body = n.Body
-		}
-		if body != nil {
-			break
 		}
 	}
 	if !ok || body == nil {
@@ -142,17 +136,7 @@ func scannedVar(info *types.Info, lhs ast.Expr, path []ast.Node) []ast.Expr {
 		return nil
 	}
 	row := info.ObjectOf(id)
-	var body ast.Node
-	for _, n := range path {
-		if _, ok := n.(*ast.FuncDecl); ok {
-			body = n
-			break
-		}
-		if _, ok := n.(*ast.FuncLit); ok {
-			body = n
-			break
-		}
-	}
+	body := innermostFunc(path)
 	if row == nil || body == nil {
 		return nil
 	}
@@ -170,4 +154,16 @@ func scannedVar(info *types.Info, lhs ast.Expr, path []ast.Node) []ast.Expr {
 		return dest == nil
 	})
 	return dest
+}
+
+// innermostFunc returns the innermost function declaration or literal of
+// path (innermost first), or nil.
+func innermostFunc(path []ast.Node) ast.Node {
+	for _, n := range path {
+		switch n.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return n
+		}
+	}
+	return nil
 }
