@@ -422,9 +422,9 @@ func (s *scope) responder(f *Func) bool {
 	return false
 }
 
-// replies reports whether f answers a request-reply message it was given
-// with what it computed: m.Respond(reply) on a NATS message, a Reply or
-// RespondMsg method of a parameter, given more than a constant.
+// replies reports whether f answers a request it was given with what it
+// computed: m.Respond(reply) on a NATS message, c.JSON(http.StatusOK, v)
+// on a gin or echo context parameter, given more than constants.
 func (s *scope) replies(f *Func) bool {
 	info := s.pass.TypesInfo
 	for call := range f.Calls() {
@@ -433,21 +433,25 @@ func (s *scope) replies(f *Func) bool {
 			continue
 		}
 		v := s.varOf(sel.X)
-		if v == nil || !isParam(f, v) {
+		if v == nil || !isParam(f, v) || FailureStatus(info, call) != nil {
 			continue
 		}
-		arg := ast.Unparen(call.Args[0])
-		if conv, ok := arg.(*ast.CallExpr); ok && len(conv.Args) == 1 && info.Types[conv.Fun].IsType() {
-			arg = conv.Args[0] // []byte("...")
-		}
-		if info.Types[arg].Value == nil {
-			return true
+		for _, arg := range call.Args {
+			arg = ast.Unparen(arg)
+			if conv, ok := arg.(*ast.CallExpr); ok && len(conv.Args) == 1 && info.Types[conv.Fun].IsType() {
+				arg = conv.Args[0] // []byte("...")
+			}
+			if info.Types[arg].Value == nil && !isError(info.TypeOf(arg)) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-var replyMethods = []string{"Respond", "RespondMsg", "Reply"}
+// replyMethods answer a request-reply message (NATS) or a web
+// framework's request (gin, echo, fiber) with a body.
+var replyMethods = []string{"Respond", "RespondMsg", "Reply", "JSON", "IndentedJSON", "PureJSON", "SecureJSON", "JSONP", "JSONPretty", "JSONBlob", "XML", "Blob", "Render"}
 
 func isParam(f *Func, v *types.Var) bool {
 	params := f.Sig.Params()

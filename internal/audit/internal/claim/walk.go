@@ -397,12 +397,37 @@ func FailureStatus(info *types.Info, call *ast.CallExpr) ast.Expr {
 		}
 	}
 	switch {
-	case status != nil && (named || writer || answerName(info, call)):
+	case status != nil && (named || writer || answerName(info, call) || frameworkAnswer(info, call)):
 		return status
 	case writer && hasErr:
 		return call
 	}
 	return nil
+}
+
+// answers reports whether a call answers a request with a constant
+// status below 400, by its name (c.JSON(http.StatusOK, v),
+// c.NoContent(204)).
+func answers(info *types.Info, call *ast.CallExpr) bool {
+	if !answerName(info, call) && !frameworkAnswer(info, call) {
+		return false
+	}
+	for _, a := range call.Args {
+		if tv := info.Types[a]; tv.Value != nil && tv.Value.Kind() == constant.Int {
+			n, ok := constant.Int64Val(tv.Value)
+			return ok && n >= 100 && n < 400
+		}
+	}
+	return false
+}
+
+// frameworkAnswers are the methods web frameworks (gin, echo, fiber)
+// answer a request with.
+var frameworkAnswers = []string{"JSON", "IndentedJSON", "PureJSON", "SecureJSON", "JSONP", "JSONPretty", "JSONBlob", "XML", "Blob", "String", "HTML", "Data", "Render", "NoContent", "Status", "SendStatus"}
+
+func frameworkAnswer(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && fn.Signature().Recv() != nil && slices.Contains(frameworkAnswers, fn.Name())
 }
 
 // answerName reports whether a call's name says it answers a request.
@@ -457,6 +482,9 @@ func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 		return true // return f(), with f's error
 	}
 	last := ast.Unparen(ret.Results[len(ret.Results)-1])
+	if call, ok := last.(*ast.CallExpr); ok && answers(w.info, call) {
+		return false // return c.JSON(http.StatusOK, resp): echo's answer, whose error is the write's
+	}
 	if w.isNil(last) {
 		return false
 	}
