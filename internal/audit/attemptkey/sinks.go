@@ -3,6 +3,7 @@ package attemptkey
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"net/http"
 	"slices"
@@ -164,7 +165,7 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	if s, ok := insertKey(info, call); ok {
 		return s
 	}
-	var out []sink
+	out := createRequest(fn, call)
 	sig := fn.Signature()
 	claim := c.dirs.Of(fn)&directive.Claim != 0
 	summary := map[int]reach{}
@@ -245,6 +246,35 @@ func typeName(t types.Type) string {
 		return n.Obj().Name()
 	}
 	return ""
+}
+
+// createRequest returns the name or ID fields of a request literal handed
+// to a create (CreateDatabase(ctx, &CreateDatabaseInput{Name: name})),
+// which count in a retry only, as createName's parameters do.
+func createRequest(fn *types.Func, call *ast.CallExpr) []sink {
+	if w := match.Words(fn.Name()); len(w) == 0 || !slices.Contains(createWords, w[0]) {
+		return nil
+	}
+	var out []sink
+	for _, arg := range call.Args {
+		if u, ok := ast.Unparen(arg).(*ast.UnaryExpr); ok && u.Op == token.AND {
+			arg = u.X
+		}
+		lit, ok := ast.Unparen(arg).(*ast.CompositeLit)
+		if !ok {
+			continue
+		}
+		for _, elt := range lit.Elts {
+			kv, ok := elt.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if id, ok := kv.Key.(*ast.Ident); ok && createName(fn, id.Name) {
+				out = append(out, sink{node: kv, value: kv.Value, what: fmt.Sprintf("the %s of the request to %s", id.Name, fn.Name()), only: []kind{retry}})
+			}
+		}
+	}
+	return out
 }
 
 // natsMsgID reports nats.MsgId and jetstream.WithMsgID, the publish

@@ -134,6 +134,30 @@ func (c *Cloud) provisionTenant(ctx context.Context, tenant string) error {
 	return err
 }
 
+// The same with the name in a request literal.
+type CreateBucketInput struct {
+	BucketName *string
+	Region     string
+}
+
+func (c *Cloud) CreateBucket(ctx context.Context, in *CreateBucketInput) error { return nil }
+
+func (c *Cloud) provisionBucket(ctx context.Context, tenant string) error {
+	var err error
+	for range 3 {
+		name := "bkt-" + tenant + "-" + xid.New().String()
+		if err = c.CreateBucket(ctx, &CreateBucketInput{BucketName: &name, Region: "eu"}); err == nil { // want `inside the retry loop at corpus.go:\d+ reaches the BucketName of the request to CreateBucket`
+			return nil
+		}
+	}
+	return err
+}
+
+func (c *Cloud) handleBucket(w http.ResponseWriter, r *http.Request) {
+	name := "bkt-" + xid.New().String()
+	c.CreateBucket(r.Context(), &CreateBucketInput{BucketName: &name})
+}
+
 // A new entity per request or per delivery under a new ID: not a retry.
 func (c *Cloud) handleCreate(w http.ResponseWriter, r *http.Request) {
 	c.createTenantDatabase(r.Context(), r.FormValue("tenant"))
