@@ -97,6 +97,10 @@ type Access struct {
 	// when a watched key changed, so a read and a write there are the
 	// optimistic-locking pattern, not a race.
 	InWatch bool
+	// KeyRecord names the Redis key itself ("redis idem:{}") for every
+	// Redis access, whatever part of it Record names: a DEL of the key
+	// removes the hash fields and set members recorded under it.
+	KeyRecord string
 	// Call is the call that performs the access: the statement's Exec
 	// or Query, the end of a builder chain.
 	Call *ast.CallExpr
@@ -214,6 +218,7 @@ func redisAccess(info *types.Info, call *ast.CallExpr, c RedisCall) (Access, boo
 			return Access{}, false
 		}
 	}
+	a.KeyRecord = "redis " + KeyShape(info, c.Key)
 	redisPlace(info, call, &a)
 	return a, true
 }

@@ -38,8 +38,8 @@ var describe = &analysis.Analyzer{
 					pass.Reportf(call.Pos(), "redis %s %s key=%s command=%s", c.Method, c.Op, types(pass, c.Key), c.Command)
 				}
 				if a, ok := match.Classify(pass.TypesInfo, call); ok {
-					pass.Reportf(call.Pos(), "access %s %s record=%q keys=<%s> dest=<%s> for-update=%v appends=%v added=%v pipelined=%v watch=%v",
-						a.Op, a.What, a.Record, exprs(a.Keys), exprs(a.Dest), a.ForUpdate, a.Appends, a.ReportsAdded, a.Pipelined, a.InWatch)
+					pass.Reportf(call.Pos(), "access %s %s record=%q keys=<%s> dest=<%s> for-update=%v appends=%v added=%v pipelined=%v watch=%v key-record=%q",
+						a.Op, a.What, a.Record, exprs(a.Keys), exprs(a.Dest), a.ForUpdate, a.Appends, a.ReportsAdded, a.Pipelined, a.InWatch, a.KeyRecord)
 				}
 				return true
 			})

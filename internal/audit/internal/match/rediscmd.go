@@ -216,6 +216,7 @@ func redisGuarded(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access,
 	}
 	a := Access{Op: OpGuarded, What: "SET " + strings.ToUpper(mode), Record: "redis " + KeyShape(info, key),
 		Target: types.ExprString(key), Keys: []ast.Expr{key}, Call: call}
+	a.KeyRecord = a.Record
 	redisPlace(info, call, &a)
 	return a, true
 }

@@ -66,6 +66,6 @@ func redisCalls(ctx context.Context, rdb *redis.Client, c redis.Cmdable, u redis
 	u.Do(ctx, "SET", key, "v")                                          // want `redis Do SET key` `access write SET record="redis key" keys=<key> dest=<>`
 	u.Do(ctx, "SET", key, "v", "XX")                                    // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
 	u.Do(ctx, "GET", key)                                               // want `redis Do GET` `access read GET record="redis key" keys=<key> dest=<>`
-	rdb.Del(ctx, key)                                                   // want `redis Del DEL` `access delete DEL record="redis key" keys=<key> dest=<>`
+	rdb.Del(ctx, key)                                                   // want `redis Del DEL` `access delete DEL record="redis key" keys=<key> dest=<> .* key-record="redis key"`
 	rdb.Do(ctx, "PING", 1)
 }

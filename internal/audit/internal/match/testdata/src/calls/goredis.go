@@ -17,9 +17,9 @@ func redisHashesAndSets(ctx context.Context, rdb *redis.Client, id, key string, 
 	rdb.HSet(ctx, "processed", id, 1)                                         // want `redis HSet HSET` `access write HSET record="redis hash processed" keys=<"processed"; id> dest=<> for-update=false appends=false added=true`
 	rdb.HSet(ctx, key, map[string]any{"a": 1})                                // want `redis HSet HSET` `access write HSET record="redis hash key" keys=<key> dest=<>`
 	rdb.HMSet(ctx, key, "status", "done", "at", 1)                            // want `redis HMSet HSET` `access write HMSET record="redis hash key status" keys=<key; "status"; "at"> dest=<> for-update=false appends=false added=false`
-	rdb.SAdd(ctx, "seen", id)                                                 // want `redis SAdd SADD` `access write SADD record="redis set seen" keys=<"seen"; id> dest=<> for-update=false appends=false added=true`
+	rdb.SAdd(ctx, "seen", id)                                                 // want `redis SAdd SADD` `access write SADD record="redis set seen" keys=<"seen"; id> dest=<> for-update=false appends=false added=true .* key-record="redis seen"`
 	rdb.SAdd(ctx, "seen", ids...)                                             // want `redis SAdd SADD` `access write SADD record="redis set seen" keys=<"seen"> dest=<>`
-	rdb.HSetNX(ctx, "idem:"+id, "status", "run")                              // want `redis HSetNX HSETNX` `access claim HSETNX record="redis hash idem:\{\} status" keys=<"idem:" \+ id; "status"> dest=<> for-update=false appends=false added=false`
+	rdb.HSetNX(ctx, "idem:"+id, "status", "run")                              // want `redis HSetNX HSETNX` `access claim HSETNX record="redis hash idem:\{\} status" keys=<"idem:" \+ id; "status"> dest=<> for-update=false appends=false added=false pipelined=false watch=false key-record="redis idem:\{\}"`
 	rdb.HDel(ctx, "idem:"+id, "status")                                       // want `redis HDel HDEL` `access delete HDEL record="redis hash idem:\{\} status" keys=<"idem:" \+ id; "status">`
 	rdb.SRem(ctx, "seen", id)                                                 // want `redis SRem SREM` `access delete SREM record="redis set seen" keys=<"seen"; id>`
 	rdb.Incr(ctx, "count:"+id)                                                // want `redis Incr INCR` `access write INCR record="redis count:\{\}" keys=<"count:" \+ id> dest=<> for-update=false appends=true added=true`
@@ -50,7 +50,7 @@ func redisLookAlikes(ctx context.Context, rdb *redis.Client, h hashLike, cmd, ke
 }
 
 func redisConditionalSets(ctx context.Context, rdb *redis.Client, key, ver string) {
-	rdb.SetXX(ctx, "idem:"+key, "done", time.Hour)       // want `access guarded update SET XX record="redis idem:\{\}" keys=<"idem:" \+ key>`
+	rdb.SetXX(ctx, "idem:"+key, "done", time.Hour)       // want `access guarded update SET XX record="redis idem:\{\}" keys=<"idem:" \+ key> .* key-record="redis idem:\{\}"`
 	rdb.Do(ctx, "SET", "idem:"+key, "done", "IFEQ", ver) // want `access guarded update SET IFEQ record="redis idem:\{\}"`
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: ver})
 	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "xx", Get: true}) // want `access guarded update SET XX`
