@@ -208,17 +208,8 @@ func (c *checker) retriedRefs(call *ast.CallExpr) {
 		return
 	}
 	for i, arg := range call.Args {
-		var id *ast.Ident
-		switch a := ast.Unparen(arg).(type) {
-		case *ast.Ident:
-			id = a
-		case *ast.SelectorExpr:
-			id = a.Sel
-		default:
-			continue
-		}
-		fn, ok := info.Uses[id].(*types.Func)
-		if !ok || !c.retried(helper, i) {
+		fn := funcRef(info, arg)
+		if fn == nil || !c.retried(helper, i) {
 			continue
 		}
 		if m := c.makesKey(fn.Origin()); m != nil && allowed(m.only, retry) {
@@ -226,6 +217,22 @@ func (c *checker) retriedRefs(call *ast.CallExpr) {
 			c.reportAttempt(arg, sc, fmt.Sprintf("made by %s (%s)", fn.Name(), m.what), "", m.pos)
 		}
 	}
+}
+
+// funcRef returns the function or method e names (send, w.send); nil for
+// another expression.
+func funcRef(info *types.Info, e ast.Expr) *types.Func {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	default:
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	return fn
 }
 
 // reportAttempt reports a key made anew in each attempt of sc.

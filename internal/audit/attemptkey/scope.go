@@ -481,31 +481,24 @@ func (c *checker) scheduledFuncs() map[*types.Func]bool {
 			if fn, ok := typeutil.Callee(info, call).(*types.Func); !ok || !scheduling(fn) {
 				return true
 			}
-			mark := func(id *ast.Ident) {
-				if f, ok := info.Uses[id].(*types.Func); ok && c.decls[f.Origin()] != nil {
+			mark := func(e ast.Expr) {
+				if f := funcRef(info, e); f != nil && c.decls[f.Origin()] != nil {
 					c.jobs[f.Origin()] = true
 				}
 			}
 			for _, arg := range call.Args {
-				switch a := ast.Unparen(arg).(type) {
-				case *ast.Ident:
-					mark(a)
-				case *ast.SelectorExpr:
-					mark(a.Sel)
-				case *ast.FuncLit:
-					ast.Inspect(a.Body, func(n ast.Node) bool {
-						if call, ok := n.(*ast.CallExpr); ok {
-							switch f := ast.Unparen(call.Fun).(type) {
-							case *ast.Ident:
-								mark(f)
-							case *ast.SelectorExpr:
-								mark(f.Sel)
-							}
-						}
-						_, lit := n.(*ast.FuncLit)
-						return !lit
-					})
+				lit, ok := ast.Unparen(arg).(*ast.FuncLit)
+				if !ok {
+					mark(arg)
+					continue
 				}
+				ast.Inspect(lit.Body, func(n ast.Node) bool {
+					if call, ok := n.(*ast.CallExpr); ok {
+						mark(call.Fun)
+					}
+					_, nested := n.(*ast.FuncLit)
+					return !nested
+				})
 			}
 			return true
 		})
