@@ -82,7 +82,7 @@ type Via uint8
 
 // The ways of claiming a key.
 const (
-	Redis     Via = iota + 1 // SET NX: SetNX, SetArgs{Mode: "NX"}, Do(ctx, "set", key, v, "nx")
+	Redis     Via = iota + 1 // SET NX (SetNX, SetArgs{Mode: "NX"}, Do(ctx, "set", key, v, "nx")), HSETNX, an SADD whose count is read
 	SQL                      // an INSERT of an in-progress row into a dedup table
 	Directive                // a call of an //idemkit:claim function or method, or of a helper inferred to claim
 	Store                    // SET NX through another Redis client the match package reads (redigo)
@@ -129,6 +129,9 @@ type Claim struct {
 	// called (if d.Seen(ctx, id) { ... }).
 	done     map[*types.Var]bool
 	doneCall bool
+	// counted marks an SADD, a claim of a set member only where its count
+	// of members added is read: added == 0 says it was there before.
+	counted bool
 }
 
 // Settle is what a call does to a claim; values combine.
@@ -346,14 +349,14 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
 	if rc, ok := match.Redis(info, call); ok {
-		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX {
+		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd {
 			return nil
 		}
 		if slices.ContainsFunc(match.Words(s.keyText(rc.Key)), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(s.keyText(rc.Key))}
+			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)

@@ -46,7 +46,7 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 	info := s.pass.TypesInfo
 	if rc, ok := match.Redis(info, call); ok && c.Key != nil && s.sameRedisKey(c, rc.Key) {
 		switch rc.Op {
-		case match.RedisDel, match.RedisHDel:
+		case match.RedisDel, match.RedisHDel, match.RedisSRem:
 			return Released
 		case match.RedisSet, match.RedisHSet:
 			return Completed

@@ -61,6 +61,9 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 	}
 	s.results(f, c)
 	s.polarity(f, c)
+	if c.counted && len(c.own) == 0 && !(i == len(b.Nodes)-1 && isCond(b)) {
+		return false // an SADD whose count nobody reads adds to a set, claiming nothing
+	}
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
 		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}}
 	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}

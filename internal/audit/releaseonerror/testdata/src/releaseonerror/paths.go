@@ -289,3 +289,38 @@ func createShipment(ctx context.Context, db *gorm.DB, id string) error {
 	}
 	return ship(ctx, id)
 }
+
+// SADD's count says whether the member is new: 0 means handled before.
+func handleOnce(ctx context.Context, rdb *redis.Client, id string) error {
+	added, err := rdb.SAdd(ctx, "processed", id).Result()
+	if err != nil {
+		return err
+	}
+	if added == 0 {
+		return errDuplicate
+	}
+	if err := send(ctx, id); err != nil {
+		return err // want `this error return leaves the key claimed by SAdd at paths.go:\d+ held`
+	}
+	return nil
+}
+
+// Negative: SREM gives the member back; and an SADD whose count is not
+// read only adds to a set.
+func handleOnceReleasing(ctx context.Context, rdb *redis.Client, id string) error {
+	if rdb.SAdd(ctx, "processed", id).Val() == 0 {
+		return nil
+	}
+	if err := send(ctx, id); err != nil {
+		rdb.SRem(ctx, "processed", id)
+		return err
+	}
+	return nil
+}
+
+func tag(ctx context.Context, rdb *redis.Client, id, label string) error {
+	if err := rdb.SAdd(ctx, "labels:"+id, label).Err(); err != nil {
+		return err
+	}
+	return send(ctx, id)
+}
