@@ -77,7 +77,10 @@ func redigoConn(info *types.Info, call *ast.CallExpr) types.Object {
 	if fn == nil || !inPackage(fn, redigoPath) || (fn.Name() != "Do" && fn.Name() != "Send") {
 		return nil
 	}
-	sel, _ := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
 	id, ok := ast.Unparen(sel.X).(*ast.Ident)
 	if !ok {
 		return nil
