@@ -267,12 +267,98 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 		}
 	case w.use.Appends:
 	default:
-		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) {
+		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
+			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) {
 			return false
 		}
 	}
 	f.report(rd, w, between, atomic)
 	return true
+}
+
+// marker reports whether w stores a mark rather than a value: a constant,
+// true, an empty struct, the time. A mark stored under a key whose
+// presence was checked records that something was done.
+func (f *fn) marker(w *event) bool {
+	v := f.stored(w)
+	if v == nil {
+		return false
+	}
+	info := f.pass.TypesInfo
+	if tv, ok := info.Types[v]; ok && tv.Value != nil {
+		return true
+	}
+	if lit, ok := ast.Unparen(v).(*ast.CompositeLit); ok && len(lit.Elts) == 0 {
+		return true
+	}
+	for e := ast.Unparen(v); ; {
+		call, ok := e.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		fn, ok := typeutil.Callee(info, call).(*types.Func)
+		if ok && fn.Pkg() != nil && fn.Pkg().Path() == "time" && fn.Name() == "Now" {
+			return true
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "time" {
+			return false
+		}
+		e = ast.Unparen(sel.X) // time.Now().Unix(), time.Now().UTC()
+	}
+}
+
+// stored returns the value w writes: the right-hand side of a map store,
+// or the argument after the key in a call.
+func (f *fn) stored(w *event) ast.Expr {
+	if as, ok := w.node.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+		for i, l := range as.Lhs {
+			if ast.Unparen(l) == w.at {
+				return as.Rhs[i]
+			}
+		}
+	}
+	call, ok := w.at.(*ast.CallExpr)
+	if !ok || len(w.use.Keys) == 0 {
+		return nil
+	}
+	for i, a := range call.Args {
+		if a == w.use.Keys[0] && i+1 < len(call.Args) {
+			return call.Args[i+1]
+		}
+	}
+	return nil
+}
+
+// opaqueWork reports whether w's side of the gate calls a function value,
+// whose work the analysis cannot see: a callback the check guards.
+func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
+	info := f.pass.TypesInfo
+	found := false
+	for _, b := range f.g.Blocks {
+		if !b.Live || !(b == side || f.reaches(side, b, gate)) {
+			continue
+		}
+		for _, n := range b.Nodes {
+			ast.Inspect(n, func(x ast.Node) bool {
+				if _, ok := x.(*ast.FuncLit); ok {
+					return false
+				}
+				call, ok := x.(*ast.CallExpr)
+				if !ok || ast.Expr(call) == w.at || ast.Expr(call) == rd.at {
+					return !found
+				}
+				if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+					return !found
+				}
+				if _, ok := typeutil.Callee(info, call).(*types.Var); ok {
+					found = true
+				}
+				return !found
+			})
+		}
+	}
+	return found
 }
 
 // dedupNamed reports whether the record or its key is named for the

@@ -387,7 +387,7 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 				}
 				out[v] = true
 				if depth < maxDepth {
-					for _, d := range defs[v] {
+					for _, d := range defs.Values[v] {
 						add(d, depth+1)
 					}
 				}
@@ -437,7 +437,7 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 	for i := range results.Len() { // named results, which a bare return returns
 		if v := results.At(i); v.Name() != "" && !out[v] && !types.Identical(v.Type(), errType) {
 			out[v] = true
-			for _, d := range defs[v] {
+			for _, d := range defs.Values[v] {
 				add(d, 1)
 			}
 		}

@@ -11,12 +11,21 @@ import (
 // Defs maps a function's local variables to the expressions assigned to
 // them, wherever in the body: enough to follow key := "seen:" + ev.ID, or
 // g := Grant{UserID: u}, back to what the key is made of.
-type Defs map[*types.Var][]ast.Expr
+type Defs struct {
+	// Values are the expressions assigned to each variable.
+	Values map[*types.Var][]ast.Expr
+	// Elems maps a range loop's value variable to the collection it
+	// walks: the l of `for _, l := range lines`.
+	Elems map[*types.Var]ast.Expr
+}
 
 // Definitions collects the assignments of body, closures included.
 func Definitions(info *types.Info, body ast.Node) Defs {
-	defs := Defs{}
+	defs := Defs{Values: map[*types.Var][]ast.Expr{}, Elems: map[*types.Var]ast.Expr{}}
 	add := func(lhs ast.Expr, rhs ast.Expr) {
+		if ix, ok := ast.Unparen(lhs).(*ast.IndexExpr); ok {
+			lhs = ix.X // refs[i] = l.Ref: refs holds what is stored in it
+		}
 		id, ok := ast.Unparen(lhs).(*ast.Ident)
 		if !ok {
 			return
@@ -25,7 +34,7 @@ func Definitions(info *types.Info, body ast.Node) Defs {
 		if !ok || v.IsField() {
 			return
 		}
-		defs[v] = append(defs[v], rhs)
+		defs.Values[v] = append(defs.Values[v], rhs)
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -57,6 +66,11 @@ func Definitions(info *types.Info, body ast.Node) Defs {
 			}
 			if n.Value != nil {
 				add(n.Value, n.X)
+				if id, ok := n.Value.(*ast.Ident); ok {
+					if v, ok := info.Defs[id].(*types.Var); ok {
+						defs.Elems[v] = n.X
+					}
+				}
 			}
 		}
 		return true
@@ -90,7 +104,7 @@ func Roots(info *types.Info, defs Defs, e ast.Expr) []*types.Var {
 				seen[v] = true
 				out = append(out, v)
 				if depth < maxDepth {
-					for _, d := range defs[v] {
+					for _, d := range defs.Values[v] {
 						walk(d, depth+1)
 					}
 				}
@@ -135,8 +149,15 @@ func Atoms(info *types.Info, defs Defs, recv *types.Var, e ast.Expr) []Atom {
 		if root, path, ok := selectorPath(info, e); ok {
 			a := Atom{Root: root, Path: path, Weak: root == recv || isPackageVar(root)}
 			addAtom(a)
+			if coll, ok := defs.Elems[root]; ok {
+				// An element of a collection: l.Ref in two loops over
+				// lines is the same lines[].Ref.
+				if croot, cpath, ok := selectorPath(info, ast.Unparen(coll)); ok {
+					addAtom(Atom{Root: croot, Path: cpath + "[]" + path, Weak: croot == recv || isPackageVar(croot)})
+				}
+			}
 			if depth < maxDepth && !a.Weak {
-				for _, d := range defs[root] {
+				for _, d := range defs.Values[root] {
 					if path == "" {
 						walk(d, depth+1)
 					} else if v := fieldValue(d, strings.TrimPrefix(path, ".")); v != nil {
