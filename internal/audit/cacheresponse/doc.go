@@ -6,8 +6,9 @@
 // cacheresponse: a key completed without the response it should replay
 //
 // In a function whose answer a replay must reproduce (an HTTP handler
-// that writes a body, a NATS request-reply handler that responds with
-// what it computed, or a function returning a value besides its error; a
+// that writes a body, a gin or echo handler that answers one through its
+// context, a NATS request-reply handler that responds with what it
+// computed, or a function returning a value besides its error; a
 // queue consumer or a cron job that only succeeds or fails is not one),
 // it reports:
 //

@@ -7,48 +7,49 @@
 //
 // A claim is a SET NX (go-redis SetNX, SetArgs with Mode "NX", Do with
 // "nx"; redigo's Do("SET", ..., "NX"); rueidis's Set().Nx()), an HSETNX of
-// a hash field, an INSERT of an in-progress row ('in_progress',
-// 'processing', ...) into a table named for keys or with ON CONFLICT
-// (database/sql, pgx, sqlc query methods, bun, a gorm Create with
-// OnConflict or into a model named for keys), or a call of a claim
-// helper: one carrying the //idemkit:claim directive (the reference
-// runtime's Store.Claim), one whose body only takes a key from its
-// parameters and reports whether it did, a lock helper that returns its
-// unlock function, or an interface method whose name and signature say
-// so (Claim, TryLock, SetNX, TryMark). Helpers are known in any package:
-// what they do travels as an analysis fact, inferred or annotated.
+// a hash field, an SADD whose count of members added is read (0: handled
+// before), an INSERT of an in-progress row ('in_progress', 'processing',
+// ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
+// sqlc query methods, bun, a gorm Create with OnConflict or into a model
+// named for keys), or a call of a claim helper: one carrying the
+// //idemkit:claim directive (the reference runtime's Store.Claim), one
+// whose body only takes a key from its parameters and reports whether it
+// did, a lock helper that returns its unlock function, or an interface
+// method whose name and signature say so (Claim, TryLock, SetNX, TryMark).
+// Helpers are known in any package: what they do travels as an analysis
+// fact, inferred or annotated.
 //
 // From the claim the check walks the function's control-flow graph, as
-// vet's lostcancel does, to every error path on which nothing released
-// the key, completed it or handed it on, and no call deferred before
-// that point does so: a defer registered after an early return does not
-// cover it. An error path returns an error that may be non-nil, answers
-// HTTP with a 4xx or 5xx (http.Error, WriteHeader, a helper given the
-// writer and the status or an error, a net/http status constant), or,
+// vet's lostcancel does, to every error path on which nothing released the
+// key, completed it or handed it on, and no call deferred before that point
+// does so: a defer registered after an early return does not cover it. An
+// error path returns an error that may be non-nil (but not echo's return
+// c.JSON(http.StatusOK, v), a success), answers HTTP with a 4xx or 5xx
+// (http.Error, WriteHeader, a helper given the writer and the status or an
+// error, a net/http status constant, gin's or echo's c.JSON(502, ...)), or,
 // in a function with no error to return, returns from the branch that
-// handles a failed call. The decision is made once, in the walk, for
-// both this check and cacheresponse, which reads the other paths.
+// handles a failed call. The decision is made once, in the walk, for both
+// this check and cacheresponse, which reads the other paths.
 //
-// A release is a DEL or HDEL of the key, a DELETE from the table (in SQL,
-// gorm or bun), a rollback of the claim's transaction, a call of a
+// A release is a DEL, HDEL or SREM of the key, a DELETE from the table (in
+// SQL, gorm or bun), a rollback of the claim's transaction, a call of a
 // release helper (by directive, by its body, or by an interface method's
 // name), the unlock function a lock helper returned, a method of the
-// claim's result that gives it back (lease.Release()), a local closure
-// that does one of these (release := func() { ... }), or a deferred
-// function literal that does. Work handed to a goroutine that completes
-// or releases the key owns it from there. A branch on the claim's own
-// result prunes the walk: the path on which the claim failed (its error,
-// or a predicate of it such as errors.Is(err, redis.Nil) or
-// rueidis.IsRedisNil(err)), or found the key taken, has nothing to
-// release. A helper's boolean may mean "taken" (ok) or "already done"
-// (seen, exists): the side of its first branch that returns early
-// without work is the already-done one. Keys named for rate limits,
-// cooldowns and caches are not claims. Each finding names the leaking
-// exit and the claim.
+// claim's result that gives it back (lease.Release()), a local closure that
+// does one of these (release := func() { ... }), or a deferred function
+// literal that does. Work handed to a goroutine that completes or releases
+// the key owns it from there. A branch on the claim's own result prunes the
+// walk: the path on which the claim failed (its error, or a predicate of it
+// such as errors.Is(err, redis.Nil) or rueidis.IsRedisNil(err)), or found
+// the key taken, has nothing to release. A helper's boolean may mean
+// "taken" (ok) or "already done" (seen, exists): the side of its first
+// branch that returns early without work is the already-done one. Keys
+// named for rate limits, cooldowns and caches are not claims. Each finding
+// names the leaking exit and the claim.
 //
-// When the function names its error result and the claim is a go-redis
-// SET NX, the suggested fix defers a DEL of the key, conditional on that
-// error, right after the claim's checks.
+// When the function names its error result and the claim is a go-redis SET
+// NX, the suggested fix defers a DEL of the key, conditional on that error,
+// right after the claim's checks.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
