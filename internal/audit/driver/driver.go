@@ -288,7 +288,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.Errors = errs
 	res.Packages = len(roots)
 	if len(roots) > 0 && len(opts.Analyzers) > 0 {
-		if err := analyse(opts.Analyzers, roots, user, progress, res); err != nil {
+		loaded := make(map[*packages.Package]bool, len(pkgs))
+		for _, p := range pkgs {
+			loaded[p] = true
+		}
+		if err := analyse(opts.Analyzers, roots, loaded, progress, res); err != nil {
 			return nil, err
 		}
 	}
@@ -301,8 +305,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 // analyse runs the suite over roots and adds what it finds to res.
-func analyse(suite []*analysis.Analyzer, roots []*packages.Package, user map[string]bool, progress func(Progress), res *Result) error {
-	pruneToUserCode(roots, user)
+func analyse(suite []*analysis.Analyzer, roots []*packages.Package, loaded map[*packages.Package]bool, progress func(Progress), res *Result) error {
+	pruneToLoaded(roots, loaded)
 
 	forget, err := resolveInterfaces(roots)
 	if err != nil {
@@ -397,11 +401,17 @@ func isUserModule(m *packages.Module) bool {
 	return m != nil && (m.Main || m.Replace != nil && m.Replace.Version == "")
 }
 
-// pruneToUserCode cuts every edge from the packages to analyse (and the
-// user code they import) to a package outside user, which was loaded from
-// export data without syntax: the checker would otherwise run the fact
-// analyzers on it, with nothing to run them over.
-func pruneToUserCode(roots []*packages.Package, user map[string]bool) {
+// pruneToLoaded cuts every edge from the packages to analyse (and the
+// user code they import) to a package outside loaded, the packages the
+// load was asked for, which alone go/packages type-checks in full from
+// source. Two kinds are outside it: a dependency outside user code, whose
+// types come from export data, without syntax; and the copy of a user
+// package go list makes for another package's external tests ("y
+// [x.test]", recompiled against x's test variant), which go/packages
+// type-checks without its function bodies. The checker would run the fact
+// analyzers on both, on syntax they have no types for. All an edge cut to
+// such a copy costs is its facts in the external test that imports it.
+func pruneToLoaded(roots []*packages.Package, loaded map[*packages.Package]bool) {
 	seen := make(map[*packages.Package]bool)
 	var visit func(p *packages.Package)
 	visit = func(p *packages.Package) {
@@ -411,7 +421,7 @@ func pruneToUserCode(roots []*packages.Package, user map[string]bool) {
 		seen[p] = true
 		kept := make(map[string]*packages.Package, len(p.Imports))
 		for path, q := range p.Imports {
-			if user[q.PkgPath] && q.TypesInfo != nil {
+			if loaded[q] {
 				kept[path] = q
 				visit(q)
 			}

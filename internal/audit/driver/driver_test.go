@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -177,5 +178,65 @@ func TestRunReplacedModule(t *testing.T) {
 	}
 	if len(res.Errors) > 0 || len(res.Findings) != 1 || res.Findings[0].Message != "call to marked Claim (marked)" {
 		t.Errorf("errors %v, findings %+v; want the call through the replaced module's fact", res.Errors, res.Findings)
+	}
+}
+
+// bodiesTyped returns an analyzer that calls untyped with every
+// identifier in a function body the type checker recorded nothing for. It
+// exports a fact so that it runs on the dependencies too, as the checks'
+// fact analyzers do, whose diagnostics the checker drops.
+func bodiesTyped(untyped func(string)) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:      "bodiestyped",
+		Doc:       "identifiers in function bodies without types",
+		FactTypes: []analysis.Fact{new(drivertest.IsMarked)},
+		Run: func(pass *analysis.Pass) (any, error) {
+			for _, file := range pass.Files {
+				for _, decl := range file.Decls {
+					fn, ok := decl.(*ast.FuncDecl)
+					if !ok || fn.Body == nil {
+						continue
+					}
+					ast.Inspect(fn.Body, func(n ast.Node) bool {
+						if id, ok := n.(*ast.Ident); ok && id.Name != "_" && pass.TypesInfo.ObjectOf(id) == nil {
+							untyped(fmt.Sprintf("%s in %s", id.Name, pass.Pkg.Path()))
+						}
+						return true
+					})
+				}
+			}
+			return nil, nil
+		},
+	}
+}
+
+// TestRunTestCopies checks that the copy of a package go list makes for
+// another package's external test ("y [x.test]"), which go/packages
+// type-checks without function bodies, is never analysed: the fact
+// analyzers would walk bodies without types (a check crashed on one).
+func TestRunTestCopies(t *testing.T) {
+	t.Parallel()
+	dir := drivertest.WriteTree(t, map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.26\n",
+		"x/x.go":      "package x\n\nfunc X() int { return 1 }\n",
+		"y/y.go":      "package y\n\nimport \"example.com/m/x\"\n\nfunc Y() int {\n\tn := x.X()\n\treturn n + 1\n}\n",
+		"x/x_test.go": "package x_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/y\"\n)\n\nfunc TestY(t *testing.T) { _ = y.Y() }\n",
+		// An internal test makes "x [x.test]" differ from x, so that go
+		// list recompiles y against it for x_test.
+		"x/in_test.go": "package x\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { _ = X() }\n",
+	})
+	var mu sync.Mutex
+	var untyped []string
+	a := bodiesTyped(func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		untyped = append(untyped, s)
+	})
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 || len(untyped) > 0 {
+		t.Errorf("errors %v; identifiers analysed without types: %v", res.Errors, untyped)
 	}
 }
