@@ -202,7 +202,7 @@ func (s *scope) closure(c *Claim, call *ast.CallExpr) Settle {
 // releaseWords and completeWords name the methods of a claim's result
 // (a lease, a lock, a mutex) that give it back or finish it.
 var (
-	releaseWords  = []string{"release", "unlock", "free", "cancel", "abort", "rollback", "close"}
+	releaseWords  = []string{"release", "unlock", "free", "cancel", "abort", "rollback"}
 	completeWords = []string{"complete", "finish", "done", "commit", "ack"}
 )
 

@@ -305,3 +305,36 @@ func uniqueClaim(ctx context.Context, db *sql.DB, key string) error {
 	}
 	return work() // want `error exit of INSERT into idempotency_keys`
 }
+
+// Closing the rows a claim returned gives nothing back.
+func rowsClaim(ctx context.Context, db *sql.DB, key string) error {
+	rows, err := db.QueryContext(ctx, `INSERT INTO idempotency_keys (key, status) VALUES ($1, 'in_progress') ON CONFLICT DO NOTHING RETURNING key`, key)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return errBusy
+	}
+	return work() // want `error exit of INSERT into idempotency_keys, deferred nothing`
+}
+
+type lease struct{}
+
+func (l *lease) Release() {}
+
+func acquireLease(ctx context.Context, key string) (*lease, error) { return &lease{}, nil }
+
+// A method of the claim's result that gives it back is a release.
+//
+//idemkit:claim
+func takeLease(ctx context.Context, key string) (*lease, error) { return acquireLease(ctx, key) }
+
+func leased(ctx context.Context, key string) error {
+	l, err := takeLease(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	return work() // want `error exit of takeLease, deferred released`
+}
