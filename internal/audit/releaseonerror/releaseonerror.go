@@ -111,6 +111,9 @@ func (a *checker) advice(c *claim.Claim) string {
 	case claim.Store:
 		return "defer a DEL of the key right after the claim, conditional on the error, or send it before returning"
 	case claim.SQL:
+		if c.Lock {
+			return "defer the SELECT pg_advisory_unlock of the same key right after the lock is taken, or unlock before returning: the pool keeps the connection, and the lock with it"
+		}
 		return fmt.Sprintf("defer a DELETE of the row from %s right after the claim (or claim inside a transaction with a deferred Rollback), or delete it before returning", c.Table)
 	}
 	if c.Unlock {

@@ -28,6 +28,7 @@ import (
 	"go/types"
 	"iter"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -371,6 +372,9 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return c
 	}
+	if sc, ok := match.SQL(info, call); ok && sc.Const && advisoryLock.MatchString(sc.Text) {
+		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "pg_advisory_lock", Table: advisoryTable, Lock: true}
+	}
 	if sc, ok := match.SQL(info, call); ok {
 		table, ok := directive.ClaimInsert(info, call, sc)
 		if !ok {
@@ -393,6 +397,17 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 	}
 	return nil
 }
+
+// advisoryLock matches a Postgres session-level advisory lock, which
+// stays held on the pooled connection until pg_advisory_unlock; the
+// transaction-level ones (_xact_) end with their transaction.
+var (
+	advisoryLock   = regexp.MustCompile(`(?i)\bpg_(try_)?advisory_lock(_shared)?\s*\(`)
+	advisoryUnlock = regexp.MustCompile(`(?i)\bpg_advisory_unlock(_shared|_all)?\s*\(`)
+)
+
+// advisoryTable stands for an advisory lock where a claim names its table.
+const advisoryTable = "pg_advisory_lock"
 
 // notClaimWords name a key that SET NX fills without claiming work: a rate
 // limit or cooldown meant to outlive a failure, a cache entry.

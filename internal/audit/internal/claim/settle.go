@@ -67,6 +67,9 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 		return 0
 	}
 	if sc, ok := match.SQL(info, call); ok {
+		if c.Table == advisoryTable && sc.Const && advisoryUnlock.MatchString(sc.Text) {
+			return Released
+		}
 		if st := sc.Statement(); s.claimsTable(c, st.Table) {
 			switch st.Verb {
 			case match.Delete:

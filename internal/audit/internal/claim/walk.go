@@ -146,6 +146,23 @@ func (s *scope) results(f *Func, c *Claim) {
 			switch n := n.(type) {
 			case *ast.FuncLit:
 				return false
+			case *ast.CallExpr:
+				// row.Scan(&locked), db.QueryRow(...).Scan(&id): the
+				// destinations hold the claim's answer
+				sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Scan" {
+					break
+				}
+				if v, isClaim := s.root(c, sel.X); !isClaim && !c.own[v] {
+					break
+				}
+				for _, a := range n.Args {
+					if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
+						if t := s.varOf(u.X); t != nil && !c.held[t] {
+							c.held[t], c.own[t], changed = true, true, true
+						}
+					}
+				}
 			case *ast.AssignStmt, *ast.ValueSpec:
 				for _, t := range s.targets(n, func(rhs ast.Expr) bool { v, _ := s.root(c, rhs); return c.held[v] }) {
 					switch {

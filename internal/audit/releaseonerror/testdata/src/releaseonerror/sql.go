@@ -125,3 +125,38 @@ func requestPayout(ctx context.Context, conn *pgx.Conn, key, payout string) erro
 	_, err = conn.Exec(ctx, `UPDATE payout_requests SET status = 'sent' WHERE key = $1`, key)
 	return err
 }
+
+// A session advisory lock stays held on the pooled connection until it
+// is unlocked.
+func rebuildReport(ctx context.Context, db *sql.DB, report int64) error {
+	var locked bool
+	if err := db.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, report).Scan(&locked); err != nil {
+		return err
+	}
+	if !locked {
+		return errDuplicate
+	}
+	if err := ship(ctx, "report"); err != nil {
+		return err // want `this error return leaves the key claimed by pg_advisory_lock at sql.go:\d+ held: .* defer the SELECT pg_advisory_unlock`
+	}
+	_, err := db.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, report)
+	return err
+}
+
+// Negative: the unlock is deferred; and a transaction-level lock ends
+// with its transaction.
+func rebuildReportDeferred(ctx context.Context, db *sql.DB, report int64) error {
+	var locked bool
+	if err := db.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, report).Scan(&locked); err != nil || !locked {
+		return err
+	}
+	defer db.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, report)
+	return ship(ctx, "report")
+}
+
+func rebuildInTx(ctx context.Context, tx *sql.Tx, report int64) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, report); err != nil {
+		return err
+	}
+	return ship(ctx, "report")
+}
