@@ -20,11 +20,7 @@ func prepared(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, boo
 	if !inPackage(fn, "database/sql") || recv == nil || typeName(recv.Type()) != "Stmt" || !sqlMethods[fn.Name()] {
 		return Access{}, false
 	}
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return Access{}, false
-	}
-	stmt := ast.Unparen(sel.X)
+	stmt := ast.Unparen(receiverOf(call))
 	if wrap, ok := stmt.(*ast.CallExpr); ok && len(wrap.Args) > 0 { // tx.Stmt(stmt), tx.StmtContext(ctx, stmt)
 		if m := method(info, wrap); m != nil && inPackage(m, "database/sql") && (m.Name() == "Stmt" || m.Name() == "StmtContext") {
 			stmt = ast.Unparen(wrap.Args[len(wrap.Args)-1])

@@ -77,11 +77,7 @@ func redigoConn(info *types.Info, call *ast.CallExpr) types.Object {
 	if fn == nil || !inPackage(fn, redigoPath) || (fn.Name() != "Do" && fn.Name() != "Send") {
 		return nil
 	}
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return nil
-	}
-	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	id, ok := ast.Unparen(receiverOf(call)).(*ast.Ident)
 	if !ok {
 		return nil
 	}

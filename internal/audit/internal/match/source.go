@@ -167,3 +167,12 @@ func innermostFunc(path []ast.Node) ast.Node {
 	}
 	return nil
 }
+
+// receiverOf returns the expression a method is called on, as in x.m(),
+// or nil.
+func receiverOf(call *ast.CallExpr) ast.Expr {
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		return sel.X
+	}
+	return nil
+}

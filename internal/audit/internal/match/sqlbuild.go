@@ -61,7 +61,7 @@ func (sk *skeleton) vary(e ast.Expr) {
 
 // read appends what e holds: a constant, a concatenation, a fmt.Sprintf,
 // a call that passes a query through (Rebind, sqlx.In), a local variable
-// with its later += and Rebind assignments.
+// with its later += and Rebind assignments, a strings.Builder's String.
 func (sk *skeleton) read(info *types.Info, e ast.Expr, depth int) {
 	if s, ok := ConstString(info, e); ok {
 		sk.constant(s)
@@ -81,6 +81,9 @@ func (sk *skeleton) read(info *types.Info, e ast.Expr, depth int) {
 	case *ast.CallExpr:
 		if q, ok := passesQuery(info, e); ok {
 			sk.read(info, q, depth-1)
+			return
+		}
+		if sk.builder(info, e, depth) {
 			return
 		}
 		if fn := typeutil.StaticCallee(info, e); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && fn.Name() == "Sprintf" &&
@@ -194,4 +197,78 @@ func (sk *skeleton) sprintf(info *types.Info, format string, args []ast.Expr) {
 		}
 	}
 	sk.constant(format)
+}
+
+// builder reads sb.String() of a strings.Builder or bytes.Buffer declared
+// in the function: what its WriteString, WriteByte and WriteRune calls
+// and the fmt.Fprintf calls into it wrote before, in source order.
+func (sk *skeleton) builder(info *types.Info, call *ast.CallExpr, depth int) bool {
+	fn := method(info, call)
+	if fn == nil || fn.Name() != "String" || !textBuffer(fn.Signature().Recv().Type()) {
+		return false
+	}
+	sb, ok := bufferVar(info, receiverOf(call))
+	if !ok {
+		return false
+	}
+	body := innermostFunc(enclosing(info, sb.Pos()))
+	if body == nil {
+		return false
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		w, ok := n.(*ast.CallExpr)
+		if !ok || w.Pos() >= call.Pos() {
+			return true
+		}
+		if f := typeutil.StaticCallee(info, w); f != nil && f.Pkg() != nil && f.Pkg().Path() == "fmt" && f.Name() == "Fprintf" && len(w.Args) > 1 {
+			if v, ok := bufferVar(info, w.Args[0]); ok && v == sb && !w.Ellipsis.IsValid() {
+				if format, ok := ConstString(info, w.Args[1]); ok {
+					sk.sprintf(info, format, w.Args[2:])
+				}
+			}
+			return true
+		}
+		m := method(info, w)
+		if m == nil || !textBuffer(m.Signature().Recv().Type()) || (m.Name() != "WriteString" && m.Name() != "WriteByte" && m.Name() != "WriteRune") {
+			return true
+		}
+		if v, ok := bufferVar(info, receiverOf(w)); ok && v == sb {
+			sk.read(info, w.Args[0], depth-1)
+		}
+		return true
+	})
+	return true
+}
+
+// textBuffer reports whether t is (a pointer to) strings.Builder or
+// bytes.Buffer.
+func textBuffer(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	switch n.Obj().Pkg().Path() + "." + n.Obj().Name() {
+	case "strings.Builder", "bytes.Buffer":
+		return true
+	}
+	return false
+}
+
+// bufferVar returns the variable e names, through an &.
+func bufferVar(info *types.Info, e ast.Expr) (*types.Var, bool) {
+	if e == nil {
+		return nil, false
+	}
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == gotoken.AND {
+		e = u.X
+	}
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	return v, ok
 }
