@@ -87,15 +87,16 @@ type Access struct {
 	// value (1 the first time). A caller that branches on that result has
 	// checked and acted in one atomic step, as with a claim.
 	ReportsAdded bool
-	// Pipelined marks a Redis command queued on a pipeline (Pipelined,
-	// TxPipelined, Pipeline()): its reply is a future that arrives after
-	// the pipeline runs, so a read there cannot gate a write queued beside
-	// it.
+	// Pipelined marks a Redis command queued on a pipeline (go-redis's
+	// Pipelined, TxPipelined, Pipeline(); redigo's Send): its reply is a
+	// future that arrives after the pipeline runs, so a read there cannot
+	// gate a write queued beside it.
 	Pipelined bool
 	// InWatch marks a Redis command of a WATCH transaction: made on the
-	// *redis.Tx of a Watch callback or on a pipeline it opened. EXEC fails
-	// when a watched key changed, so a read and a write there are the
-	// optimistic-locking pattern, not a race.
+	// *redis.Tx of a go-redis Watch callback or on a pipeline it opened, or
+	// on a redigo connection after its WATCH and before its EXEC. EXEC
+	// fails when a watched key changed, so a read and a write there are
+	// the optimistic-locking pattern, not a race.
 	InWatch bool
 	// KeyRecord names the Redis key itself ("redis idem:{}") for every
 	// Redis access, whatever part of it Record names: a DEL of the key
