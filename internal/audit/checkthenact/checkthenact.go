@@ -117,6 +117,8 @@ type fn struct {
 	unlocks []unlock
 	// serializable marks a function that runs a SERIALIZABLE transaction.
 	serializable bool
+	tags         map[ast.Expr]ast.Expr // case expressions to their switch's tag
+
 }
 
 // add records e with the values its key is made of.
@@ -510,7 +512,7 @@ func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
 		if !ok {
 			continue
 		}
-		if cond != t.cond && !f.mentions(cond, t) {
+		if tag := f.caseTag(cond); cond != t.cond && !f.mentions(cond, t) && (tag == nil || !(f.mentions(tag, t) || contains(tag, rd.at))) {
 			continue
 		}
 		if b != rd.block && !f.reaches(rd.block, b, nil) {
@@ -528,6 +530,32 @@ func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
 		}
 	}
 	return nil, nil
+}
+
+// contains reports whether the node outer holds inner.
+func contains(outer ast.Node, inner ast.Node) bool {
+	return outer.Pos() <= inner.Pos() && inner.End() <= outer.End()
+}
+
+// caseTag returns the tag of the switch whose case expression cond is:
+// the control-flow graph has `case "done":` for `switch status`.
+func (f *fn) caseTag(cond ast.Expr) ast.Expr {
+	if f.tags == nil {
+		f.tags = map[ast.Expr]ast.Expr{}
+		ast.Inspect(f.body, func(n ast.Node) bool {
+			sw, ok := n.(*ast.SwitchStmt)
+			if !ok || sw.Tag == nil {
+				return true
+			}
+			for _, cc := range sw.Body.List {
+				for _, e := range cc.(*ast.CaseClause).List {
+					f.tags[e] = sw.Tag
+				}
+			}
+			return true
+		})
+	}
+	return f.tags[cond]
 }
 
 // errorSide reads a condition that compares only error results of the
