@@ -96,19 +96,20 @@ type made struct {
 }
 
 type checker struct {
-	pass    *analysis.Pass
-	r       *report.Reporter
-	dirs    *directive.Directives
-	decls   map[*types.Func]*ast.FuncDecl
-	returns map[*types.Func]*origin       // what fresh value a function returns; nil for none
-	params  map[*types.Func]map[int]reach // which parameters reach a sink, and which sink
-	makes   map[*types.Func]*made         // functions that make a key and send it; nil for none
-	retries map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
-	roles   map[*ast.FuncDecl]map[*ast.FuncLit]scope
-	jobs    map[*types.Func]bool      // functions handed by name to a scheduler; nil until looked for
-	process map[types.Object]*origin  // package variables and fields set once per process to a fresh value
-	onces   map[types.Object]*origin  // package variables holding a sync.OnceValue of a fresh value
-	held    map[types.Object][]string // what package variables and fields are set to once, spelled out
+	pass      *analysis.Pass
+	r         *report.Reporter
+	dirs      *directive.Directives
+	decls     map[*types.Func]*ast.FuncDecl
+	returns   map[*types.Func]*origin       // what fresh value a function returns; nil for none
+	params    map[*types.Func]map[int]reach // which parameters reach a sink, and which sink
+	makes     map[*types.Func]*made         // functions that make a key and send it; nil for none
+	retries   map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
+	roles     map[*ast.FuncDecl]map[*ast.FuncLit]scope
+	jobs      map[*types.Func]bool      // functions a scheduler runs; nil until registered looks
+	callbacks map[*types.Func]bool      // functions handed over by name as callbacks
+	process   map[types.Object]*origin  // package variables and fields set once per process to a fresh value
+	onces     map[types.Object]*origin  // package variables holding a sync.OnceValue of a fresh value
+	held      map[types.Object][]string // what package variables and fields are set to once, spelled out
 }
 
 func run(pass *analysis.Pass) (any, error) {

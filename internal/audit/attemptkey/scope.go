@@ -44,8 +44,11 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
 		if k, what, msgs := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
 			sc = &scope{node: decl, kind: k, what: what, msgs: msgs}
-		} else if c.scheduledFuncs()[fn] {
+		} else if c.registered(); c.jobs[fn] {
 			sc = &scope{node: decl, kind: scheduled, what: "scheduled job " + decl.Name.Name}
+		} else if k, _, msgs := funcRole(info, "", "", fn.Signature(), decl.Body); c.callbacks[fn] && k == delivery {
+			// handed over as a callback (nc.Subscribe(subj, c.orders)): called per delivery
+			sc = &scope{node: decl, kind: delivery, what: "consumer " + decl.Name.Name, msgs: msgs}
 		}
 	}
 	roles := c.litRoles(decl)
@@ -462,21 +465,28 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 	return out
 }
 
-// scheduledFuncs returns the functions of the package that a scheduler is
-// given by name (c.AddFunc("@daily", s.Settle)) or that a function literal
-// it is given calls (func() { s.Settle(ctx) }): each call of one is a run,
-// and a key it makes is reported there, in the job.
-func (c *checker) scheduledFuncs() map[*types.Func]bool {
+// registered finds the functions of the package handed over by name as
+// callbacks (nc.Subscribe(subj, c.orders)), and among them and the
+// functions that function literals handed to a scheduler call, the
+// scheduled jobs (c.AddFunc("@daily", s.Settle), func() { s.Settle(ctx) }):
+// each call of one is a delivery or a run, and a key it makes is reported
+// there, in the callback or the job.
+func (c *checker) registered() {
 	if c.jobs != nil {
-		return c.jobs
+		return
 	}
-	c.jobs = map[*types.Func]bool{}
+	c.jobs, c.callbacks = map[*types.Func]bool{}, map[*types.Func]bool{}
 	info := c.pass.TypesInfo
 	for _, decl := range c.decls {
 		ast.Inspect(decl.Body, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
+			}
+			for _, arg := range call.Args {
+				if f := funcRef(info, arg); f != nil && c.decls[f.Origin()] != nil {
+					c.callbacks[f.Origin()] = true
+				}
 			}
 			if fn, ok := typeutil.Callee(info, call).(*types.Func); !ok || !scheduling(fn) {
 				return true
@@ -503,7 +513,6 @@ func (c *checker) scheduledFuncs() map[*types.Func]bool {
 			return true
 		})
 	}
-	return c.jobs
 }
 
 // scheduling reports a function that runs a function literal on a

@@ -134,3 +134,17 @@ type AuditEvent struct {
 func (c *Consumer) HandleAuditEvent(ctx context.Context, ev AuditEvent) error { // want HandleAuditEvent:"makes uuid.NewString at consumer.go:\\d+, reaching the Redis key of Set"
 	return c.rdb.Set(ctx, "idem:"+uuid.NewString(), ev.Kind, time.Hour).Err()
 }
+
+// A subscription's callback handed over by name, whatever it is called.
+func (c *Consumer) subscribeOrders(nc *nats.Conn) {
+	nc.Subscribe("orders", c.orders)
+}
+
+func (c *Consumer) orders(m *nats.Msg) {
+	c.rdb.SetNX(context.Background(), "dedup:"+uuid.NewString(), 1, time.Hour) // want `inside the consumer orders at consumer.go:\d+`
+}
+
+// A function taking a message it sends, never handed over.
+func (c *Consumer) outgoing(m *nats.Msg) {
+	c.rdb.SetNX(context.Background(), "dedup:"+uuid.NewString(), 1, time.Hour)
+}
