@@ -35,7 +35,8 @@
 //     an ID field, a function taking a message only ever received (an SQS
 //     message, a JetStream Msg, an AMQP Delivery, a river Job, an asynq
 //     Task), one that acknowledges the message it takes, one named for
-//     handling, consuming, processing, relaying or forwarding it, a loop
+//     handling, consuming, processing, relaying or forwarding it, one handed
+//     over by name as a callback (nc.Subscribe(subj, c.orders)), a loop
 //     over received messages;
 //   - a run of a scheduled job: a function named for its schedule
 //     (nightlyPayout, runSettlementJob, Tick), a method of a type whose name
@@ -56,9 +57,11 @@
 // The sinks are stripe-go's Params.SetIdempotencyKey and IdempotencyKey
 // field, any struct field, setter or parameter named for an idempotency
 // or dedup key (SQS's MessageDeduplicationId, a client's idempotencyKey
-// parameter), an Idempotency-Key header or an ID header the receiver
-// deduplicates by (Webhook-Id, X-Event-Id) on an outgoing net/http request
-// (Set, Add or an index), NATS's Nats-Msg-Id (nats.MsgId,
+// parameter), the AWS SDK's ClientToken and ClientRequestToken, an
+// Idempotency-Key header or an ID header the receiver deduplicates by
+// (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
+// index) or through a request builder's SetHeader (resty), the same keys
+// in gRPC metadata (Pairs, AppendToOutgoingContext), NATS's Nats-Msg-Id (nats.MsgId,
 // jetstream.WithMsgID, the header of a *nats.Msg), the key of a go-redis
 // command on a dedup key (its variable, field or method says so), the key
 // column of an INSERT into a dedup table, the ID or key field of a record
@@ -67,7 +70,8 @@
 // //idemkit:claim helper, and the id or key parameter of a method named so
 // (MarkProcessed) that the check cannot see into. Four more count only in
 // some attempts, being also entities' IDs: the name or ID given to a
-// create (createDatabase's name) in a retry; a parameter named for an
+// create, as a parameter or a field of its request (createDatabase's name,
+// CreateBucketInput's BucketName), in a retry; a parameter named for an
 // event's or message's ID (eventID) of a method the check cannot see into,
 // in a retry or a delivery; the ID of a message literal of the delivered
 // message's type (a republished copy) in a retry or a delivery; the key of
