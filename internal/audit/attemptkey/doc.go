@@ -61,9 +61,9 @@
 // Idempotency-Key header or an ID header the receiver deduplicates by
 // (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
 // index) or through a request builder's SetHeader (resty), the same keys
-// in gRPC metadata (Pairs, AppendToOutgoingContext), NATS's Nats-Msg-Id (nats.MsgId,
-// jetstream.WithMsgID, the header of a *nats.Msg), the key of a go-redis
-// command on a dedup key (its variable, field or method says so), the key
+// in gRPC metadata (Pairs, AppendToOutgoingContext), NATS's Nats-Msg-Id
+// (nats.MsgId, jetstream.WithMsgID, the header of a *nats.Msg), the key of
+// a go-redis command on a dedup key (its variable, field or method says so), the key
 // column of an INSERT into a dedup table, the ID or key field of a record
 // named for what it records (ProcessedMessage), the index of a map or the
 // key of a sync.Map named so (seen, processed), the key of a call to an
