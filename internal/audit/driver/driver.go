@@ -288,11 +288,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.Errors = errs
 	res.Packages = len(roots)
 	if len(roots) > 0 && len(opts.Analyzers) > 0 {
-		loaded := make(map[*packages.Package]bool, len(pkgs))
+		full := make(map[*packages.Package]bool, len(pkgs)) // type-checked in full from source
 		for _, p := range pkgs {
-			loaded[p] = true
+			full[p] = true
 		}
-		if err := analyse(opts.Analyzers, roots, loaded, progress, res); err != nil {
+		if err := analyse(opts.Analyzers, roots, full, progress, res); err != nil {
 			return nil, err
 		}
 	}
