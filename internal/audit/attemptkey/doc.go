@@ -55,31 +55,31 @@
 // another.
 //
 // The sinks are stripe-go's Params.SetIdempotencyKey and IdempotencyKey
-// field, any struct field, setter or parameter named for an idempotency
-// or dedup key (SQS's MessageDeduplicationId, a client's idempotencyKey
+// field, any struct field, setter or parameter named for an idempotency or
+// dedup key (SQS's MessageDeduplicationId, a client's idempotencyKey
 // parameter), the AWS SDK's ClientToken and ClientRequestToken, an
 // Idempotency-Key header or an ID header the receiver deduplicates by
 // (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
-// index) or through a request builder's SetHeader (resty), the same keys
-// in gRPC metadata (Pairs, AppendToOutgoingContext), NATS's Nats-Msg-Id
-// (nats.MsgId, jetstream.WithMsgID, the header of a *nats.Msg), the key of
-// a go-redis command on a dedup key (its variable, field or method says so), the key
-// column of an INSERT into a dedup table, the ID or key field of a record
-// named for what it records (ProcessedMessage), the index of a map or the
-// key of a sync.Map named so (seen, processed), the key of a call to an
+// index) or through a request builder's SetHeader (resty), the same keys in
+// gRPC metadata (Pairs, AppendToOutgoingContext), NATS's Nats-Msg-Id
+// (nats.MsgId, jetstream.WithMsgID, the header of a *nats.Msg), the key of a
+// go-redis command on a dedup key (its variable, field or method says so),
+// the key column of an INSERT into a dedup table, the ID or key field of a
+// record named for what it records (ProcessedMessage), the index of a map or
+// the key of a sync.Map named so (seen, processed), the key of a call to an
 // //idemkit:claim helper, and the id or key parameter of a method named so
 // (MarkProcessed) that the check cannot see into. Four more count only in
-// some attempts, being also entities' IDs: the name or ID given to a
-// create, as a parameter or a field of its request (createDatabase's name,
+// some attempts, being also entities' IDs: the name or ID given to a create,
+// as a parameter or a field of its request (createDatabase's name,
 // CreateBucketInput's BucketName), in a retry; a parameter named for an
 // event's or message's ID (eventID) of a method the check cannot see into,
 // in a retry or a delivery; the ID of a message literal of the delivered
-// message's type (a republished copy) in a retry or a delivery; the key of
-// a SET NX on any key for a value made once per process (a fresh key per
-// turn may be a search for a free one). Keys flow through the package's
+// message's type (a republished copy) in a retry or a delivery; the key of a
+// SET NX on any key for a value made once per process (a fresh key per turn
+// may be a search for a free one). Keys flow through the package's
 // functions: a key made by one function (newKey) and handed to a sink by
-// another (charge) is followed through both. A fresh trace or correlation
-// ID on a header no one deduplicates by is not a key.
+// another (charge) is followed through both. A fresh trace or correlation ID
+// on a header no one deduplicates by is not a key.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
