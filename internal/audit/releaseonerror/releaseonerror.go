@@ -116,6 +116,9 @@ func (a *checker) advice(c *claim.Claim) string {
 		}
 		return fmt.Sprintf("defer a DELETE of the row from %s right after the claim (or claim inside a transaction with a deferred Rollback), or delete it before returning", c.Table)
 	}
+	if c.Mutex {
+		return "defer its Unlock right after the lock is taken, before any other return"
+	}
 	if c.Unlock {
 		return fmt.Sprintf("defer the function %s returns right after the claim succeeds, before any other return", c.Callee.Name())
 	}

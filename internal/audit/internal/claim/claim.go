@@ -110,6 +110,9 @@ type Claim struct {
 	// Unlock marks a helper's claim whose result is the function that
 	// releases it: calling that function is the release.
 	Unlock bool
+	// Mutex marks a lock taken by a method of a mutex value (redsync's
+	// m.Lock()): an Unlock of the same value releases it.
+	Mutex bool
 	// Record names what a Store claim took, as match.Classify names it;
 	// a delete or write of the same record and key settles it.
 	Record string
@@ -372,6 +375,17 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return c
 	}
+	if fn := callee(info, call); fn != nil && fn.Pkg() != nil {
+		for _, l := range lockLibraries {
+			if fn.Pkg().Path() == l.pkg && slices.Contains(strings.Fields(l.acquire), fn.Name()) {
+				c := &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(), Lock: true, Mutex: l.byReceiver}
+				if l.key >= 0 && l.key < len(call.Args) {
+					c.Key = call.Args[l.key]
+				}
+				return c
+			}
+		}
+	}
 	if sc, ok := match.SQL(info, call); ok && sc.Const && advisoryLock.MatchString(sc.Text) {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "pg_advisory_lock", Table: advisoryTable, Lock: true}
 	}
@@ -396,6 +410,20 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: a.What + " into " + a.Target, Table: a.Target}
 	}
 	return nil
+}
+
+// lockLibraries are the Redis lock clients whose acquiring calls are
+// lock claims: bsm/redislock's Obtain returns a *Lock whose Release gives
+// it back (a method of the claim's result); redsync's Mutex is taken by
+// Lock and given back by Unlock on the same mutex (byReceiver).
+var lockLibraries = []struct {
+	pkg, acquire string
+	key          int // the key argument, or -1
+	byReceiver   bool
+}{
+	{"github.com/bsm/redislock", "Obtain", 1, false},
+	{"github.com/go-redsync/redsync/v4", "Lock LockContext TryLock TryLockContext", -1, true},
+	{"github.com/go-redsync/redsync/v3", "Lock LockContext TryLock TryLockContext", -1, true},
 }
 
 // advisoryLock matches a Postgres session-level advisory lock, which

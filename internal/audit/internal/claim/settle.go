@@ -182,6 +182,9 @@ func (s *scope) closure(c *Claim, call *ast.CallExpr) Settle {
 			}
 		}
 	case *ast.SelectorExpr:
+		if c.Mutex && sameReceiver(c.Call, fun) && slices.ContainsFunc(match.Words(fun.Sel.Name), func(w string) bool { return slices.Contains(releaseWords, w) }) {
+			return Released // mutex.Unlock() after mutex.Lock()
+		}
 		if v, _ := s.root(c, fun.X); v != nil && c.own[v] {
 			switch {
 			case slices.ContainsFunc(match.Words(fun.Sel.Name), func(w string) bool { return slices.Contains(releaseWords, w) }):
@@ -200,6 +203,13 @@ func (s *scope) closure(c *Claim, call *ast.CallExpr) Settle {
 		}
 	}
 	return out
+}
+
+// sameReceiver reports whether a method selector is made on the receiver
+// a claiming method call was made on.
+func sameReceiver(claim *ast.CallExpr, sel *ast.SelectorExpr) bool {
+	cs, ok := ast.Unparen(claim.Fun).(*ast.SelectorExpr)
+	return ok && types.ExprString(cs.X) == types.ExprString(sel.X)
 }
 
 // releaseWords and completeWords name the methods of a claim's result
