@@ -11,13 +11,15 @@
 // before), an INSERT of an in-progress row ('in_progress', 'processing',
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
 // sqlc query methods, bun, a gorm Create with OnConflict or into a model
-// named for keys), or a call of a claim helper: one carrying the
-// //idemkit:claim directive (the reference runtime's Store.Claim), one
-// whose body only takes a key from its parameters and reports whether it
-// did, a lock helper that returns its unlock function, or an interface
-// method whose name and signature say so (Claim, TryLock, SetNX, TryMark).
-// Helpers are known in any package: what they do travels as an analysis
-// fact, inferred or annotated.
+// named for keys), a Postgres session advisory lock (pg_try_advisory_lock,
+// held on the pooled connection until pg_advisory_unlock), a lock from
+// bsm/redislock (Obtain) or redsync (a Mutex's Lock), or a call of a claim
+// helper: one carrying the //idemkit:claim directive (the reference
+// runtime's Store.Claim), one whose body only takes a key from its
+// parameters and reports whether it did, a lock helper that returns its
+// unlock function, or an interface method whose name and signature say so
+// (Claim, TryLock, SetNX, TryMark). Helpers are known in any package: what
+// they do travels as an analysis fact, inferred or annotated.
 //
 // From the claim the check walks the function's control-flow graph, as
 // vet's lostcancel does, to every error path on which nothing released the
@@ -34,18 +36,19 @@
 // A release is a DEL, HDEL or SREM of the key, a DELETE from the table (in
 // SQL, gorm or bun), a rollback of the claim's transaction, a call of a
 // release helper (by directive, by its body, or by an interface method's
-// name), the unlock function a lock helper returned, a method of the
-// claim's result that gives it back (lease.Release()), a local closure that
-// does one of these (release := func() { ... }), or a deferred function
-// literal that does. Work handed to a goroutine that completes or releases
-// the key owns it from there. A branch on the claim's own result prunes the
-// walk: the path on which the claim failed (its error, or a predicate of it
-// such as errors.Is(err, redis.Nil) or rueidis.IsRedisNil(err)), or found
-// the key taken, has nothing to release. A helper's boolean may mean
-// "taken" (ok) or "already done" (seen, exists): the side of its first
-// branch that returns early without work is the already-done one. Keys
-// named for rate limits, cooldowns and caches are not claims. Each finding
-// names the leaking exit and the claim.
+// name), the unlock function a lock helper returned, the Unlock of a locked
+// mutex, a method of the claim's result that gives it back
+// (lease.Release()), a local closure that does one of these (release :=
+// func() { ... }), or a deferred function literal that does. Work handed to
+// a goroutine that completes or releases the key owns it from there. A
+// branch on the claim's own result prunes the walk: the path on which the
+// claim failed (its error, or a predicate of it such as errors.Is(err,
+// redis.Nil) or rueidis.IsRedisNil(err)), or found the key taken, has
+// nothing to release. A helper's boolean may mean "taken" (ok) or "already
+// done" (seen, exists): the side of its first branch that returns early
+// without work is the already-done one. Keys named for rate limits,
+// cooldowns and caches are not claims. Each finding names the leaking exit
+// and the claim.
 //
 // When the function names its error result and the claim is a go-redis SET
 // NX, the suggested fix defers a DEL of the key, conditional on that error,
