@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	gofrs4 "github.com/gofrs/uuid"
 	gofrs "github.com/gofrs/uuid/v5"
 	"github.com/google/uuid"
 	"github.com/rs/xid"
@@ -43,6 +44,7 @@ func freshSources(ctx context.Context, sc *stripe.Client) {
 		params.SetIdempotencyKey(time.Now().Format(time.RFC3339Nano))      // want `made by time.Now`
 		params.SetIdempotencyKey(time.Now().String())                      // want `made by time.Now`
 		params.SetIdempotencyKey(fmt.Sprint(mrand.Int63()))                // want `made by rand.Int63`
+		params.SetIdempotencyKey(gofrs4.Must(gofrs4.NewV4()).String())     // want `made by uuid.NewV4`
 		g, _ := gofrs.DefaultGenerator.NewV4()
 		params.SetIdempotencyKey(g.String()) // want `made by uuid.Generator.NewV4`
 		sc.V1PaymentIntents.Create(ctx, params)
@@ -100,6 +102,8 @@ func derivedSources(ctx context.Context, sc *stripe.Client, orderID string) {
 		params := &stripe.PaymentIntentCreateParams{}
 		params.SetIdempotencyKey(gofrs.NewV5(gofrs.NamespaceURL, orderID).String())
 		params.SetIdempotencyKey(uuid.NewSHA1(uuid.NameSpaceURL, []byte(orderID)).String())
+		params.SetIdempotencyKey(uuid.NewMD5(uuid.NameSpaceURL, []byte(orderID)).String())
+		params.SetIdempotencyKey(gofrs4.NewV5(gofrs4.NamespaceURL, orderID).String())
 		params.SetIdempotencyKey("report:" + time.Now().UTC().Format("2006-01-02"))
 		params.SetIdempotencyKey("report:" + time.Now().Format("2006010215"))
 		params.SetIdempotencyKey(fmt.Sprintf("report:%d", time.Now().YearDay()))

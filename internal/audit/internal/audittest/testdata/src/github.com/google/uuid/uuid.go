@@ -13,3 +13,5 @@ func NewSHA1(space UUID, data []byte) UUID { return UUID{} }
 func (uuid UUID) String() string           { return "" }
 
 var NameSpaceURL = UUID{}
+
+func NewMD5(space UUID, data []byte) UUID { return UUID{} }
