@@ -124,9 +124,24 @@ type fn struct {
 // add records e with the values its key is made of.
 func (f *fn) add(e *event) {
 	for _, k := range e.use.Keys {
-		e.atoms = append(e.atoms, effect.Atoms(f.pass.TypesInfo, f.defs, f.recv, k)...)
+		e.atoms = append(e.atoms, effect.Atoms(f.pass.TypesInfo, f.defs, f.recv, f.lookup, k)...)
 	}
 	f.events = append(f.events, e)
+}
+
+// lookup reports whether call reads a store, or might: its result is
+// found, not built from its arguments. A call with no effects (a
+// constructor such as newOrder(req)) builds.
+func (f *fn) lookup(call *ast.CallExpr) bool {
+	if _, ok := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); !ok {
+		return true
+	}
+	for _, u := range f.eff.Of(call) {
+		if u.Op == match.OpRead {
+			return true
+		}
+	}
+	return false
 }
 
 // mapAccess reads m[k] as an access to the record the map keeps: a read,
@@ -259,6 +274,9 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	gate, side := f.gate(rd, w, t)
 	if gate == nil {
 		return false
+	}
+	if rd.use.ForUpdate && (w.use.Op == match.OpUpdate || w.use.Op == match.OpGuarded) {
+		return false // the row exists and is locked until the transaction ends
 	}
 	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w)
 	between := f.sideEffect(rd, w, gate, side, true)

@@ -130,8 +130,12 @@ type Atom struct {
 // Atoms returns the values a key expression is made of, following local
 // variables to their definitions and a local composite literal's field
 // to the value it was given. recv is the enclosing method's receiver, whose
-// fields are Weak atoms.
-func Atoms(info *types.Info, defs Defs, recv *types.Var, e ast.Expr) []Atom {
+// fields are Weak atoms. A local assigned a call's result is made of the
+// call's arguments when the call builds a value (fmt, strings, a
+// conversion, or a constructor for which lookup, when given, says false),
+// not when it looks one up: the rows a batch query returns are not keyed
+// by the batch.
+func Atoms(info *types.Info, defs Defs, recv *types.Var, lookup func(*ast.CallExpr) bool, e ast.Expr) []Atom {
 	var out []Atom
 	seen := map[Atom]bool{}
 	addAtom := func(a Atom) {
@@ -169,8 +173,8 @@ func Atoms(info *types.Info, defs Defs, recv *types.Var, e ast.Expr) []Atom {
 		}
 		switch e := e.(type) {
 		case *ast.CallExpr:
-			if depth > 0 && !builds(info, e) {
-				return // a local's value computed by a call is not the call's arguments
+			if depth > 0 && !builds(info, e) && (lookup == nil || lookup(e)) {
+				return // a local's value looked up by a call is not the call's arguments
 			}
 			if sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok {
 				if _, isMethod := info.Selections[sel]; isMethod {

@@ -240,15 +240,24 @@ func RecordName(name string) string {
 // KeyShape returns a Redis key expression's constant skeleton, with "{}"
 // for what varies: "seen:" + id and "seen:" + ev.ID are both "seen:{}",
 // whatever the helper calls its parameter, and so is
-// fmt.Sprintf("seen:%s", id). A key with no constant part is known by its
-// expression.
+// fmt.Sprintf("seen:%s", id), and so is a local variable assigned one
+// of them. A key with no constant part is "{}": which record it picks is
+// up to its values.
 func KeyShape(info *types.Info, e ast.Expr) string {
+	depth := 0
 	var shape func(e ast.Expr) string
 	shape = func(e ast.Expr) string {
 		if s, ok := ConstString(info, e); ok {
 			return s
 		}
 		switch e := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			// key := "idem:" + id: the key is what it was made of.
+			if v, _, later, ok := definition(info, e); ok && len(later) == 0 && depth < 4 {
+				depth++
+				defer func() { depth-- }()
+				return shape(v)
+			}
 		case *ast.BinaryExpr:
 			if e.Op == gotoken.ADD {
 				return shape(e.X) + shape(e.Y)
@@ -264,7 +273,7 @@ func KeyShape(info *types.Info, e ast.Expr) string {
 	}
 	s := shape(e)
 	if strings.Trim(s, "{}") == "" {
-		return types.ExprString(e)
+		return "{}" // a key made of variables alone: its values tell records apart
 	}
 	return s
 }

@@ -57,15 +57,15 @@ func gormCalls(db *gorm.DB) {
 func redisCalls(ctx context.Context, rdb *redis.Client, c redis.Cmdable, u redis.UniversalClient, key string) {
 	rdb.Get(ctx, "idem:"+key)                                           // want `redis Get GET key=\*ast.BinaryExpr` `access read GET record="redis idem:\{\}" keys=<"idem:" \+ key> dest=<>`
 	c.Exists(ctx, "seen:1")                                             // want `redis Exists EXISTS key="seen:1"` `access read EXISTS record="redis seen:1" keys=<"seen:1"> dest=<>`
-	rdb.Set(ctx, key, 1, time.Hour)                                     // want `redis Set SET key=\*ast.Ident` `access write SET record="redis key" keys=<key> dest=<>`
-	rdb.SetNX(ctx, key, 1, time.Hour)                                   // want `redis SetNX SET NX key=\*ast.Ident` `access claim SET NX record="redis key" keys=<key> dest=<>`
-	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "NX", TTL: time.Hour}) // want `redis SetArgs SET NX key=\*ast.Ident command=SET$` `access claim SET NX record="redis key" keys=<key> dest=<>`
-	rdb.SetArgs(ctx, key, 1, redis.SetArgs{TTL: time.Hour})             // want `redis SetArgs SET key` `access write SET record="redis key" keys=<key> dest=<>`
-	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "XX"})                 // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "set", key, "v", "EX", 60, "nx")                          // want `redis Do SET NX` `access claim SET NX record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "SET", key, "v")                                          // want `redis Do SET key` `access write SET record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "SET", key, "v", "XX")                                    // want `access guarded update SET XX record="redis key" keys=<key> dest=<>`
-	u.Do(ctx, "GET", key)                                               // want `redis Do GET` `access read GET record="redis key" keys=<key> dest=<>`
-	rdb.Del(ctx, key)                                                   // want `redis Del DEL` `access delete DEL record="redis key" keys=<key> dest=<> .* key-record="redis key"`
+	rdb.Set(ctx, key, 1, time.Hour)                                     // want `redis Set SET key=\*ast.Ident` `access write SET record="redis {}" keys=<key> dest=<>`
+	rdb.SetNX(ctx, key, 1, time.Hour)                                   // want `redis SetNX SET NX key=\*ast.Ident` `access claim SET NX record="redis {}" keys=<key> dest=<>`
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "NX", TTL: time.Hour}) // want `redis SetArgs SET NX key=\*ast.Ident command=SET$` `access claim SET NX record="redis {}" keys=<key> dest=<>`
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{TTL: time.Hour})             // want `redis SetArgs SET key` `access write SET record="redis {}" keys=<key> dest=<>`
+	rdb.SetArgs(ctx, key, 1, redis.SetArgs{Mode: "XX"})                 // want `access guarded update SET XX record="redis {}" keys=<key> dest=<>`
+	u.Do(ctx, "set", key, "v", "EX", 60, "nx")                          // want `redis Do SET NX` `access claim SET NX record="redis {}" keys=<key> dest=<>`
+	u.Do(ctx, "SET", key, "v")                                          // want `redis Do SET key` `access write SET record="redis {}" keys=<key> dest=<>`
+	u.Do(ctx, "SET", key, "v", "XX")                                    // want `access guarded update SET XX record="redis {}" keys=<key> dest=<>`
+	u.Do(ctx, "GET", key)                                               // want `redis Do GET` `access read GET record="redis {}" keys=<key> dest=<>`
+	rdb.Del(ctx, key)                                                   // want `redis Del DEL` `access delete DEL record="redis {}" keys=<key> dest=<> .* key-record="redis {}"`
 	rdb.Do(ctx, "PING", 1)
 }

@@ -10,26 +10,26 @@ import (
 
 func redisHashesAndSets(ctx context.Context, rdb *redis.Client, id, key string, ids []any) {
 	rdb.HGet(ctx, "payout:"+id, "status")                                     // want `redis HGet HGET` `access read HGET record="redis hash payout:\{\} status" keys=<"payout:" \+ id; "status"> dest=<> for-update=false appends=false added=false pipelined=false watch=false`
-	rdb.HGetAll(ctx, key)                                                     // want `redis HGetAll HGET key=\*ast.Ident command=HGETALL$` `access read HGETALL record="redis hash key" keys=<key> dest=<>`
+	rdb.HGetAll(ctx, key)                                                     // want `redis HGetAll HGET key=\*ast.Ident command=HGETALL$` `access read HGETALL record="redis hash {}" keys=<key> dest=<>`
 	rdb.HExists(ctx, "processed", id)                                         // want `redis HExists HEXISTS` `access read HEXISTS record="redis hash processed" keys=<"processed"; id>`
 	rdb.SIsMember(ctx, "seen", id)                                            // want `redis SIsMember SISMEMBER` `access read SISMEMBER record="redis set seen" keys=<"seen"; id>`
 	rdb.SMIsMember(ctx, "seen", id, key)                                      // want `redis SMIsMember SISMEMBER` `access read SMISMEMBER record="redis set seen" keys=<"seen"; id; key>`
 	rdb.HSet(ctx, "processed", id, 1)                                         // want `redis HSet HSET` `access write HSET record="redis hash processed" keys=<"processed"; id> dest=<> for-update=false appends=false added=true`
-	rdb.HSet(ctx, key, map[string]any{"a": 1})                                // want `redis HSet HSET` `access write HSET record="redis hash key" keys=<key> dest=<>`
-	rdb.HMSet(ctx, key, "status", "done", "at", 1)                            // want `redis HMSet HSET` `access write HMSET record="redis hash key status" keys=<key; "status"; "at"> dest=<> for-update=false appends=false added=false`
+	rdb.HSet(ctx, key, map[string]any{"a": 1})                                // want `redis HSet HSET` `access write HSET record="redis hash {}" keys=<key> dest=<>`
+	rdb.HMSet(ctx, key, "status", "done", "at", 1)                            // want `redis HMSet HSET` `access write HMSET record="redis hash {} status" keys=<key; "status"; "at"> dest=<> for-update=false appends=false added=false`
 	rdb.SAdd(ctx, "seen", id)                                                 // want `redis SAdd SADD` `access write SADD record="redis set seen" keys=<"seen"; id> dest=<> for-update=false appends=false added=true .* key-record="redis seen"`
 	rdb.SAdd(ctx, "seen", ids...)                                             // want `redis SAdd SADD` `access write SADD record="redis set seen" keys=<"seen"> dest=<>`
 	rdb.HSetNX(ctx, "idem:"+id, "status", "run")                              // want `redis HSetNX HSETNX` `access claim HSETNX record="redis hash idem:\{\} status" keys=<"idem:" \+ id; "status"> dest=<> for-update=false appends=false added=false pipelined=false watch=false key-record="redis idem:\{\}"`
 	rdb.HDel(ctx, "idem:"+id, "status")                                       // want `redis HDel HDEL` `access delete HDEL record="redis hash idem:\{\} status" keys=<"idem:" \+ id; "status">`
 	rdb.SRem(ctx, "seen", id)                                                 // want `redis SRem SREM` `access delete SREM record="redis set seen" keys=<"seen"; id>`
 	rdb.Incr(ctx, "count:"+id)                                                // want `redis Incr INCR` `access write INCR record="redis count:\{\}" keys=<"count:" \+ id> dest=<> for-update=false appends=true added=true`
-	rdb.IncrBy(ctx, key, 5)                                                   // want `redis IncrBy INCR` `access write INCRBY record="redis key" keys=<key> dest=<> for-update=false appends=true added=true`
+	rdb.IncrBy(ctx, key, 5)                                                   // want `redis IncrBy INCR` `access write INCRBY record="redis {}" keys=<key> dest=<> for-update=false appends=true added=true`
 	rdb.LPush(ctx, "jobs", id)                                                // want `redis LPush PUSH` `access write LPUSH record="redis list jobs" keys=<"jobs"> dest=<> for-update=false appends=true added=false`
 	rdb.RPush(ctx, "jobs", id)                                                // want `redis RPush PUSH` `access write RPUSH record="redis list jobs"`
 	rdb.XAdd(ctx, &redis.XAddArgs{Stream: "events", Values: []any{"id", id}}) // want `redis XAdd XADD` `access write XADD record="redis stream events" keys=<"events"> dest=<> for-update=false appends=true`
 	rdb.Do(ctx, "SADD", "seen", id)                                           // want `redis Do SADD` `access write SADD record="redis set seen" keys=<"seen"; id> dest=<> for-update=false appends=false added=true`
-	rdb.Do(ctx, "hgetall", key)                                               // want `redis Do HGET` `access read HGETALL record="redis hash key" keys=<key>`
-	rdb.Do(ctx, "HSETNX", key, "status", 1)                                   // want `redis Do HSETNX` `access claim HSETNX record="redis hash key status" keys=<key; "status">`
+	rdb.Do(ctx, "hgetall", key)                                               // want `redis Do HGET` `access read HGETALL record="redis hash {}" keys=<key>`
+	rdb.Do(ctx, "HSETNX", key, "status", 1)                                   // want `redis Do HSETNX` `access claim HSETNX record="redis hash {} status" keys=<key; "status">`
 	rdb.Do(ctx, "XADD", "events", "*", "id", id)                              // want `redis Do XADD` `access write XADD record="redis stream events" keys=<"events">`
 }
 
