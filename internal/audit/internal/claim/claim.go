@@ -133,8 +133,9 @@ type Claim struct {
 	// called (if d.Seen(ctx, id) { ... }).
 	done     map[*types.Var]bool
 	doneCall bool
-	// counted marks an SADD, a claim of a set member only where its count
-	// of members added is read: added == 0 says it was there before.
+	// counted marks a claim only where its answer is read: an SADD's
+	// count of members added (0: there before), a SetNX's bool (its Err is
+	// nil whether or not it set the key).
 	counted bool
 }
 
@@ -360,7 +361,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd}
+			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Method == "SetNX" || rc.Method == "HSetNX"}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)

@@ -62,7 +62,10 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 	s.results(f, c)
 	s.polarity(f, c)
 	if c.counted && len(c.own) == 0 && !(i == len(b.Nodes)-1 && isCond(b)) {
-		return false // an SADD whose count nobody reads adds to a set, claiming nothing
+		// an SADD whose count nobody reads adds to a set, and a SetNX
+		// whose bool nobody reads (only its Err, nil either way) lets a
+		// retry through: neither holds anything
+		return false
 	}
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
 		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}}

@@ -94,6 +94,9 @@ type inference struct {
 	info  *types.Info
 	known func(*types.Func) (Fact, bool)
 	keys  map[*types.Var]int // parameters a key may be built from, and locals built from them, to the parameter's index
+	// errOnly are the calls of which only Err is read: a SetNX whose bool
+	// is dropped says nothing about whether it took the key.
+	errOnly map[*ast.CallExpr]bool
 }
 
 // infer returns what decl does to a key built from its parameters, when
@@ -110,7 +113,15 @@ type inference struct {
 //   - a completion: it writes a key (SET, HSET, a SQL UPDATE, a call of
 //     another completion) and claims none.
 func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*types.Func) (Fact, bool)) (Fact, bool) {
-	in := &inference{info: info, known: known, keys: map[*types.Var]int{}}
+	in := &inference{info: info, known: known, keys: map[*types.Var]int{}, errOnly: map[*ast.CallExpr]bool{}}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Err" {
+			if call, ok := ast.Unparen(sel.X).(*ast.CallExpr); ok {
+				in.errOnly[call] = true
+			}
+		}
+		return true
+	})
 	params := fn.Signature().Params()
 	for i := range params.Len() {
 		if keyParam(fn.Pkg(), params.At(i).Type()) {
@@ -275,6 +286,9 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		switch rc.Op {
 		case match.RedisSetNX, match.RedisHSetNX:
+			if in.errOnly[call] && (rc.Method == "SetNX" || rc.Method == "HSetNX") {
+				return 0, -1, "", "" // SetNX(...).Err(): nil whether or not it set the key
+			}
 			return Claim, key, "", types.ExprString(rc.Key)
 		case match.RedisDel, match.RedisHDel:
 			return Release, key, "", ""

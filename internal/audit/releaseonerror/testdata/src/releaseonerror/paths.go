@@ -324,3 +324,12 @@ func tag(ctx context.Context, rdb *redis.Client, id, label string) error {
 	}
 	return send(ctx, id)
 }
+
+// SetNX's error alone is nil whether or not it set the key: a retry goes
+// through, nothing is held.
+func touchThenSend(ctx context.Context, rdb *redis.Client, id string) error {
+	if err := rdb.SetNX(ctx, "touched:"+id, 1, time.Hour).Err(); err != nil {
+		return err
+	}
+	return send(ctx, id)
+}

@@ -176,3 +176,9 @@ type Orders interface {
 	DeleteDraft(ctx context.Context, id string) error
 	ReserveStock(ctx context.Context, sku string) (bool, error)
 }
+
+// Touch sets a marker and drops SetNX's answer: its error is nil whether
+// or not the key was set, so it claims nothing.
+func (d *Dedup) Touch(ctx context.Context, id string) error {
+	return d.rdb.SetNX(ctx, "touched:"+id, 1, time.Hour).Err()
+}
