@@ -166,6 +166,8 @@ func Atoms(info *types.Info, defs Defs, recv *types.Var, lookup func(*ast.CallEx
 						walk(d, depth+1)
 					} else if v := fieldValue(d, strings.TrimPrefix(path, ".")); v != nil {
 						walk(v, depth+1)
+					} else if _, ok := ast.Unparen(d).(*ast.CallExpr); ok {
+						walk(d, depth+1) // v := newVoucher(code); v.Code
 					}
 				}
 			}

@@ -148,3 +148,35 @@ func (s *Service) enrol(ctx context.Context, db *sql.DB, student string) error {
 	}
 	return err
 }
+
+type voucher struct{ Code string }
+
+func newVoucher(code string) voucher { return voucher{Code: code} }
+
+// The row inserted is built by a constructor from the code looked up.
+func (s *Service) issue(ctx context.Context, db *sql.DB, code string) error {
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM vouchers WHERE code = $1", code).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	v := newVoucher(code)
+	_, err := db.ExecContext(ctx, "INSERT INTO vouchers (code) VALUES ($1)", v.Code) // want `INSERT into vouchers after the SELECT at precision.go:159 races`
+	return err
+}
+
+// A row that exists, locked FOR UPDATE, then updated: the lock holds.
+func (s *Service) debit(ctx context.Context, tx *sql.Tx, account string, cents int) error {
+	var balance int
+	if err := tx.QueryRowContext(ctx, "SELECT balance FROM balances WHERE account = $1 FOR UPDATE", account).Scan(&balance); err != nil {
+		return err
+	}
+	if balance < cents {
+		return errors.New("insufficient funds")
+	}
+	s.pay.Charge(ctx, account, cents)
+	_, err := tx.ExecContext(ctx, "UPDATE balances SET balance = balance - $2 WHERE account = $1", account, cents)
+	return err
+}
