@@ -3,8 +3,10 @@ package attemptkey
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -116,6 +118,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 		switch n := n.(type) {
 		case *ast.CompositeLit, *ast.FuncLit:
 			return false
+		case *ast.BinaryExpr:
+			if f.slot(n) {
+				return false
+			}
 		case *ast.CallExpr:
 			if match.Slot(info, n) {
 				return false
@@ -158,6 +164,24 @@ func (f *flow) origin(e ast.Expr) *origin {
 		return true
 	})
 	return found
+}
+
+// slot reports a clock reading divided by a constant of a minute or more
+// (time.Now().Unix() / 3600): the number of its hour, a schedule slot.
+func (f *flow) slot(b *ast.BinaryExpr) bool {
+	if b.Op != token.QUO {
+		return false
+	}
+	tv, ok := f.c.pass.TypesInfo.Types[b.Y]
+	if !ok || tv.Value == nil {
+		return false
+	}
+	d, ok := constant.Int64Val(constant.ToInt(tv.Value))
+	if !ok || d < 60 {
+		return false
+	}
+	o := f.origin(b.X)
+	return o != nil && strings.HasPrefix(o.what, "time.Now")
 }
 
 // returnsFresh returns the fresh value a package function returns on

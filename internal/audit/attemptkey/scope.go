@@ -393,7 +393,8 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 
 // retried reports whether fn retries its i'th argument: fn is named, or
 // is in a package or on a type named, for retries (retry.Do,
-// backoff.Retry, RetryNotify, WithAttempts, Retrier.Do), or is a function
+// backoff.Retry, RetryNotify, WithAttempts, Retrier.Do, a Poll until a
+// condition holds), or is a function
 // of this package that calls that parameter in a loop or hands it to a
 // retry helper.
 func (c *checker) retried(fn *types.Func, i int) bool {
@@ -408,7 +409,7 @@ func (c *checker) retried(fn *types.Func, i int) bool {
 	return i < len(r) && r[i]
 }
 
-var retryWords = []string{"retry", "retries", "retrying", "retrier", "retryer", "backoff", "attempt", "attempts"}
+var retryWords = []string{"retry", "retries", "retrying", "retrier", "retryer", "backoff", "attempt", "attempts", "poll"}
 
 // retriesParams returns, for each parameter of a package function, whether
 // it is a function the body calls inside a loop, or hands to a retry

@@ -34,6 +34,10 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					id, ok := kv.Key.(*ast.Ident)
 					switch {
 					case !ok:
+						// a request body's "idempotency_key": ...
+						if k, ok := match.ConstString(info, kv.Key); ok && match.KeyName(k) {
+							out = append(out, sink{node: kv, value: kv.Value, what: "the " + k + " entry"})
+						}
 					case keyField(info.Uses[id]):
 						out = append(out, sink{node: kv, value: kv.Value, what: id.Name})
 					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):

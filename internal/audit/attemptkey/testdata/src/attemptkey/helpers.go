@@ -105,3 +105,25 @@ func chargeTraced(ctx context.Context, sc *stripe.Client) error {
 		return chargeOnce(ctx, sc, uuid.NewString())
 	})
 }
+
+// A poll until a condition holds calls its function again and again.
+func pollUntil(ctx context.Context, interval time.Duration, cond func(context.Context) (bool, error)) error {
+	return nil
+}
+
+func awaitCharge(ctx context.Context, sc *stripe.Client) error {
+	return pollUntil(ctx, time.Second, func(ctx context.Context) (bool, error) {
+		return chargeOnce(ctx, sc, uuid.NewString()) == nil, nil // want `inside the function retried by pollUntil`
+	})
+}
+
+// A request body's idempotency_key entry.
+func postJSON(ctx context.Context, post func(context.Context, map[string]any) error) error {
+	var err error
+	for range 3 {
+		if err = post(ctx, map[string]any{"trace_id": uuid.NewString(), "idempotency_key": uuid.NewString()}); err == nil { // want `reaches the idempotency_key entry`
+			return nil
+		}
+	}
+	return err
+}

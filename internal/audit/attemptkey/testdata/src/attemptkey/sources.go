@@ -43,6 +43,8 @@ func freshSources(ctx context.Context, sc *stripe.Client) {
 		params.SetIdempotencyKey(strconv.FormatInt(time.Now().Unix(), 10)) // want `made by time.Now`
 		params.SetIdempotencyKey(time.Now().Format(time.RFC3339Nano))      // want `made by time.Now`
 		params.SetIdempotencyKey(time.Now().String())                      // want `made by time.Now`
+		params.SetIdempotencyKey(fmt.Sprint(mrand.Int63() / 1000))         // want `made by rand.Int63`
+		params.SetIdempotencyKey(fmt.Sprint(time.Now().UnixNano() / 10))   // want `made by time.Now`
 		params.SetIdempotencyKey(fmt.Sprint(mrand.Int63()))                // want `made by rand.Int63`
 		params.SetIdempotencyKey(gofrs4.Must(gofrs4.NewV4()).String())     // want `made by uuid.NewV4`
 		g, _ := gofrs.DefaultGenerator.NewV4()
@@ -108,6 +110,8 @@ func derivedSources(ctx context.Context, sc *stripe.Client, orderID string) {
 		params.SetIdempotencyKey("report:" + time.Now().Format("2006010215"))
 		params.SetIdempotencyKey(fmt.Sprintf("report:%d", time.Now().YearDay()))
 		params.SetIdempotencyKey(strconv.FormatInt(time.Now().Truncate(time.Hour).Unix(), 10))
+		params.SetIdempotencyKey(strconv.FormatInt(time.Now().Unix()/3600, 10))
+		params.SetIdempotencyKey(strconv.FormatInt(time.Now().UnixMilli()/int64(time.Hour/time.Millisecond), 10))
 		buf := []byte(orderID)
 		params.SetIdempotencyKey(hex.EncodeToString(buf))
 		sc.V1PaymentIntents.Create(ctx, params)
