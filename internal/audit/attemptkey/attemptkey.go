@@ -36,11 +36,15 @@ type origin struct {
 	// the same for every attempt in one process, different after a
 	// restart or on another replica.
 	process bool
+	// delivered marks a value the queue makes anew for each delivery (an
+	// SQS receipt handle): fresh in a delivery, the same for each attempt
+	// of a retry within one.
+	delivered bool
 }
 
 // fresh reports a value made fresh where it is used, neither a parameter
-// nor made once per process.
-func (o *origin) fresh() bool { return o != nil && o.param < 0 && !o.process }
+// nor made once per process nor per delivery.
+func (o *origin) fresh() bool { return o != nil && o.param < 0 && !o.process && !o.delivered }
 
 // sink is where a key is handed to something that deduplicates by it.
 type sink struct {
@@ -166,12 +170,15 @@ func (c *checker) check(decl *ast.FuncDecl) {
 				continue
 			}
 			sc := c.scopeAt(decl, o.pos)
+			if sc != nil && o.delivered && sc.kind != delivery {
+				continue
+			}
 			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) && copies(s, sc) {
 				reported[s.value] = true
 				c.reportAttempt(s.value, sc, fmt.Sprintf("made by %s at %s", o.what, c.where(o.pos)), "reaches "+s.what, o.pos)
 				continue
 			}
-			if outer := c.scopeAt(decl, s.node.Pos()); outer != nil && outer.kind != retry && !within(outer.node, o.pos) && sc == nil && allowed(s.only, startup) {
+			if outer := c.scopeAt(decl, s.node.Pos()); outer != nil && outer.kind != retry && !within(outer.node, o.pos) && sc == nil && !o.delivered && allowed(s.only, startup) {
 				// made once, outside the handler closure that uses it: per process
 				reported[s.value] = true
 				c.reportProcess(s, &origin{pos: o.pos, what: o.what + " in " + decl.Name.Name})

@@ -59,7 +59,7 @@ func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 			continue
 		}
 		f := &keyFact{Params: c.paramSinks(fn)}
-		if o := c.returnsFresh(fn); o != nil {
+		if o := c.returnsFresh(fn); o != nil && !o.delivered {
 			f.Returns, f.Process = fmt.Sprintf("%s at %s", o.what, c.where(o.pos)), o.process
 		}
 		if m := c.makesKey(fn); m != nil {

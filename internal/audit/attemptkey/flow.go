@@ -138,7 +138,7 @@ func (f *flow) origin(e ast.Expr) *origin {
 			}
 			if fn := typeutil.StaticCallee(info, n); fn != nil {
 				if o := f.c.returnsFresh(fn.Origin()); o != nil {
-					found = &origin{pos: n.Pos(), what: fmt.Sprintf("%s (%s at %s)", fn.Name(), o.what, f.c.where(o.pos)), param: -1, process: o.process}
+					found = &origin{pos: n.Pos(), what: fmt.Sprintf("%s (%s at %s)", fn.Name(), o.what, f.c.where(o.pos)), param: -1, process: o.process, delivered: o.delivered}
 					return false
 				}
 				if k := f.c.fact(fn.Origin()); k != nil && k.Returns != "" {
@@ -147,6 +147,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 				}
 			}
 		case *ast.SelectorExpr:
+			if what, ok := match.PerDelivery(info, n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1, delivered: true}
+				return false
+			}
 			if o := f.c.process[info.Uses[n.Sel]]; o != nil && f.c.ownField(n) {
 				found = o
 				return false

@@ -120,3 +120,35 @@ func Slot(info *types.Info, call *ast.CallExpr) bool {
 	}
 	return slotMethods[fn.Name()]
 }
+
+// perDelivery are the fields a queue sets anew on every delivery of the
+// same message, by the type that holds them: an SQS receipt handle, an
+// AMQP delivery tag, a JetStream consumer sequence.
+var perDelivery = map[string]string{
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types.Message": "ReceiptHandle",
+	"github.com/aws/aws-sdk-go/service/sqs.Message":          "ReceiptHandle",
+	"github.com/rabbitmq/amqp091-go.Delivery":                "DeliveryTag",
+	"github.com/streadway/amqp.Delivery":                     "DeliveryTag",
+	"github.com/nats-io/nats.go.SequencePair":                "Consumer",
+	"github.com/nats-io/nats.go/jetstream.SequencePair":      "Consumer",
+}
+
+// PerDelivery reports a selector of a value the queue makes anew for each
+// delivery of a message (m.ReceiptHandle, d.DeliveryTag,
+// meta.Sequence.Consumer), which tells deliveries apart, not messages: a
+// poor dedup key. It returns the field as a message names it.
+func PerDelivery(info *types.Info, sel *ast.SelectorExpr) (string, bool) {
+	v, ok := info.Uses[sel.Sel].(*types.Var)
+	if !ok || !v.IsField() {
+		return "", false
+	}
+	t := info.TypeOf(sel.X)
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || perDelivery[n.Obj().Pkg().Path()+"."+n.Obj().Name()] != v.Name() {
+		return "", false
+	}
+	return n.Obj().Name() + "." + v.Name(), true
+}

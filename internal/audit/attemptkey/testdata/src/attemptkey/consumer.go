@@ -148,3 +148,21 @@ func (c *Consumer) orders(m *nats.Msg) {
 func (c *Consumer) outgoing(m *nats.Msg) {
 	c.rdb.SetNX(context.Background(), "dedup:"+uuid.NewString(), 1, time.Hour)
 }
+
+// A receipt handle is new on every receive of the same message: keyed by
+// it, a redelivery is processed again.
+func (c *Consumer) HandleByReceipt(ctx context.Context, m types.Message) error {
+	key := "dedup:" + *m.ReceiptHandle
+	return c.rdb.SetNX(ctx, key, 1, time.Hour).Err() // want `idempotency key made by Message.ReceiptHandle at consumer.go:\d+ inside the consumer HandleByReceipt`
+}
+
+// Within one delivery, each attempt of a retry sees the same handle.
+func (c *Consumer) extendVisibility(ctx context.Context, m types.Message, extend func(context.Context, string) error) error {
+	var err error
+	for range 3 {
+		if err = c.rdb.SetNX(ctx, "dedup:"+*m.ReceiptHandle, 1, time.Minute).Err(); err == nil {
+			return extend(ctx, *m.ReceiptHandle)
+		}
+	}
+	return err
+}
