@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -161,7 +162,7 @@ func (s *Service) PostKeyed(ctx context.Context, key, fingerprint string, req Tr
 		return nil, fmt.Errorf("claim key: %w", err)
 	}
 	if !ok {
-		return nil, ErrInFlight
+		return s.stored(ctx, key)
 	}
 	rec, err := s.TransferUnique(ctx, req)
 	if err != nil {
@@ -184,7 +185,7 @@ func (s *Service) PostKeyedReleasing(ctx context.Context, key, fingerprint strin
 		return nil, fmt.Errorf("claim key: %w", err)
 	}
 	if !ok {
-		return nil, ErrInFlight
+		return s.stored(ctx, key)
 	}
 	defer func() {
 		if err != nil {
@@ -201,6 +202,23 @@ func (s *Service) PostKeyedReleasing(ctx context.Context, key, fingerprint strin
 		return nil, fmt.Errorf("complete key: %w", err)
 	}
 	return rec, nil
+}
+
+// stored returns the receipt kept for key, or ErrInFlight while the
+// key's first request runs.
+func (s *Service) stored(ctx context.Context, key string) (*Receipt, error) {
+	st, err := s.idem.Lookup(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("lookup key: %w", err)
+	}
+	if st.Status != "completed" {
+		return nil, ErrInFlight
+	}
+	var rec Receipt
+	if err := json.Unmarshal(st.Body, &rec); err != nil {
+		return nil, fmt.Errorf("decode stored receipt: %w", err)
+	}
+	return &rec, nil
 }
 
 // ErrInFlight says another request holds the key.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -234,15 +235,19 @@ func (s *Service) replayChange(ctx context.Context, w http.ResponseWriter, key s
 		writeJSON(w, http.StatusConflict, map[string]string{"title": "request in progress"})
 		return
 	}
+	code, err := strconv.Atoi(vals["code"])
+	if err != nil {
+		code = http.StatusOK
+	}
 	w.Header().Set("Idempotent-Replayed", "true")
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(code)
 	_, _ = w.Write([]byte(vals["body"]))
 }
 
 // ChangePlanAsync accepts a plan change under the client's key and runs it
-// in the background; the goroutine stores the answer or gives the key
-// back.
+// in the background; the goroutine stores the answer the client was given
+// once the change is made, or gives the key back.
 //
 // corpus: ok releaseonerror
 // modelled on: kamogelosekhukhune777/nats-jetstream-reliability README.md (work acknowledged, then finished by a worker)
@@ -260,17 +265,18 @@ func (s *Service) ChangePlanAsync(w http.ResponseWriter, r *http.Request) {
 	}
 	s.rdb.Expire(ctx, key, changeTTL)
 	subID, plan := r.PathValue("id"), r.URL.Query().Get("plan")
+	accepted, _ := json.Marshal(map[string]string{"status": "accepted", "subscription": subID, "plan": plan})
 	go func() {
 		bg := context.WithoutCancel(ctx)
-		features, err := s.prov.Provision(bg, subID, plan)
-		if err != nil {
+		if _, err := s.prov.Provision(bg, subID, plan); err != nil {
 			s.rdb.Del(bg, key)
 			return
 		}
-		body, _ := json.Marshal(features)
-		s.rdb.HSet(bg, key, "status", "done", "code", http.StatusOK, "body", body)
+		s.rdb.HSet(bg, key, "status", "done", "code", http.StatusAccepted, "body", accepted)
 	}()
-	writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted"})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write(accepted)
 }
 
 // applyPlan writes the new plan onto the subscription.
