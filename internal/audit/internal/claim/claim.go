@@ -25,6 +25,7 @@ package claim
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
 	"iter"
 	"reflect"
@@ -37,6 +38,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
+	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
@@ -216,7 +218,77 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, f := range res.Funcs {
 		s.function(f)
 	}
+	if helpers := s.handoffs(res.Funcs); len(helpers) > 0 {
+		for _, f := range res.Funcs {
+			s.helperClaims(f, helpers)
+		}
+	}
 	return res, nil
+}
+
+// handoffs finds the functions of the package that claim a key and hand
+// it to their caller by returning true (start(w, r) (key string, ok
+// bool): "claimed, go on"), drops those returns from their claims' exits,
+// and returns the functions.
+func (s *scope) handoffs(funcs []*Func) map[*types.Func]*Func {
+	helpers := map[*types.Func]*Func{}
+	for _, f := range funcs {
+		d, ok := f.Node.(*ast.FuncDecl)
+		if !ok || len(f.Claims) == 0 {
+			continue
+		}
+		res := f.Sig.Results()
+		at := -1
+		for i := range res.Len() {
+			if isBool(res.At(i).Type()) {
+				at = i
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		for _, c := range f.Claims {
+			kept := c.Exits[:0]
+			for _, e := range c.Exits {
+				if !e.Error && len(e.Return.Results) == res.Len() && s.isTrue(e.Return.Results[at]) {
+					helpers[s.pass.TypesInfo.Defs[d.Name].(*types.Func)] = f
+					continue
+				}
+				kept = append(kept, e)
+			}
+			c.Exits = kept
+		}
+	}
+	return helpers
+}
+
+func (s *scope) isTrue(e ast.Expr) bool {
+	tv := s.pass.TypesInfo.Types[e]
+	return tv.Value != nil && tv.Value.Kind() == constant.Bool && constant.BoolVal(tv.Value)
+}
+
+// helperClaims adds to f the claims made by calling a handoff helper of
+// the package, and walks them.
+func (s *scope) helperClaims(f *Func, helpers map[*types.Func]*Func) {
+	if f.Directive != 0 || f.helper {
+		return
+	}
+	var g *cfg.CFG
+	for call := range f.Calls() {
+		fn := typeutil.StaticCallee(s.pass.TypesInfo, call)
+		if fn == nil || helpers[fn.Origin()] == nil {
+			continue
+		}
+		h := helpers[fn.Origin()]
+		c := &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(),
+			Lock: !slices.ContainsFunc(h.Claims, func(c *Claim) bool { return !c.Lock })}
+		if g == nil {
+			g = s.graph(f)
+		}
+		if s.walk(f, g, c) {
+			f.Claims = append(f.Claims, c)
+		}
+	}
 }
 
 // Settles returns what call, in the function of the package that makes

@@ -15,9 +15,9 @@ import (
 // each boolean it returns means the key was already taken or done. A
 // "seen" from SADD or EXISTS is true when the work was done before; an
 // "ok" from SET NX is true when this call took the key; helpers are named
-// either way. The first branch on the boolean tells: the side that
-// returns early without work is the "already done" one. Without such a
-// branch the name decides (seen, exists, duplicate).
+// either way. A name that says it decides; otherwise the first branch on
+// the boolean tells: the side that returns early without work is the
+// "already done" one.
 func (s *scope) polarity(f *Func, c *Claim) {
 	c.done = map[*types.Var]bool{}
 	if c.Via != Directive {
@@ -32,9 +32,16 @@ func (s *scope) polarity(f *Func, c *Claim) {
 }
 
 // doneSide reports whether the boolean is tells apart means "already
-// done" when true, from the first if statement after the claim that
-// branches on it, or else from its name.
+// done" when true: by its name when the name says (claimed, ok, acquired;
+// seen, exists, duplicate), else from the first if statement after the
+// claim that branches on it.
 func (s *scope) doneSide(f *Func, c *Claim, is func(ast.Expr) bool, name string) bool {
+	switch {
+	case takenName(name):
+		return false
+	case doneName(name):
+		return true
+	}
 	var (
 		found  *ast.IfStmt
 		rest   []ast.Stmt
@@ -69,7 +76,7 @@ func (s *scope) doneSide(f *Func, c *Claim, is func(ast.Expr) bool, name string)
 			return whenIn == bodyDone
 		}
 	}
-	return doneName(name)
+	return false
 }
 
 // sideOf returns the value the boolean is picks out has when cond holds:

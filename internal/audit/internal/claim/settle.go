@@ -361,8 +361,12 @@ func (s *scope) summary(fn *types.Func) *effects {
 			return true
 		}
 		if k, f := s.dirs.Call(info, call); f != nil && k != 0 {
-			e.release = e.release || k&directive.Release != 0
-			e.complete = e.complete || k&directive.Complete != 0
+			// an inferred kind is about a key of its own, matched where the
+			// helper is called; only a directive says "whatever the key"
+			if fact, _ := s.dirs.Fact(f); !fact.Inferred {
+				e.release = e.release || k&directive.Release != 0
+				e.complete = e.complete || k&directive.Complete != 0
+			}
 		}
 		if rc, ok := match.Redis(info, call); ok {
 			e.redisDel = e.redisDel || rc.Op == match.RedisDel
