@@ -21,7 +21,7 @@ func (in *Inbox) seen(ctx context.Context, messageID string) (bool, error) {
 }
 
 func (in *Inbox) mark(ctx context.Context, messageID string) error {
-	_, err := in.db.ExecContext(ctx, `INSERT INTO order_inbox (message_id) VALUES ($1)`, messageID) // finding: checkthenact
+	_, err := in.db.ExecContext(ctx, `INSERT INTO order_inbox (message_id) VALUES ($1)`, messageID)
 	return err
 }
 
@@ -31,7 +31,7 @@ func (in *Inbox) Handle(ctx context.Context, messageID, paymentEventID string) e
 	if err != nil || seen {
 		return err
 	}
-	if err := in.mark(ctx, messageID); err != nil {
+	if err := in.mark(ctx, messageID); err != nil { // finding: checkthenact
 		return err
 	}
 	_, err = payments.RecordEvent(ctx, in.db, paymentEventID)
