@@ -219,6 +219,59 @@ func (a *API) CheckoutWithLinesReleasing(w http.ResponseWriter, r *http.Request)
 	a.store(ctx, w, key, http.StatusCreated, o)
 }
 
+// recorder keeps what a handler answered.
+type recorder struct {
+	http.ResponseWriter
+	code int
+	body []byte
+}
+
+func (rec *recorder) WriteHeader(code int) {
+	rec.code = code
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.code == 0 {
+		rec.code = http.StatusOK
+	}
+	rec.body = append(rec.body, b...)
+	return rec.ResponseWriter.Write(b)
+}
+
+// CheckoutRecorded places an order under the client's key; a deferred
+// function stores whatever the handler answered, unless it was a server
+// error, which gives the key back.
+//
+// corpus: ok cacheresponse
+// modelled on: def4ultx/microservices-workshop order/middleware/recoder.go (StatusRecorder kept beside the response)
+func (a *API) CheckoutRecorded(w http.ResponseWriter, r *http.Request) {
+	var req PlaceRequest
+	key, ok := a.start(w, r, &req)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	rec := &recorder{ResponseWriter: w}
+	defer func() {
+		if rec.code >= 500 || rec.code == 0 {
+			if err := a.keys.Release(context.WithoutCancel(ctx), key); err != nil {
+				a.log.ErrorContext(ctx, "release key", "key", key, "err", err)
+			}
+			return
+		}
+		if err := a.keys.Complete(context.WithoutCancel(ctx), key, rec.code, rec.body); err != nil {
+			a.log.ErrorContext(ctx, "complete key", "key", key, "err", err)
+		}
+	}()
+	o, err := a.svc.PlaceOnce(ctx, req)
+	if err != nil {
+		a.fail(rec, err)
+		return
+	}
+	writeJSON(rec, http.StatusCreated, o)
+}
+
 func linesOf(r *http.Request) []OrderLine {
 	var lines []OrderLine
 	for _, sku := range r.URL.Query()["sku"] {
