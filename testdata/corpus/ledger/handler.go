@@ -215,3 +215,76 @@ func (h *Handler) PostReversal(w http.ResponseWriter, r *http.Request) {
 		return http.StatusCreated, map[string]string{"reversed": ref}, nil
 	})
 }
+
+// holdRequest places a hold on an account.
+type holdRequest struct {
+	Account     string `json:"account"`
+	AmountMinor int64  `json:"amount_minor"`
+}
+
+// PostHold places a hold on an account under the client's key and answers
+// the hold.
+//
+// corpus: bug cacheresponse
+// modelled on: itzzmeakhi/banking-services transaction-service/migrations/seed.sql (idempotency_keys with a status and the cached response)
+func (h *Handler) PostHold(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get("Idempotency-Key")
+	var req holdRequest
+	if key == "" || json.NewDecoder(r.Body).Decode(&req) != nil {
+		problem(w, http.StatusBadRequest, "bad request")
+		return
+	}
+	ctx := r.Context()
+	claimed, err := h.idem.Claim(ctx, key, req.Account)
+	if err != nil {
+		problem(w, http.StatusServiceUnavailable, "idempotency store unavailable")
+		return
+	}
+	if !claimed {
+		h.replay(w, ctx, key)
+		return
+	}
+	rec, err := h.svc.TransferUnique(ctx, TransferRequest{Reference: "hold:" + key, From: req.Account, To: "holds", AmountMinor: req.AmountMinor, Currency: "EUR"})
+	if err != nil {
+		h.release(ctx, key)
+		problem(w, http.StatusInternalServerError, "hold failed")
+		return
+	}
+	if err := h.idem.Complete(ctx, key, http.StatusCreated, nil); err != nil {
+		slog.ErrorContext(ctx, "complete key", "key", key, "err", err)
+	}
+	respond(w, http.StatusCreated, mustJSON(rec))
+}
+
+// DeleteHold lifts a hold under the client's key; the answer is 204 with
+// no body, and that is what is stored.
+//
+// corpus: ok cacheresponse
+// modelled on: itzzmeakhi/banking-services transaction-service/migrations/seed.sql (idempotency_keys with a status and the cached response)
+func (h *Handler) DeleteHold(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		problem(w, http.StatusBadRequest, "Idempotency-Key required")
+		return
+	}
+	ctx := r.Context()
+	ref := r.PathValue("ref")
+	claimed, err := h.idem.Claim(ctx, key, "lift:"+ref)
+	if err != nil {
+		problem(w, http.StatusServiceUnavailable, "idempotency store unavailable")
+		return
+	}
+	if !claimed {
+		h.replay(w, ctx, key)
+		return
+	}
+	if err := h.svc.Reverse(ctx, ref); err != nil {
+		h.release(ctx, key)
+		problem(w, http.StatusInternalServerError, "lift failed")
+		return
+	}
+	if err := h.idem.Complete(ctx, key, http.StatusNoContent, nil); err != nil {
+		slog.ErrorContext(ctx, "complete key", "key", key, "err", err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
