@@ -170,8 +170,12 @@ func (f *flow) origin(e ast.Expr) *origin {
 	return found
 }
 
-// slot reports a clock reading divided by a constant of a minute or more
-// (time.Now().Unix() / 3600): the number of its hour, a schedule slot.
+// perSecond is how many of each Unix reading's units make a second.
+var perSecond = map[string]int64{"Unix": 1, "UnixMilli": 1e3, "UnixMicro": 1e6, "UnixNano": 1e9}
+
+// slot reports a clock reading divided by a constant of an hour or more
+// (time.Now().Unix() / 3600): the number of its hour, a schedule slot, as
+// match.Slot's Truncate is.
 func (f *flow) slot(b *ast.BinaryExpr) bool {
 	if b.Op != token.QUO {
 		return false
@@ -181,7 +185,13 @@ func (f *flow) slot(b *ast.BinaryExpr) bool {
 		return false
 	}
 	d, ok := constant.Int64Val(constant.ToInt(tv.Value))
-	if !ok || d < 60 {
+	unit := int64(1)
+	if call, isCall := ast.Unparen(b.X).(*ast.CallExpr); isCall {
+		if sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr); isSel && perSecond[sel.Sel.Name] != 0 {
+			unit = perSecond[sel.Sel.Name]
+		}
+	}
+	if !ok || d/unit < 3600 {
 		return false
 	}
 	o := f.origin(b.X)

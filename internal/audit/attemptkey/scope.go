@@ -44,7 +44,7 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
 		if k, what, msgs := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
 			sc = &scope{node: decl, kind: k, what: what, msgs: msgs}
-		} else if c.registered(); c.jobs[fn] {
+		} else if c.registered(); c.jobs[fn] || scheduleDoc(decl.Doc) {
 			sc = &scope{node: decl, kind: scheduled, what: "scheduled job " + decl.Name.Name}
 		} else if k, _, msgs := funcRole(info, "", "", fn.Signature(), decl.Body); c.callbacks[fn] && k == delivery {
 			// handed over as a callback (nc.Subscribe(subj, c.orders)): called per delivery
@@ -156,6 +156,21 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 	})
 	return found
 }
+
+// scheduleDoc reports a doc comment that says its function runs on a
+// schedule: a schedule's word beside one for a job or a run ("the hourly
+// job that charges every subscription due", "runs nightly").
+func scheduleDoc(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	words := match.Words(doc.Text())
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(scheduleWords, w) }) &&
+		slices.ContainsFunc(words, func(w string) bool { return slices.Contains(runWords, w) })
+}
+
+// runWords, beside a schedule's word, say that a function is run by it.
+var runWords = []string{"job", "run", "runs", "cron", "scheduler", "every", "tick"}
 
 // scheduleWords name a function that runs on a schedule.
 var scheduleWords = []string{"cron", "cronjob", "scheduled", "nightly", "daily", "hourly", "weekly", "monthly", "periodic"}

@@ -2,8 +2,10 @@ package match
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/types/typeutil"
 )
@@ -104,10 +106,11 @@ var slotMethods = map[string]bool{
 }
 
 // Slot reports a call that turns a time into its schedule slot, the same
-// for every attempt of a run in it: Truncate or Round, the calendar parts
-// (Date, Day, Hour, ISOWeek, ...), and Format or AppendFormat with a
-// constant layout that shows neither minutes nor seconds ("2006-01-02",
-// "2006010215").
+// for every attempt of a run in it: Truncate or Round to an hour or more
+// (or to a duration that is not constant), the calendar parts (Date, Day,
+// Hour, ISOWeek, ...), and Format or AppendFormat with a constant layout
+// that shows neither minutes nor seconds ("2006-01-02", "2006010215"). A
+// slot of minutes is no slot: retries spaced by a backoff cross it.
 func Slot(info *types.Info, call *ast.CallExpr) bool {
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "time" || fn.Signature().Recv() == nil {
@@ -117,6 +120,11 @@ func Slot(info *types.Info, call *ast.CallExpr) bool {
 	case "Format", "AppendFormat":
 		layout, ok := ConstString(info, call.Args[len(call.Args)-1])
 		return ok && !strings.Contains(layout, "04") && !strings.Contains(layout, "05")
+	case "Truncate", "Round":
+		if tv, ok := info.Types[call.Args[0]]; ok && tv.Value != nil {
+			d, ok := constant.Int64Val(constant.ToInt(tv.Value))
+			return !ok || d >= int64(time.Hour)
+		}
 	}
 	return slotMethods[fn.Name()]
 }

@@ -2,6 +2,7 @@ package attemptkey
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -64,4 +65,49 @@ func (w *RefundWorker) Work(ctx context.Context, job *river.Job[PayoutArgs]) err
 // An asynq task is delivered, and retried, with its own ID.
 func (s *Settler) payoutTask(ctx context.Context, t *asynq.Task) error {
 	return chargeOnce(ctx, s.sc, "payout-"+uuid.NewString()) // want `inside the consumer payoutTask`
+}
+
+// ChargeDue is the hourly job that charges every subscription due; a
+// failed run is run again by the scheduler.
+func (s *Settler) ChargeDue(ctx context.Context, subs []string) {
+	for _, sub := range subs {
+		chargeOnce(ctx, s.sc, "renewal-"+sub+"-"+uuid.NewString()) // want `inside the scheduled job ChargeDue`
+	}
+}
+
+// ChargeOne charges a subscription for the daily total a customer asked
+// for.
+func (s *Settler) ChargeOne(ctx context.Context, sub string) error { // want ChargeOne:"makes uuid.NewString"
+	return chargeOnce(ctx, s.sc, "charge-"+sub+"-"+uuid.NewString())
+}
+
+// A minute's bucket is crossed by a retry's backoff.
+func (s *Settler) invoiceRetrying(ctx context.Context, sub string) error {
+	var err error
+	for attempt := range 4 {
+		bucket := time.Now().Truncate(time.Minute).Unix()
+		if err = chargeOnce(ctx, s.sc, fmt.Sprintf("overage-%s-%d", sub, bucket)); err == nil { // want `made by time.Now`
+			return nil
+		}
+		time.Sleep(time.Duration(1<<attempt) * 5 * time.Second)
+	}
+	for range 4 {
+		minute := time.Now().Unix() / 60
+		if err = chargeOnce(ctx, s.sc, fmt.Sprintf("overage-%s-%d", sub, minute)); err == nil { // want `made by time.Now`
+			return nil
+		}
+	}
+	for range 4 {
+		minute := time.Now().UnixMilli() / 60000
+		if err = chargeOnce(ctx, s.sc, fmt.Sprintf("overage-%s-%d", sub, minute)); err == nil { // want `made by time.Now`
+			return nil
+		}
+	}
+	for range 4 {
+		day := time.Now().Round(24 * time.Hour).Unix()
+		if err = chargeOnce(ctx, s.sc, fmt.Sprintf("overage-%s-%d", sub, day)); err == nil {
+			return nil
+		}
+	}
+	return err
 }
