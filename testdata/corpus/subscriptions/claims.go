@@ -34,6 +34,23 @@ func (s *Service) dropActivation(ctx context.Context, key string) {
 	}
 }
 
+// storedFeatures returns the features answered for key, or ErrInFlight
+// while the key's first request runs.
+func (s *Service) storedFeatures(ctx context.Context, key string) (map[string]any, error) {
+	var a Activation
+	if err := s.db.NewSelect().Model(&a).Where("key = ?", key).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("lookup activation: %w", err)
+	}
+	if a.Status != "completed" {
+		return nil, ErrInFlight
+	}
+	var features map[string]any
+	if err := json.Unmarshal(a.ResponseBody, &features); err != nil {
+		return nil, fmt.Errorf("decode stored features: %w", err)
+	}
+	return features, nil
+}
+
 // Activate switches a subscription to a plan under the client's key and
 // keeps the features it answered with.
 //
@@ -45,7 +62,7 @@ func (s *Service) Activate(ctx context.Context, key, subID, planID string) (map[
 		return nil, fmt.Errorf("claim activation: %w", err)
 	}
 	if !claimed {
-		return nil, ErrInFlight
+		return s.storedFeatures(ctx, key)
 	}
 	features, err := s.prov.Provision(ctx, subID, planID)
 	if err != nil {
@@ -71,7 +88,7 @@ func (s *Service) ActivateReleasing(ctx context.Context, key, subID, planID stri
 		return nil, fmt.Errorf("claim activation: %w", err)
 	}
 	if !claimed {
-		return nil, ErrInFlight
+		return s.storedFeatures(ctx, key)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -106,7 +123,7 @@ func (s *Service) ActivateStatusOnly(ctx context.Context, key, subID, planID str
 		return nil, fmt.Errorf("claim activation: %w", err)
 	}
 	if !claimed {
-		return nil, ErrInFlight
+		return s.storedFeatures(ctx, key)
 	}
 	features, err = s.prov.Provision(ctx, subID, planID)
 	if err != nil {

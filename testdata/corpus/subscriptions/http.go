@@ -25,7 +25,7 @@ func (s *Service) Pause(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !claimed {
-		writeJSON(w, http.StatusConflict, map[string]string{"title": "request already seen"})
+		s.replayActivation(ctx, w, key)
 		return
 	}
 	done := false
