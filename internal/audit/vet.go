@@ -7,11 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/unitchecker"
 
-	"github.com/idemkit/idemkit/internal/audit/internal/directive"
-	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 )
 
 // cacheKeyUsage documents -cachekey, a vet-tool flag whose value the
@@ -23,11 +20,38 @@ import (
 // dependency and replays that when the package is vetted directly.
 const cacheKeyUsage = "ignored by the analysis; a new value makes go vet analyse again instead of replaying its cache"
 
-// factProducers are the analyzers of the suite that export facts, which is
-// all a dependency is analysed for: the directives (//idemkit:claim and its
-// partners), ctrlflow's functions that never return, and the effect
-// summaries.
-var factProducers = []*analysis.Analyzer{directive.Analyzer, ctrlflow.Analyzer, effect.Analyzer}
+// factProducers are the analyzers of the suite, its checks and what they
+// require, that export facts, which is all a dependency is analysed for:
+// the directives, ctrlflow's functions that never return, the effect
+// summaries, attemptkey's keys. Every one must run there: a package vetted
+// in full writes the facts of all of them to its vetx file, and a
+// facts-only run over a package that imports it fails, without a word, on
+// a fact type it does not know (seen with attemptkey's).
+var factProducers = producers(Analyzers)
+
+// producers returns the analyzers in the closure of as (Requires
+// included) that export facts, each once, in a stable order.
+func producers(as []*analysis.Analyzer) []*analysis.Analyzer {
+	var out []*analysis.Analyzer
+	seen := map[*analysis.Analyzer]bool{}
+	var visit func(a *analysis.Analyzer)
+	visit = func(a *analysis.Analyzer) {
+		if seen[a] {
+			return
+		}
+		seen[a] = true
+		for _, r := range a.Requires {
+			visit(r)
+		}
+		if len(a.FactTypes) > 0 {
+			out = append(out, a)
+		}
+	}
+	for _, a := range as {
+		visit(a)
+	}
+	return out
+}
 
 // VetMain runs the suite as a go vet tool (the unitchecker protocol) and
 // does not return. Both idemkit and the slim idemkit-vet call it, so the
