@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/unitchecker"
-
 )
 
 // cacheKeyUsage documents -cachekey, a vet-tool flag whose value the
