@@ -2,15 +2,18 @@ package cacheresponse
 
 import (
 	"fmt"
+	"iter"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/claim"
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
@@ -35,7 +38,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	a.claims = pass.ResultOf[claim.Analyzer].(*claim.Result)
 	for _, f := range a.claims.Funcs {
-		for call := range f.Calls() {
+		for call := range withDeferred(f) {
 			if k, fn := a.dirs.Call(a.info, call); k&directive.Complete != 0 {
 				a.complete(f, call, fn)
 				continue
@@ -53,6 +56,42 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// withDeferred yields f's calls and those of the function literals it
+// defers or starts as goroutines, which complete or release its claim on
+// its behalf: on the way out, or in the background.
+func withDeferred(f *claim.Func) iter.Seq[*ast.CallExpr] {
+	return func(yield func(*ast.CallExpr) bool) {
+		for call := range f.Calls() {
+			if !yield(call) {
+				return
+			}
+		}
+		more := true
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			var call *ast.CallExpr
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false // a literal called or passed on is a Func of its own
+			case *ast.DeferStmt:
+				call = n.Call
+			case *ast.GoStmt:
+				call = n.Call
+			default:
+				return more
+			}
+			if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+				ast.Inspect(lit.Body, func(n ast.Node) bool {
+					if call, ok := n.(*ast.CallExpr); ok && more {
+						more = yield(call)
+					}
+					return more
+				})
+			}
+			return false
+		})
+	}
 }
 
 type checker struct {
@@ -499,31 +538,37 @@ func claimRelated(c *claim.Claim) []analysis.RelatedInformation {
 // its response.
 var completionWords = []string{"status", "state", "done", "completed", "finished", "processed"}
 
-// statusOnly reports an UPDATE of a claimed or idempotency table that sets
-// its state and no response column.
+// statusOnly reports an UPDATE of a claimed or idempotency table, in SQL
+// text or a bun chain, that sets its state and no response column.
 func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
-	sc, ok := match.SQL(a.info, call)
-	if !ok {
+	var table string
+	var cols []string
+	if sc, ok := match.SQL(a.info, call); ok {
+		st := sc.Statement()
+		if st.Verb != match.Update || slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+			return
+		}
+		table, cols = st.Table, st.Assigned
+	} else if t, set, ok := bunUpdate(a.info, call); ok {
+		table, cols = t, set
+	}
+	if table == "" {
 		return
 	}
-	st := sc.Statement()
-	if st.Verb != match.Update || st.Table == "" {
-		return
-	}
-	c := a.claimed(f, func(c *claim.Claim) bool { return c.Via == claim.SQL && c.Table == st.Table })
-	if c == nil && !match.KeyName(st.Table) {
+	c := a.completes(f, call)
+	if c == nil && !match.KeyName(table) {
 		return
 	}
 	var states []string
-	for _, col := range st.Assigned {
+	for _, col := range cols {
 		if bodyName(col) {
 			return
 		}
-		if slices.ContainsFunc(match.Words(col), func(w string) bool { return slices.Contains(completionWords, w) }) {
+		if completionName(col) {
 			states = append(states, col)
 		}
 	}
-	if len(states) == 0 || slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+	if len(states) == 0 {
 		return
 	}
 	what := "the key"
@@ -533,10 +578,59 @@ func (a *checker) statusOnly(f *claim.Func, call *ast.CallExpr) {
 	a.r.Report(analysis.Diagnostic{
 		Pos: call.Pos(), End: call.End(),
 		Message: fmt.Sprintf("UPDATE of %s sets only %s: it marks %s completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
-			st.Table, strings.Join(states, ", "), what),
+			table, strings.Join(states, ", "), what),
 		Related: claimRelated(c),
 	})
 }
+
+// bunUpdate reads a bun UPDATE chain ending in Exec: its table (Table,
+// else Model's type) and the columns its Set clauses assign, when their
+// text is constant.
+func bunUpdate(info *types.Info, call *ast.CallExpr) (table string, cols []string, ok bool) {
+	fn, isFn := typeutil.Callee(info, call).(*types.Func)
+	if !isFn || fn.Name() != "Exec" || fn.Pkg() == nil || !strings.HasPrefix(fn.Pkg().Path(), "github.com/uptrace/bun") {
+		return "", nil, false
+	}
+	update := false
+	for x := chainReceiver(call); x != nil; x = chainReceiver(x) {
+		link, isFn := typeutil.Callee(info, x).(*types.Func)
+		if !isFn || len(x.Args) == 0 && link.Name() != "NewUpdate" {
+			continue
+		}
+		switch link.Name() {
+		case "NewUpdate":
+			update = true
+		case "Set":
+			text, isConst := match.ConstString(info, x.Args[0])
+			if !isConst {
+				return "", nil, false
+			}
+			for _, m := range assignment.FindAllStringSubmatch(text, -1) {
+				cols = append(cols, m[1])
+			}
+		case "Table":
+			table, _ = match.ConstString(info, x.Args[0])
+		case "Model":
+			if table == "" {
+				table = claim.ModelName(info.TypeOf(x.Args[0]))
+			}
+		}
+	}
+	return table, cols, update
+}
+
+// assignment matches a column assigned in a SET clause: "status = ?".
+var assignment = regexp.MustCompile(`(\w+)\s*=`)
+
+func chainReceiver(call *ast.CallExpr) *ast.CallExpr {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	x, _ := ast.Unparen(sel.X).(*ast.CallExpr)
+	return x
+}
+
 
 // storeFlag reports a SET of a constant through another Redis client
 // (rueidis, redigo) that completes a claim in a function that answers

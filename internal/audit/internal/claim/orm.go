@@ -49,7 +49,7 @@ func ORMUpdate(info *types.Info, call *ast.CallExpr) (ORMWrite, bool) {
 			return ORMWrite{}, false
 		}
 		w.Value = call.Args[0]
-		w.Model = modelName(info.TypeOf(call.Args[0]))
+		w.Model = ModelName(info.TypeOf(call.Args[0]))
 		if fn.Name() == "Updates" {
 			fields(info, call.Args[0], w.Set)
 		}
@@ -67,7 +67,7 @@ func ORMUpdate(info *types.Info, call *ast.CallExpr) (ORMWrite, bool) {
 				w.Model = t
 			}
 		case "Model":
-			if m := modelName(info.TypeOf(x.Args[0])); m != "" && w.Model == "" {
+			if m := ModelName(info.TypeOf(x.Args[0])); m != "" && w.Model == "" {
 				w.Model = m
 			}
 		}
@@ -109,8 +109,9 @@ func gormReceiver(call *ast.CallExpr) *ast.CallExpr {
 	return x
 }
 
-// modelName is the named type under pointers and slices, or "".
-func modelName(t types.Type) string {
+// ModelName is the named type under pointers and slices, or "": the
+// model a gorm or bun call is given.
+func ModelName(t types.Type) string {
 	for t != nil {
 		switch u := types.Unalias(t).(type) {
 		case *types.Named:
