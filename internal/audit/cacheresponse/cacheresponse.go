@@ -2,11 +2,11 @@ package cacheresponse
 
 import (
 	"fmt"
-	"iter"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"iter"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -630,7 +630,6 @@ func chainReceiver(call *ast.CallExpr) *ast.CallExpr {
 	x, _ := ast.Unparen(sel.X).(*ast.CallExpr)
 	return x
 }
-
 
 // storeFlag reports a SET of a constant through another Redis client
 // (rueidis, redigo) that completes a claim in a function that answers
