@@ -158,7 +158,7 @@ func run(pass *analysis.Pass) (any, error) {
 func (c *checker) check(decl *ast.FuncDecl) {
 	reported := map[ast.Node]bool{}
 	if sinks := c.sinks(decl.Body); len(sinks) > 0 {
-		f := c.flow(decl.Body, nil)
+		f := c.flow(decl.Body, c.counters(decl))
 		for _, s := range sinks {
 			o := f.origin(s.value)
 			if o == nil || o.param >= 0 || reported[s.value] {

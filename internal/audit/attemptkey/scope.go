@@ -222,6 +222,43 @@ func rangeRole(info *types.Info, n *ast.RangeStmt) (kind, string) {
 	return 0, ""
 }
 
+// counters returns the counters of decl's loops (for attempt := 1; ...;
+// attempt++) and retry ranges (for attempt := range 4), each a value that
+// differs on every turn, as made inside its loop: a fresh key in a loop
+// that retries, and nothing in one that walks items.
+func (c *checker) counters(decl *ast.FuncDecl) map[types.Object]*origin {
+	info := c.pass.TypesInfo
+	out := map[types.Object]*origin{}
+	add := func(id *ast.Ident, body *ast.BlockStmt) {
+		if obj := info.Defs[id]; obj != nil {
+			out[obj] = &origin{pos: body.Lbrace, what: "the attempt counter " + id.Name, param: -1}
+		}
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ForStmt:
+			init, ok := n.Init.(*ast.AssignStmt)
+			post, ok2 := n.Post.(*ast.IncDecStmt)
+			if !ok || !ok2 || init.Tok != token.DEFINE {
+				break // whether the loop retries, scopeAt tells
+			}
+			for _, l := range init.Lhs {
+				if id, ok := l.(*ast.Ident); ok && types.ExprString(post.X) == id.Name {
+					add(id, n.Body)
+				}
+			}
+		case *ast.RangeStmt:
+			if id, ok := n.Key.(*ast.Ident); ok && n.Tok == token.DEFINE {
+				if k, _ := rangeRole(info, n); k == retry {
+					add(id, n.Body)
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
 // elem returns the element type of a slice, array or channel; nil for
 // another type.
 func elem(t types.Type) types.Type {

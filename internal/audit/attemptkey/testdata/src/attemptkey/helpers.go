@@ -2,7 +2,9 @@ package attemptkey
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/avast/retry-go/v4"
@@ -126,4 +128,42 @@ func postJSON(ctx context.Context, post func(context.Context, map[string]any) er
 		}
 	}
 	return err
+}
+
+// Each attempt numbered in its key: the provider sees four requests.
+func chargeNumbered(ctx context.Context, sc *stripe.Client, orderID string) error {
+	var err error
+	for attempt := 1; attempt <= 4; attempt++ {
+		if err = chargeOnce(ctx, sc, fmt.Sprintf("%s-%d", orderID, attempt)); err == nil { // want `made by the attempt counter attempt at helpers.go:\d+ inside the retry loop`
+			return nil
+		}
+		time.Sleep(time.Duration(attempt) * time.Second)
+	}
+	for i := range 3 {
+		if err = chargeOnce(ctx, sc, orderID+"-"+strconv.Itoa(i)); err == nil { // want `made by the attempt counter i`
+			return nil
+		}
+	}
+	return err
+}
+
+// The attempt number in a header beside the key is no key.
+func chargeCounted(ctx context.Context, url, orderID string) error {
+	var err error
+	for attempt := 1; attempt <= 4; attempt++ {
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, nil)
+		req.Header.Set("Idempotency-Key", "order-"+orderID)
+		req.Header.Set("X-Attempt", strconv.Itoa(attempt))
+		if _, err = http.DefaultClient.Do(req); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// A batch's index names each item's key: no retry.
+func chargeIndexed(ctx context.Context, sc *stripe.Client, orderID string, amounts []int64) {
+	for i := 0; i < len(amounts); i++ {
+		chargeOnce(ctx, sc, fmt.Sprintf("%s-%d", orderID, i))
+	}
 }
