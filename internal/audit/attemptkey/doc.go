@@ -1,6 +1,6 @@
 // Package attemptkey defines an Analyzer that reports an idempotency or
-// dedup key made fresh for each attempt, so that no retry is ever
-// recognised as one.
+// dedup key made fresh for each attempt, so that no retry is ever recognised
+// as one.
 //
 // # Analyzer attemptkey
 //
@@ -9,50 +9,53 @@
 // A fresh value is a random or time-ordered UUID (google/uuid, gofrs/uuid
 // NewV1, NewV4, NewV6, NewV7 and a Generator's), a ULID, KSUID or xid,
 // stripe-go's NewIdempotencyKey, time.Now (its UnixNano, Unix, Format or
-// String), a math/rand or crypto/rand value, or bytes crypto/rand.Read put
-// in a buffer; a string built from one is fresh too, while a struct
+// String), a math/rand or crypto/rand value, bytes crypto/rand.Read put in a
+// buffer, a retry loop's attempt counter, or, in a consumer, a value the
+// queue makes anew for each delivery (an SQS receipt handle, an AMQP
+// delivery tag); a string built from one is fresh too, while a struct
 // holding one (an entity with a new ID) is not a key. A name-based UUID
-// (NewSHA1, NewMD5, NewV5) is derived, and a time cut to its slot
-// (Truncate, Round, a calendar part, a Format without minutes such as
-// "2006-01-02") names the slot: neither is fresh.
+// (NewSHA1, NewMD5, NewV5) is derived, and a time cut to a slot of an hour
+// or more (Truncate, Round, a division of its Unix reading, a calendar part,
+// a Format without minutes such as "2006-01-02") names the slot: neither is
+// fresh. A slot of minutes is: a retry's backoff crosses it.
 //
-// It is reported when it reaches an idempotency sink within one attempt
-// that made it:
+// It is reported when it reaches an idempotency sink within one attempt that
+// made it:
 //
 //   - a turn of a retry loop: a for loop with no condition, or one whose
 //     condition counts attempts or tries, or whose body waits (a sleep, a
 //     backoff, time.After) or leaves on success (if err == nil { return });
 //     a range over a constant count or over backoff delays. A loop over
 //     items, or over a count of things to make, is none;
-//   - a run of a function handed to a retry helper: cenkalti/backoff's
-//     Retry and RetryNotify, avast/retry-go's Do, any function named for
-//     retries or backoff, and a function of the package that calls its
+//   - a run of a function handed to a retry helper: cenkalti/backoff's Retry
+//     and RetryNotify, avast/retry-go's Do, any function named for retries,
+//     backoff or polling, and a function of the package that calls its
 //     function parameter in a loop, whether the literal is passed directly,
 //     through a variable or as a method value;
 //   - a request to an HTTP handler;
 //   - a delivery to a consumer of a message that carries its own ID: a
-//     literal taking an SQS, NATS, Kafka or AMQP message or an event with
-//     an ID field, a function taking a message only ever received (an SQS
+//     literal taking an SQS, NATS, Kafka or AMQP message or an event with an
+//     ID field, a function taking a message only ever received (an SQS
 //     message, a JetStream Msg, an AMQP Delivery, a river Job, an asynq
 //     Task), one that acknowledges the message it takes, one named for
 //     handling, consuming, processing, relaying or forwarding it, one handed
-//     over by name as a callback (nc.Subscribe(subj, c.orders)), a loop
-//     over received messages;
+//     over by name as a callback (nc.Subscribe(subj, c.orders)), a loop over
+//     received messages;
 //   - a run of a scheduled job: a function named for its schedule
-//     (nightlyPayout, runSettlementJob, Tick), a method of a type whose name
-//     ends in Job or Cron, a function literal given to AddFunc, Every or a
-//     cron package, a function of the package given to one by name or
-//     called by such a literal, a ticker loop.
+//     (nightlyPayout, runSettlementJob, Tick) or whose doc comment says so
+//     ("the hourly job that..."), a method of a type whose name ends in Job
+//     or Cron, a function literal given to AddFunc, Every or a cron package,
+//     a function of the package given to one by name or called by such a
+//     literal, a ticker loop.
 //
 // The key may be made in a function the attempt calls, at any depth in the
-// package and across packages (an exported function's fresh result, the
-// key it makes and sends, and the parameters that reach a sink in it
-// travel as facts): the call is reported, in the attempt. A key built from
-// a value made once per process (a package variable, a sync.OnceValue, a
-// field its constructor or a sync.Once sets and its methods read, a local
-// a sync.Once sets, a value a handler closure captures) is reported
-// wherever it reaches a sink, since every replica and every restart makes
-// another.
+// package and across packages (an exported function's fresh result, the key
+// it makes and sends, and the parameters that reach a sink in it travel as
+// facts): the call is reported, in the attempt. A key built from a value
+// made once per process (a package variable, a sync.OnceValue, a field its
+// constructor or a sync.Once sets and its methods read, a local a sync.Once
+// sets, a value a handler closure captures) is reported wherever it reaches
+// a sink, since every replica and every restart makes another.
 //
 // The sinks are stripe-go's Params.SetIdempotencyKey and IdempotencyKey
 // field, any struct field, setter or parameter named for an idempotency or
@@ -61,12 +64,13 @@
 // Idempotency-Key header or an ID header the receiver deduplicates by
 // (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
 // index) or through a request builder's SetHeader (resty), the same keys in
-// gRPC metadata (Pairs, AppendToOutgoingContext), NATS's Nats-Msg-Id
-// (nats.MsgId, jetstream.WithMsgID, the header of a *nats.Msg), the key of a
-// go-redis command on a dedup key (its variable, field or method says so),
-// the key column of an INSERT into a dedup table, the ID or key field of a
-// record named for what it records (ProcessedMessage), the index of a map or
-// the key of a sync.Map named so (seen, processed), the key of a call to an
+// gRPC metadata (Pairs, AppendToOutgoingContext) or a JSON body's
+// "idempotency_key" entry, NATS's Nats-Msg-Id (nats.MsgId,
+// jetstream.WithMsgID, the header of a *nats.Msg), the key of a go-redis
+// command on a dedup key (its variable, field or method says so), the key
+// column of an INSERT into a dedup table, the ID or key field of a record
+// named for what it records (ProcessedMessage), the index of a map or the
+// key of a sync.Map named so (seen, processed), the key of a call to an
 // //idemkit:claim helper, and the id or key parameter of a method named so
 // (MarkProcessed) that the check cannot see into. Four more count only in
 // some attempts, being also entities' IDs: the name or ID given to a create,
@@ -81,6 +85,6 @@
 // another (charge) is followed through both. A fresh trace or correlation ID
 // on a header no one deduplicates by is not a key.
 //
-// The rule's full documentation (why, bad and good examples) is its entry
-// in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
+// The rule's full documentation (why, bad and good examples) is its entry in
+// internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
 package attemptkey
