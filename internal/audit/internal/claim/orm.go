@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/idemkit/idemkit/internal/audit/internal/directive"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -152,7 +153,7 @@ func (s *scope) ormClaim(call *ast.CallExpr) (string, bool) {
 		}
 	}
 	for _, val := range set {
-		if str, ok := match.ConstString(info, val); ok && match.InProgress(str) {
+		if str, ok := match.ConstString(info, val); ok && directive.InProgress(str) {
 			return oc.Model, true
 		}
 	}

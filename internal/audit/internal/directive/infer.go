@@ -61,7 +61,7 @@ func ClaimRow(info *types.Info, a match.Access) bool {
 		}
 		for _, elt := range lit.Elts {
 			if kv, ok := elt.(*ast.KeyValueExpr); ok {
-				if v, ok := match.ConstString(info, kv.Value); ok && match.InProgress(v) {
+				if v, ok := match.ConstString(info, kv.Value); ok && InProgress(v) {
 					return true
 				}
 			}
@@ -70,18 +70,33 @@ func ClaimRow(info *types.Info, a match.Access) bool {
 	return false
 }
 
+// InProgress reports whether a status value says the work behind a key
+// has begun and not finished: match.InProgress's words ('in_progress',
+// 'processing', 'pending'), or a single word naming an activity under way
+// ('importing', 'sending', 'exporting').
+func InProgress(value string) bool {
+	if match.InProgress(value) {
+		return true
+	}
+	ws := match.Words(value)
+	return len(ws) == 1 && len(ws[0]) > 5 && strings.HasSuffix(ws[0], "ing") && !slices.Contains(notUnderWay, ws[0])
+}
+
+// notUnderWay are -ing words that name no activity under way.
+var notUnderWay = []string{"missing", "nothing", "something", "string", "billing", "shipping", "pricing", "morning", "evening", "setting", "listing", "building", "ceiling", "failing"}
+
 // insertsInProgress reports whether an INSERT writes a status saying the
 // work has begun, in its text or as a constant argument: the row is a
 // claim, not the record that the work is done.
 func insertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) bool {
-	if slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
+	if slices.ContainsFunc(match.Literals(sc.Text), InProgress) {
 		return true
 	}
 	for _, a := range call.Args {
 		if a == sc.Query {
 			continue
 		}
-		if v, ok := match.ConstString(info, a); ok && match.InProgress(v) {
+		if v, ok := match.ConstString(info, a); ok && InProgress(v) {
 			return true
 		}
 	}
@@ -325,7 +340,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		return 0, -1, "", ""
 	}
-	if a, ok := match.Classify(info, call); ok {
+	if a, ok := match.Classify(info, call); ok && (strings.HasPrefix(a.Record, "sql ") || strings.HasPrefix(a.Record, "redis ")) {
 		key = -1
 		for _, k := range a.Keys {
 			if key < 0 {

@@ -182,3 +182,22 @@ type Orders interface {
 func (d *Dedup) Touch(ctx context.Context, id string) error {
 	return d.rdb.SetNX(ctx, "touched:"+id, 1, time.Hour).Err()
 }
+
+// StartImport claims a file with a status naming the activity under way.
+func (d *Dedup) StartImport(ctx context.Context, fileID string) (int64, error) { // want StartImport:"inferred claim of parameter 1 in imports"
+	res, err := d.db.ExecContext(ctx, `INSERT INTO imports (file_id, status) VALUES ($1, 'importing') ON CONFLICT (file_id) DO NOTHING`, fileID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// AddShipment records an order row whose status is a state, not an
+// activity under way: no claim.
+func (d *Dedup) AddShipment(ctx context.Context, id string) (int64, error) {
+	res, err := d.db.ExecContext(ctx, `INSERT INTO shipments (id, status) VALUES ($1, 'shipping') ON CONFLICT (id) DO NOTHING`, id)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
