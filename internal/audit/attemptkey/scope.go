@@ -204,7 +204,7 @@ func rangeRole(info *types.Info, n *ast.RangeStmt) (kind, string) {
 		return 0, ""
 	}
 	if b, ok := t.Underlying().(*types.Basic); ok {
-		if b.Info()&types.IsInteger != 0 && (info.Types[n.X].Value != nil || retryLoop(info, n.X, n.Body)) {
+		if b.Info()&types.IsInteger != 0 && retryLoop(info, n.X, n.Body) {
 			return retry, "retry loop"
 		}
 		return 0, ""
@@ -222,10 +222,11 @@ func rangeRole(info *types.Info, n *ast.RangeStmt) (kind, string) {
 	return 0, ""
 }
 
-// counters returns the counters of decl's loops (for attempt := 1; ...;
-// attempt++) and retry ranges (for attempt := range 4), each a value that
-// differs on every turn, as made inside its loop: a fresh key in a loop
-// that retries, and nothing in one that walks items.
+// counters returns the counters of decl's loops (for attempt := 1;
+// attempt <= 4; attempt++) and retry ranges (for attempt := range
+// maxAttempts), each a value that differs on every turn, as made inside
+// its loop: fresh in a loop that retries, while one that walks items or
+// makes a count of things numbers them.
 func (c *checker) counters(decl *ast.FuncDecl) map[types.Object]*origin {
 	info := c.pass.TypesInfo
 	out := map[types.Object]*origin{}

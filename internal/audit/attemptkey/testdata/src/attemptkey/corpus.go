@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -221,6 +222,12 @@ func chargeMany(ctx context.Context, sc *stripe.Client, n int) {
 	}
 	for range n {
 		chargeOnce(ctx, sc, uuid.NewString())
+	}
+	for range 200 {
+		chargeOnce(ctx, sc, uuid.NewString())
+	}
+	for i := range 7 {
+		chargeOnce(ctx, sc, fmt.Sprint("e", i))
 	}
 }
 

@@ -49,7 +49,9 @@ func freshSources(ctx context.Context, sc *stripe.Client) {
 		params.SetIdempotencyKey(gofrs4.Must(gofrs4.NewV4()).String())     // want `made by uuid.NewV4`
 		g, _ := gofrs.DefaultGenerator.NewV4()
 		params.SetIdempotencyKey(g.String()) // want `made by uuid.Generator.NewV4`
-		sc.V1PaymentIntents.Create(ctx, params)
+		if _, err := sc.V1PaymentIntents.Create(ctx, params); err == nil {
+			return
+		}
 	}
 }
 
