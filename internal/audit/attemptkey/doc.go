@@ -25,8 +25,8 @@
 //   - a turn of a retry loop: a for loop with no condition, or one whose
 //     condition counts attempts or tries, or whose body waits (a sleep, a
 //     backoff, time.After) or leaves on success (if err == nil { return });
-//     a range over a constant count or over backoff delays. A loop over
-//     items, or over a count of things to make, is none;
+//     a range over a count that does the same, or over backoff delays. A
+//     loop over items, or over a count of things to make, is none;
 //   - a run of a function handed to a retry helper: cenkalti/backoff's Retry
 //     and RetryNotify, avast/retry-go's Do, any function named for retries,
 //     backoff or polling, and a function of the package that calls its
