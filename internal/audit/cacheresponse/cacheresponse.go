@@ -118,14 +118,22 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 		}
 	}
 	if fact, _ := a.dirs.Fact(fn); fact.Inferred {
-		if c := a.completes(f, call); (fact.StatusOnly || a.constantsAfter(call, fact.Key)) && f.Responder && c != nil && !c.Lock {
-			a.r.Report(analysis.Diagnostic{
-				Pos: call.Pos(), End: call.End(),
-				Message: fmt.Sprintf("%s stores a status and no response: it marks the key claimed by %s at %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
-					fn.Name(), c.What, a.where(c.Call.Pos())),
-				Related: claimRelated(c),
-			})
+		c := a.completes(f, call)
+		if c == nil || c.Lock || !a.answers(f) {
+			return
 		}
+		what := "a status and no response"
+		if i := responseParam(fn.Signature()); i >= 0 && i < len(call.Args) && a.empty(call.Args[i], nil) {
+			what = "an empty response"
+		} else if !fact.StatusOnly && !a.constantsAfter(call, fact.Key) {
+			return
+		}
+		a.r.Report(analysis.Diagnostic{
+			Pos: call.Pos(), End: call.End(),
+			Message: fmt.Sprintf("%s stores %s: it marks the key claimed by %s at %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
+				fn.Name(), what, c.What, a.where(c.Call.Pos())),
+			Related: claimRelated(c),
+		})
 		return
 	}
 	i := responseParam(fn.Signature())
@@ -160,6 +168,31 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 }
 
 var statusFields = []string{"Status", "StatusCode", "Code"}
+
+// answers reports whether f answers with a body a replay must reproduce,
+// as the evidence a helper only inferred to complete a key needs: it
+// returns more than numbers, bools and an error, or it is a responder
+// (see claim.Func) by what it writes rather than by a returned count,
+// which is no answer to replay.
+func (a *checker) answers(f *claim.Func) bool {
+	if !f.Responder {
+		return false
+	}
+	counts := false
+	res := f.Sig.Results()
+	for i := range res.Len() {
+		t := res.At(i).Type()
+		b, basic := t.Underlying().(*types.Basic)
+		switch {
+		case types.Identical(t, types.Universe.Lookup("error").Type()):
+		case !basic || b.Info()&(types.IsBoolean|types.IsNumeric) == 0:
+			return true
+		case b.Info()&types.IsNumeric != 0:
+			counts = true
+		}
+	}
+	return !counts
+}
 
 // statusArg returns the argument a completion passes for the response's
 // status as a parameter of its own: an integer named code or status.

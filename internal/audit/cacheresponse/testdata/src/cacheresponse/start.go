@@ -58,3 +58,33 @@ func (a *api) checkoutStored(w http.ResponseWriter, r *http.Request) {
 	a.keys.SaveResponse(r.Context(), key, http.StatusCreated, body)
 	w.Write(body)
 }
+
+// The repository's completion is given no body.
+func (a *api) hold(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.start(w, r)
+	if !ok {
+		return
+	}
+	body, _ := json.Marshal(map[string]string{"hold": "h_1"})
+	a.keys.SaveResponse(r.Context(), key, http.StatusCreated, nil) // want `SaveResponse stores an empty response: it marks the key claimed by start at start.go:\d+ completed`
+	w.Write(body)
+}
+
+type printer struct {
+	keys  keyStore
+	print func(ctx context.Context) (int, error)
+}
+
+// Negative: a count of labels is no answer to replay.
+func (p *printer) printList(ctx context.Context, list string) (int, error) {
+	ok, err := p.keys.Claim(ctx, list)
+	if err != nil || !ok {
+		return 0, err
+	}
+	n, err := p.print(ctx)
+	if err != nil {
+		p.keys.Release(context.WithoutCancel(ctx), list)
+		return 0, err
+	}
+	return n, p.keys.SaveResponse(ctx, list, http.StatusOK, nil)
+}
