@@ -124,6 +124,9 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 		}
 		what := "a status and no response"
 		if i := responseParam(fn.Signature()); i >= 0 && i < len(call.Args) && a.empty(call.Args[i], nil) {
+			if st := a.statusArg(fn, call); st != nil && bodiless(a.info, st) {
+				return // 204 No Content: nothing else to store
+			}
 			what = "an empty response"
 		} else if !fact.StatusOnly && !a.constantsAfter(call, fact.Key) {
 			return
@@ -168,6 +171,17 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 }
 
 var statusFields = []string{"Status", "StatusCode", "Code"}
+
+// bodiless reports whether a status is one that answers without a body:
+// 204 No Content, 304 Not Modified.
+func bodiless(info *types.Info, e ast.Expr) bool {
+	tv := info.Types[e]
+	if tv.Value == nil || tv.Value.Kind() != constant.Int {
+		return false
+	}
+	n, _ := constant.Int64Val(tv.Value)
+	return n == 204 || n == 304
+}
 
 // answers reports whether f answers with a body a replay must reproduce,
 // as the evidence a helper only inferred to complete a key needs: it

@@ -88,3 +88,13 @@ func (p *printer) printList(ctx context.Context, list string) (int, error) {
 	}
 	return n, p.keys.SaveResponse(ctx, list, http.StatusOK, nil)
 }
+
+// Negative: a 204 has no body to store.
+func (a *api) lift(w http.ResponseWriter, r *http.Request) {
+	key, ok := a.start(w, r)
+	if !ok {
+		return
+	}
+	a.keys.SaveResponse(r.Context(), key, http.StatusNoContent, nil)
+	w.WriteHeader(http.StatusNoContent)
+}
