@@ -195,9 +195,9 @@ func recvName(fn *types.Func) string {
 	return ""
 }
 
-// rangeRole says what a range over a value of type t walks: a count of
-// attempts, a retry schedule of durations, a ticker's channel, or a batch
-// or channel of delivered messages.
+// rangeRole says what a range statement walks: a count of attempts (one
+// that looks like a retry loop), a retry schedule of durations, a
+// ticker's channel, or a batch or channel of delivered messages.
 func rangeRole(info *types.Info, n *ast.RangeStmt) (kind, string) {
 	t := info.TypeOf(n.X)
 	if t == nil {
@@ -447,9 +447,8 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 // retried reports whether fn retries its i'th argument: fn is named, or
 // is in a package or on a type named, for retries (retry.Do,
 // backoff.Retry, RetryNotify, WithAttempts, Retrier.Do, a Poll until a
-// condition holds), or is a function
-// of this package that calls that parameter in a loop or hands it to a
-// retry helper.
+// condition holds), or is a function of this package that calls that
+// parameter in a loop or hands it to a retry helper.
 func (c *checker) retried(fn *types.Func, i int) bool {
 	names := append(match.Words(fn.Name()), match.Words(recvName(fn))...)
 	if fn.Pkg() != nil {
