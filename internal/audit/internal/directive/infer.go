@@ -128,6 +128,9 @@ type inference struct {
 //   - a completion: it writes a key (SET, HSET, a SQL UPDATE, a call of
 //     another completion) and claims none.
 func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*types.Func) (Fact, bool)) (Fact, bool) {
+	if !candidate(info, decl, fn, known) {
+		return Fact{}, false
+	}
 	in := &inference{info: info, known: known, keys: map[*types.Var]int{}, errOnly: map[*ast.CallExpr]bool{}}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Err" {
@@ -210,6 +213,45 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 		return Fact{}, false
 	}
 	return f, true
+}
+
+// candidate reports cheaply whether decl may do something to a key: it
+// takes a parameter a key may come from, and calls a store library, an
+// interface method (a DBTX, a repository) or a function known to claim,
+// release or complete; or it returns a func and is named to acquire.
+// go vet runs this analyzer on every dependency for its facts: most
+// functions stop here.
+func candidate(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*types.Func) (Fact, bool)) bool {
+	params := fn.Signature().Params()
+	keyed := false
+	for i := range params.Len() {
+		keyed = keyed || keyParam(fn.Pkg(), params.At(i).Type())
+	}
+	if !keyed {
+		return false
+	}
+	if returnsFunc(fn.Signature()) {
+		return true
+	}
+	found := false
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		callee, ok := typeutil.Callee(info, call).(*types.Func)
+		if !ok || callee.Pkg() == nil {
+			return true
+		}
+		if recv := callee.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) ||
+			match.Library(callee.Pkg().Path()) || callee.Pkg().Path() == "database/sql" {
+			found = true
+		} else if _, ok := known(callee.Origin()); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func mapValues(m map[*types.Var]int) []int {
