@@ -13,14 +13,14 @@ import (
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
-// LockWords name a key, helper or type that only excludes concurrent
+// lockWords name a key, helper or type that only excludes concurrent
 // runs: it is released when the work ends, never completed with a result.
-var LockWords = []string{"lock", "locks", "locker", "mutex", "leader", "semaphore"}
+var lockWords = []string{"lock", "locks", "locker", "mutex", "leader", "semaphore"}
 
 // Lockish reports whether a name (a key expression, a function, a type)
 // is one of a lock.
 func Lockish(name string) bool {
-	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(LockWords, w) })
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(lockWords, w) })
 }
 
 // acquireWords name a helper that takes something for its caller: with a
