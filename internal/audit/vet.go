@@ -3,10 +3,13 @@ package audit
 import (
 	"encoding/json"
 	"flag"
+	"go/build"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/unitchecker"
 )
 
@@ -64,28 +67,38 @@ func producers(as []*analysis.Analyzer) []*analysis.Analyzer {
 // writes the same facts for a fraction of the work.
 func VetMain() {
 	flag.String("cachekey", "", cacheKeyUsage)
-	if cfg, ok := factsOnly(os.Args[1:]); ok {
+	if cfg, std, ok := factsOnly(os.Args[1:]); ok {
 		// Nothing is reported for this package, so no output flag applies.
 		os.Args = []string{os.Args[0], cfg}
+		if std {
+			// The standard library holds no claims, keys or effects the
+			// checks follow; only its functions that never return
+			// (os.Exit, log.Fatal) matter to the packages above it.
+			unitchecker.Main(ctrlflow.Analyzer)
+		}
 		unitchecker.Main(factProducers...)
 	}
 	unitchecker.Main(Analyzers...)
 }
 
 // factsOnly returns the vet config file of args when go vet asks only for
-// the package's facts.
-func factsOnly(args []string) (string, bool) {
+// the package's facts, and whether the package is the standard library's.
+func factsOnly(args []string) (cfg string, std, ok bool) {
 	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
-		return "", false
+		return "", false, false
 	}
-	cfg := args[len(args)-1]
+	cfg = args[len(args)-1]
 	data, err := os.ReadFile(cfg)
 	if err != nil {
-		return "", false // unitchecker reports it
+		return "", false, false // unitchecker reports it
 	}
-	var c struct{ VetxOnly bool }
+	var c struct {
+		VetxOnly bool
+		Dir      string
+	}
 	if json.Unmarshal(data, &c) != nil || !c.VetxOnly {
-		return "", false
+		return "", false, false
 	}
-	return cfg, true
+	goroot := filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
+	return cfg, strings.HasPrefix(filepath.Clean(c.Dir)+string(filepath.Separator), goroot), true
 }
