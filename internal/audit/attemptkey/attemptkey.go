@@ -109,11 +109,12 @@ type checker struct {
 	makes     map[*types.Func]*made         // functions that make a key and send it; nil for none
 	retries   map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
 	roles     map[*ast.FuncDecl]map[*ast.FuncLit]scope
-	jobs      map[*types.Func]bool      // functions a scheduler runs; nil until registered looks
-	callbacks map[*types.Func]bool      // functions handed over by name as callbacks
-	process   map[types.Object]*origin  // package variables and fields set once per process to a fresh value
-	onces     map[types.Object]*origin  // package variables holding a sync.OnceValue of a fresh value
-	held      map[types.Object][]string // what package variables and fields are set to once, spelled out
+	jobs      map[*types.Func]bool                 // functions a scheduler runs; nil until registered looks
+	callbacks map[*types.Func]bool                 // functions handed over by name as callbacks
+	process   map[types.Object]*origin             // package variables and fields set once per process to a fresh value
+	onces     map[types.Object]*origin             // package variables holding a sync.OnceValue of a fresh value
+	held      map[types.Object][]string            // what package variables and fields are set to once, spelled out
+	fields    map[*types.Func]map[int][]*types.Var // which fields a function keeps its parameters in
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -133,6 +134,7 @@ func run(pass *analysis.Pass) (any, error) {
 		process: map[types.Object]*origin{},
 		onces:   map[types.Object]*origin{},
 		held:    map[types.Object][]string{},
+		fields:  map[*types.Func]map[int][]*types.Var{},
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	var decls []*ast.FuncDecl

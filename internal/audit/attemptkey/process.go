@@ -82,6 +82,7 @@ func (c *checker) setsOnce(f *flow, body *ast.BlockStmt, locals bool) {
 			c.process[obj] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once", v.Name()))
 		}
 	}
+	text := c.texts(body)
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -100,9 +101,73 @@ func (c *checker) setsOnce(f *flow, body *ast.BlockStmt, locals bool) {
 			if id, ok := n.Key.(*ast.Ident); ok {
 				set(info.Uses[id], n.Value)
 			}
+		case *ast.CallExpr: // NewConsumer(rdb, prefix): what the constructor keeps
+			fn := typeutil.StaticCallee(info, n)
+			if fn == nil {
+				break
+			}
+			for i, fields := range c.fieldParams(fn.Origin()) {
+				if i >= len(n.Args) {
+					continue
+				}
+				for _, field := range fields {
+					c.held[field] = append(c.held[field], text(n.Args[i]))
+					if o := f.origin(n.Args[i]); o != nil && !strings.EqualFold(field.Name(), "id") { // fresh, or itself once per process
+						c.process[field] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once by %s", field.Name(), fn.Name()))
+					}
+				}
+			}
 		}
 		return true
 	})
+}
+
+// fieldParams returns, for each parameter of a package function, the
+// fields it stores the parameter in: a constructor's NewConsumer(rdb,
+// prefix) keeps prefix in Consumer.prefix.
+func (c *checker) fieldParams(fn *types.Func) map[int][]*types.Var {
+	if m, done := c.fields[fn]; done {
+		return m
+	}
+	c.fields[fn] = nil
+	decl := c.decls[fn]
+	if decl == nil {
+		return nil
+	}
+	info := c.pass.TypesInfo
+	seeds := map[types.Object]*origin{}
+	params := fn.Signature().Params()
+	for i := range params.Len() {
+		seeds[params.At(i)] = &origin{param: i}
+	}
+	f := c.flow(decl.Body, seeds)
+	out := map[int][]*types.Var{}
+	keep := func(obj types.Object, e ast.Expr) {
+		if v, ok := obj.(*types.Var); ok && v.IsField() {
+			if o := f.origin(e); o != nil && o.param >= 0 {
+				out[o.param] = append(out[o.param], v)
+			}
+		}
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if sel, ok := l.(*ast.SelectorExpr); ok {
+						keep(info.Uses[sel.Sel], n.Rhs[i])
+					}
+				}
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				keep(info.Uses[id], n.Value)
+			}
+		}
+		return true
+	})
+	c.fields[fn] = out
+	return out
 }
 
 // perProcessOrigin marks o as made once per process, naming where it is

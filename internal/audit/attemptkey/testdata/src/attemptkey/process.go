@@ -143,3 +143,41 @@ func (d *LoggedDeduper) key(id string) string { return d.prefix + ":" + id }
 func (d *LoggedDeduper) Claim(ctx context.Context, msgID string) error {
 	return d.rdb.SetNX(ctx, d.key(msgID), 1, time.Hour).Err() // want `built from key \(time.Now \(prefix, set once\)`
 }
+
+// main makes the prefix and hands it to the constructor, which keeps it.
+type Inbox2 struct {
+	rdb    *redis.Client
+	prefix string
+}
+
+func NewInbox2(rdb *redis.Client, prefix string) *Inbox2 {
+	return &Inbox2{rdb: rdb, prefix: prefix}
+}
+
+func (in *Inbox2) Seen(ctx context.Context, msgID string) (bool, error) {
+	ok, err := in.rdb.SetNX(ctx, in.prefix+msgID, 1, time.Hour).Result() // want `built from time.Now \(prefix, set once by NewInbox2\) at process.go:\d+, made once per process`
+	return !ok, err
+}
+
+func main() {
+	prefix := fmt.Sprintf("inbox-%d:", time.Now().Unix())
+	NewInbox2(nil, prefix)
+	NewStableInbox(nil, "inbox:")
+}
+
+// The same handed a constant.
+type StableInbox struct {
+	rdb    *redis.Client
+	prefix string
+}
+
+func NewStableInbox(rdb *redis.Client, prefix string) *StableInbox {
+	s := &StableInbox{rdb: rdb}
+	s.prefix = prefix
+	return s
+}
+
+func (in *StableInbox) Seen(ctx context.Context, msgID string) (bool, error) { // want Seen:"parameter 1 reaches the Redis key of SetNX"
+	ok, err := in.rdb.SetNX(ctx, in.prefix+msgID, 1, time.Hour).Result()
+	return !ok, err
+}
