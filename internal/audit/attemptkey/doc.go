@@ -53,7 +53,8 @@
 // it makes and sends, and the parameters that reach a sink in it travel as
 // facts): the call is reported, in the attempt. A key built from a value
 // made once per process (a package variable, a sync.OnceValue, a field its
-// constructor or a sync.Once sets and its methods read, a local a sync.Once
+// constructor or a sync.Once sets and its methods read, a field a
+// constructor keeps from a fresh argument main gives it, a local a sync.Once
 // sets, a value a handler closure captures) is reported wherever it reaches
 // a sink, since every replica and every restart makes another.
 //
