@@ -508,11 +508,37 @@ func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 	if call, ok := last.(*ast.CallExpr); ok && answers(w.info, call) {
 		return false // return c.JSON(http.StatusOK, resp): echo's answer, whose error is the write's
 	}
-	if w.isNil(last) {
-		return false
+	if v := w.s.varOf(last); v != nil && v == w.c.err && st.errLive {
+		return false // the claim's own failure: then nothing was taken
 	}
-	if v := w.s.varOf(last); v != nil && (w.knownNil(v, st) || v == w.c.err && st.errLive) {
-		return false // nil, or the claim's own failure: then nothing was taken
+	if v := w.s.varOf(last); w.isNil(last) || v != nil && w.knownNil(v, st) {
+		// nil: a failure swallowed by a consumer is its choice, but a
+		// function that must answer and gives back nothing after a failed
+		// call has failed (if err != nil { log; return nil, nil })
+		return w.f.Responder && w.emptyAnswer(ret) && w.inFailureBranch(ret)
+	}
+	return true
+}
+
+// emptyAnswer reports whether a return gives back only zero values
+// besides its error: nil, "", 0, false, T{}.
+func (w *walker) emptyAnswer(ret *ast.ReturnStmt) bool {
+	for _, r := range ret.Results[:len(ret.Results)-1] {
+		r = ast.Unparen(r)
+		if w.isNil(r) {
+			continue
+		}
+		if tv := w.info.Types[r]; tv.Value != nil {
+			if v := tv.Value; v.Kind() == constant.String && constant.StringVal(v) == "" ||
+				v.Kind() == constant.Bool && !constant.BoolVal(v) || constant.Sign(v) == 0 && v.Kind() != constant.String && v.Kind() != constant.Bool {
+				continue
+			}
+			return false
+		}
+		if lit, ok := r.(*ast.CompositeLit); ok && len(lit.Elts) == 0 {
+			continue
+		}
+		return false
 	}
 	return true
 }

@@ -338,3 +338,33 @@ func leased(ctx context.Context, key string) error {
 	defer l.Release()
 	return work() // want `error exit of takeLease, deferred released`
 }
+
+type quote struct{ Price int }
+
+func price() (*quote, error) { return &quote{}, nil }
+
+// A function that must answer gives back nothing after a failed call,
+// logged: a failing exit, though its error is nil.
+func quoted(ctx context.Context, rdb *redis.Client, id string) (*quote, error) {
+	if !rdb.SetNX(ctx, "idem:"+id, "processing", time.Hour).Val() {
+		return nil, errBusy
+	}
+	q, err := price()
+	if err != nil {
+		log.Printf("price %s: %v", id, err)
+		return nil, nil // want `error exit of SetNX, deferred nothing, responder true`
+	}
+	return q, nil // want `answer exit of SetNX, deferred nothing, responder true`
+}
+
+// A fallback answer after a failed call is an answer.
+func quotedFallback(ctx context.Context, rdb *redis.Client, id string) (*quote, error) {
+	if !rdb.SetNX(ctx, "idem:"+id, "processing", time.Hour).Val() {
+		return nil, errBusy
+	}
+	q, err := price()
+	if err != nil {
+		return &quote{Price: 100}, nil // want `answer exit of SetNX, deferred nothing, responder true`
+	}
+	return q, nil // want `answer exit of SetNX, deferred nothing, responder true`
+}
