@@ -28,10 +28,11 @@
 // error path returns an error that may be non-nil (but not echo's return
 // c.JSON(http.StatusOK, v), a success), answers HTTP with a 4xx or 5xx
 // (http.Error, WriteHeader, a helper given the writer and the status or an
-// error, a net/http status constant, gin's or echo's c.JSON(502, ...)), or,
-// in a function with no error to return, returns from the branch that
-// handles a failed call. The decision is made once, in the walk, for both
-// this check and cacheresponse, which reads the other paths.
+// error, a net/http status constant, gin's or echo's c.JSON(502, ...)), or
+// returns from the branch that handles a failed call where the function has
+// no error to return, or must answer and gives back only zero values (if
+// err != nil { log; return nil, nil }). The decision is made once, in the
+// walk, for both this check and cacheresponse, which reads the other paths.
 //
 // A release is a DEL, HDEL or SREM of the key, a DELETE from the table (in
 // SQL, gorm or bun), a rollback of the claim's transaction, a call of a
