@@ -6,13 +6,9 @@ import (
 	"go/types"
 	"slices"
 
-	"golang.org/x/tools/go/types/typeutil"
-
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
-
-const gormPath = "gorm.io/gorm"
 
 // ORMWrite is a gorm call that changes rows that exist: Update, Updates,
 // Save or Delete on *gorm.DB.
@@ -31,47 +27,23 @@ type ORMWrite struct {
 }
 
 // ORMUpdate reports whether call is a gorm Update, Updates, Save or
-// Delete, and reads its chain for the model.
+// Delete (match.ORM reads the model), with the values it sets.
 func ORMUpdate(info *types.Info, call *ast.CallExpr) (ORMWrite, bool) {
-	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != gormPath || fn.Signature().Recv() == nil {
+	oc, ok := match.ORM(info, call)
+	if !ok || oc.Op != match.ORMUpdate && oc.Op != match.ORMDelete || len(call.Args) == 0 {
 		return ORMWrite{}, false
 	}
-	w := ORMWrite{Method: fn.Name(), Set: map[string]ast.Expr{}}
-	switch fn.Name() {
-	case "Update":
-		if len(call.Args) == 2 {
-			if col, ok := match.ConstString(info, call.Args[0]); ok {
-				w.Set[col] = call.Args[1]
-			}
+	w := ORMWrite{Method: oc.Method, Model: oc.Model, Set: map[string]ast.Expr{}}
+	switch oc.Method {
+	case "Update", "UpdateColumn":
+		if col, ok := match.ConstString(info, call.Args[0]); ok && len(call.Args) == 2 {
+			w.Set[col] = call.Args[1]
 		}
-	case "Updates", "Save", "Delete":
-		if len(call.Args) == 0 {
-			return ORMWrite{}, false
-		}
+	case "Updates", "UpdateColumns":
 		w.Value = call.Args[0]
-		w.Model = ModelName(info.TypeOf(call.Args[0]))
-		if fn.Name() == "Updates" {
-			fields(info, call.Args[0], w.Set)
-		}
+		fields(info, call.Args[0], w.Set)
 	default:
-		return ORMWrite{}, false
-	}
-	for x := gormReceiver(call); x != nil; x = gormReceiver(x) {
-		link, ok := typeutil.Callee(info, x).(*types.Func)
-		if !ok || link.Pkg() == nil || link.Pkg().Path() != gormPath || len(x.Args) == 0 {
-			continue
-		}
-		switch link.Name() {
-		case "Table":
-			if t, ok := match.ConstString(info, x.Args[0]); ok {
-				w.Model = t
-			}
-		case "Model":
-			if m := ModelName(info.TypeOf(x.Args[0])); m != "" && w.Model == "" {
-				w.Model = m
-			}
-		}
+		w.Value = call.Args[0]
 	}
 	return w, true
 }
@@ -99,15 +71,6 @@ func fields(info *types.Info, e ast.Expr, into map[string]ast.Expr) {
 			}
 		}
 	}
-}
-
-func gormReceiver(call *ast.CallExpr) *ast.CallExpr {
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
-		return nil
-	}
-	x, _ := ast.Unparen(sel.X).(*ast.CallExpr)
-	return x
 }
 
 // ModelName is the named type under pointers and slices, or "": the
