@@ -27,7 +27,9 @@ func sendsSQL(fn *types.Func) bool {
 	pgx := inPackage(fn, "github.com/jackc/pgx/v5/...") || inPackage(fn, "github.com/jackc/pgx/v4/...")
 	switch {
 	case inPackage(fn, sqlxPath):
-		return sqlxCalls[name]
+		// sqlx's own calls, and database/sql's methods as its interfaces
+		// (ExecerContext, ExtContext, QueryerContext) declare them.
+		return sqlxCalls[name] || (sqlMethods[name] && sig.Variadic())
 	case sig.Recv() == nil:
 		return false
 	case name == "Queue": // a pgx Batch

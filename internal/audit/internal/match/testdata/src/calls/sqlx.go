@@ -73,3 +73,8 @@ func sqlxLookAlikes(ctx context.Context, db *sqlx.DB, k kv, c Cache, query, id s
 	q2 = query
 	db.Get(&n, q2, id) // want `sql Get SQL  const=false`
 }
+
+// sqlx's interfaces declare database/sql's methods.
+func sqlxInterfaces(ctx context.Context, db sqlx.ExtContext, key string) {
+	db.ExecContext(ctx, "UPDATE idempotency_keys SET status = 'done' WHERE key = $1", key) // want `sql ExecContext UPDATE idempotency_keys` `access update UPDATE record="sql idempotency_key" keys=<key>`
+}

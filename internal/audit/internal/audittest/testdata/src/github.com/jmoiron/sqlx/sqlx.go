@@ -86,3 +86,12 @@ func Named(query string, arg interface{}) (string, []interface{}, error)        
 type Stmt struct{ *sql.Stmt }
 
 func (db *DB) Preparex(query string) (*Stmt, error) { return nil, nil }
+
+type ExecerContext interface {
+	ExecContext(ctx context.Context, query string, args ...interface{}) (sql.Result, error)
+}
+
+type ExtContext interface {
+	ExecerContext
+	QueryContext(ctx context.Context, query string, args ...interface{}) (*sql.Rows, error)
+}
