@@ -887,6 +887,14 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 	case atomic:
 		msg = fmt.Sprintf("%s runs after the %s of %s at %s found nothing and before the %s of %s claims it, so two concurrent retries both run it; claim first (INSERT ... ON CONFLICT DO NOTHING, or SET NX, in the check's place) and skip the work when nothing was claimed",
 			between.use.What, checkWhat, rd.use.Target, at, w.use.What, target)
+	case between != nil:
+		// An atomic write in w's place would still let the work run twice.
+		subject := w.use.What + " of " + target
+		if w.use.What == "INSERT" {
+			subject = "INSERT into " + target
+		}
+		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (INSERT ... ON CONFLICT DO NOTHING, or SET NX, before the work) and skip the work when nothing was claimed",
+			subject, checkWhat, at, between.use.What)
 	case w.use.What == "INSERT":
 		msg = fmt.Sprintf("INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done", target, checkWhat, at)
 	case w.use.What == "UPDATE":

@@ -74,7 +74,7 @@ func (s *Service) chargeOnce(ctx context.Context, key, customer string) (string,
 	if err != nil {
 		return "", err
 	}
-	return id, s.cache.Set(ctx, key, id) // want `Set of s.cache after the Get at effects.go:70 races with a concurrent retry: both find nothing and both go on`
+	return id, s.cache.Set(ctx, key, id) // want `Set of s.cache after the Get at effects.go:70 races with a concurrent retry: both find nothing and both run Charge first; claim in the check.s place`
 }
 
 // Cache-aside: the miss recomputes a value, which is harmless twice.
