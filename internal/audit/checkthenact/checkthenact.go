@@ -155,7 +155,7 @@ func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
 	if _, ok := info.TypeOf(ix.X).Underlying().(*types.Map); !ok {
 		return effect.Use{}, false
 	}
-	v := rootVar(info, ix.X)
+	v := effect.RootVar(info, ix.X)
 	if v == nil {
 		return effect.Use{}, false
 	}
@@ -414,7 +414,7 @@ func (f *fn) taint(rd *event) *taint {
 		t.cond = rd.node
 	}
 	mark := func(e ast.Expr) {
-		if v := rootVar(info, e); v != nil {
+		if v := effect.RootVar(info, e); v != nil {
 			t.vars[v] = true
 		}
 	}
@@ -489,31 +489,6 @@ func (f *fn) mentions(n ast.Node, t *taint) bool {
 		return !found
 	})
 	return found
-}
-
-// rootVar returns the variable e names, or the one whose field, element
-// or address e is.
-func rootVar(info *types.Info, e ast.Expr) *types.Var {
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			v, _ := info.ObjectOf(x).(*types.Var)
-			return v
-		case *ast.SelectorExpr:
-			if _, ok := info.Selections[x]; !ok {
-				return nil
-			}
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.UnaryExpr:
-			e = x.X
-		default:
-			return nil
-		}
-	}
 }
 
 // gate returns the condition that decides, from what rd found, whether w

@@ -333,10 +333,8 @@ func (r *Result) readReturned(call *ast.CallExpr, u Use, stmts []ast.Node, retur
 	}
 	found := false
 	mark := func(e ast.Expr) {
-		if id := rootIdent(e); id != nil {
-			if v, ok := info.ObjectOf(id).(*types.Var); ok && returned[v] {
-				found = true
-			}
+		if v := RootVar(info, e); v != nil && returned[v] {
+			found = true
 		}
 	}
 	if as, ok := stmt.(*ast.AssignStmt); ok {
@@ -421,10 +419,8 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 			}
 			for _, a := range call.Args {
 				if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
-					if id := rootIdent(u.X); id != nil {
-						if v, ok := info.Uses[id].(*types.Var); ok && out[v] {
-							add(sel.X, 1)
-						}
+					if v := RootVar(info, u.X); v != nil && out[v] {
+						add(sel.X, 1)
 					}
 				}
 			}
@@ -445,14 +441,18 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 	return out
 }
 
-// rootIdent returns the variable an expression selects from: i in
-// i.ID, &i.ID, rows[0].ID.
-func rootIdent(e ast.Expr) *ast.Ident {
+// RootVar returns the variable e names, or the one whose field, element
+// or address e is: i in i.ID, &i.ID, rows[0].ID.
+func RootVar(info *types.Info, e ast.Expr) *types.Var {
 	for {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
-			return x
+			v, _ := info.ObjectOf(x).(*types.Var)
+			return v
 		case *ast.SelectorExpr:
+			if _, ok := info.Selections[x]; !ok {
+				return nil // a qualified identifier, pkg.Name
+			}
 			e = x.X
 		case *ast.IndexExpr:
 			e = x.X
