@@ -36,30 +36,28 @@ func Definitions(info *types.Info, body ast.Node) Defs {
 		}
 		defs.Values[v] = append(defs.Values[v], rhs)
 	}
+	// assign pairs the left-hand sides with what they are given: one
+	// each, or all from one multi-valued expression.
+	assign := func(lhs []ast.Expr, rhs []ast.Expr) {
+		for i, l := range lhs {
+			switch {
+			case len(lhs) == len(rhs):
+				add(l, rhs[i])
+			case len(rhs) == 1:
+				add(l, rhs[0])
+			}
+		}
+	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			switch {
-			case len(n.Lhs) == len(n.Rhs):
-				for i := range n.Lhs {
-					add(n.Lhs[i], n.Rhs[i])
-				}
-			case len(n.Rhs) == 1:
-				for _, l := range n.Lhs {
-					add(l, n.Rhs[0])
-				}
-			}
+			assign(n.Lhs, n.Rhs)
 		case *ast.ValueSpec:
-			switch {
-			case len(n.Names) == len(n.Values):
-				for i := range n.Names {
-					add(n.Names[i], n.Values[i])
-				}
-			case len(n.Values) == 1:
-				for _, l := range n.Names {
-					add(l, n.Values[0])
-				}
+			names := make([]ast.Expr, len(n.Names))
+			for i, id := range n.Names {
+				names[i] = id
 			}
+			assign(names, n.Values)
 		case *ast.RangeStmt:
 			if n.Key != nil {
 				add(n.Key, n.X)
