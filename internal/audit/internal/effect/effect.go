@@ -265,6 +265,12 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		params[sig.Params().At(i)] = i
 	}
 	defs := Definitions(r.pass.TypesInfo, decl.Body)
+	// A function that returns nothing but an error hands no finding to
+	// its callers, whatever its return statements hold.
+	answers := false
+	for i := range sig.Results().Len() {
+		answers = answers || !types.Identical(sig.Results().At(i).Type(), types.Universe.Lookup("error").Type())
+	}
 	returned := returnedVars(r.pass.TypesInfo, decl.Body, defs, sig.Results())
 	s := &Summary{}
 	var stmts []ast.Node // the statements enclosing the node being looked at
@@ -282,7 +288,7 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		}
 		for _, u := range r.Of(call) {
 			e := u.Effect
-			if e.Op == match.OpRead && !r.readReturned(call, u, stmts, returned) {
+			if e.Op == match.OpRead && (!answers || !r.readReturned(call, u, stmts, returned)) {
 				continue // a read whose finding the function keeps to itself
 			}
 			e.Params = nil
