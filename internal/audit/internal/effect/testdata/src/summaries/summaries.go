@@ -28,13 +28,14 @@ func Touch(ctx context.Context, db *sql.DB, id string) error {
 	return db.QueryRowContext(ctx, "SELECT count(*) FROM events WHERE id = $1", id).Scan(&n)
 }
 
-// Ensure reads and writes one record: its callers see the write.
-func Ensure(ctx context.Context, db *sql.DB, id string) error { // want Ensure:`effects\(write sql event\[2\]\)`
+// Ensure reads and writes one record, and says whether it was there: its
+// callers see the write, not a check.
+func Ensure(ctx context.Context, db *sql.DB, id string) (bool, error) { // want Ensure:`effects\(write sql event\[2\]\)`
 	ok, err := Exists(ctx, db, id)
 	if err != nil || ok {
-		return err
+		return ok, err
 	}
-	return Mark(ctx, db, id)
+	return false, Mark(ctx, db, id)
 }
 
 // Notify acts on the world.
