@@ -82,7 +82,6 @@ func (c *checker) setsOnce(f *flow, body *ast.BlockStmt, locals bool) {
 			c.process[obj] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once", v.Name()))
 		}
 	}
-	text := c.texts(body)
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -111,7 +110,7 @@ func (c *checker) setsOnce(f *flow, body *ast.BlockStmt, locals bool) {
 					continue
 				}
 				for _, field := range fields {
-					c.held[field] = append(c.held[field], text(n.Args[i]))
+					c.held[field] = append(c.held[field], types.ExprString(n.Args[i])) // not text's: held feeds text
 					if o := f.origin(n.Args[i]); o != nil && !strings.EqualFold(field.Name(), "id") { // fresh, or itself once per process
 						c.process[field] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once by %s", field.Name(), fn.Name()))
 					}
