@@ -175,7 +175,8 @@ var perSecond = map[string]int64{"Unix": 1, "UnixMilli": 1e3, "UnixMicro": 1e6, 
 
 // slot reports a clock reading divided by a constant of an hour or more
 // (time.Now().Unix() / 3600): the number of its hour, a schedule slot, as
-// match.Slot's Truncate is.
+// match.Slot's Truncate is. Only a reading itself is divided, so that a
+// chain of quotients costs no more than one walk.
 func (f *flow) slot(b *ast.BinaryExpr) bool {
 	if b.Op != token.QUO {
 		return false
@@ -185,16 +186,18 @@ func (f *flow) slot(b *ast.BinaryExpr) bool {
 		return false
 	}
 	d, ok := constant.Int64Val(constant.ToInt(tv.Value))
-	unit := int64(1)
-	if call, isCall := ast.Unparen(b.X).(*ast.CallExpr); isCall {
-		if sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr); isSel && perSecond[sel.Sel.Name] != 0 {
-			unit = perSecond[sel.Sel.Name]
-		}
-	}
-	if !ok || d/unit < 3600 {
+	call, isCall := ast.Unparen(b.X).(*ast.CallExpr) // a reading, not a quotient: origin is not asked twice of one subtree
+	if !ok || !isCall {
 		return false
 	}
-	o := f.origin(b.X)
+	unit := int64(1)
+	if sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr); isSel && perSecond[sel.Sel.Name] != 0 {
+		unit = perSecond[sel.Sel.Name]
+	}
+	if d/unit < 3600 {
+		return false
+	}
+	o := f.origin(call)
 	return o != nil && strings.HasPrefix(o.what, "time.Now")
 }
 

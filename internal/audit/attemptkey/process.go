@@ -110,7 +110,7 @@ func (c *checker) setsOnce(f *flow, body *ast.BlockStmt, locals bool) {
 					continue
 				}
 				for _, field := range fields {
-					c.held[field] = append(c.held[field], types.ExprString(n.Args[i])) // not text's: held feeds text
+					c.held[field] = append(c.held[field], types.ExprString(n.Args[i]))                // not text's: held feeds text
 					if o := f.origin(n.Args[i]); o != nil && !strings.EqualFold(field.Name(), "id") { // fresh, or itself once per process
 						c.process[field] = c.perProcessOrigin(o, fmt.Sprintf("%s, set once by %s", field.Name(), fn.Name()))
 					}

@@ -134,6 +134,8 @@ func (w *Webhooks) sendRetrying(ctx context.Context, url string) error {
 
 func (w *Webhooks) Notify(ctx context.Context, urls []string) {
 	for range 2 {
-		w.sendRetrying(ctx, urls[0])
+		if err := w.sendRetrying(ctx, urls[0]); err == nil {
+			return
+		}
 	}
 }

@@ -93,7 +93,7 @@ func handleWebhook(s *Server) http.HandlerFunc {
 func hourly(s *Server, ctx context.Context) {
 	for range 3 {
 		slot := time.Now().Truncate(time.Hour)
-		if s.forward(ctx, "report:"+slot.Format(time.RFC3339), nil) == nil {
+		if err := s.forward(ctx, "report:"+slot.Format(time.RFC3339), nil); err == nil {
 			return
 		}
 	}

@@ -116,7 +116,9 @@ func derivedSources(ctx context.Context, sc *stripe.Client, orderID string) {
 		params.SetIdempotencyKey(strconv.FormatInt(time.Now().UnixMilli()/int64(time.Hour/time.Millisecond), 10))
 		buf := []byte(orderID)
 		params.SetIdempotencyKey(hex.EncodeToString(buf))
-		sc.V1PaymentIntents.Create(ctx, params)
+		if _, err := sc.V1PaymentIntents.Create(ctx, params); err == nil {
+			return
+		}
 	}
 }
 
