@@ -43,7 +43,7 @@ func freshSources(ctx context.Context, sc *stripe.Client) {
 		params.SetIdempotencyKey(strconv.FormatInt(time.Now().Unix(), 10)) // want `made by time.Now`
 		params.SetIdempotencyKey(time.Now().Format(time.RFC3339Nano))      // want `made by time.Now`
 		params.SetIdempotencyKey(time.Now().String())                      // want `made by time.Now`
-		params.SetIdempotencyKey(fmt.Sprint(mrand.Int63() / 1000))         // want `made by rand.Int63`
+		params.SetIdempotencyKey(fmt.Sprint(mrand.Int63() / 3600))         // want `made by rand.Int63`
 		params.SetIdempotencyKey(fmt.Sprint(time.Now().UnixNano() / 10))   // want `made by time.Now`
 		params.SetIdempotencyKey(fmt.Sprint(mrand.Int63()))                // want `made by rand.Int63`
 		params.SetIdempotencyKey(gofrs4.Must(gofrs4.NewV4()).String())     // want `made by uuid.NewV4`
