@@ -1,10 +1,13 @@
 // Package audittest sets up analysistest runs of idemkit's checks.
 //
 // The checks recognise real libraries by import path, so their test
-// packages import minimal copies of those libraries' signatures: pgx v5,
-// gorm, go-redis v9, stripe-go v82, google/uuid, oklog/ulid and the AWS SQS
-// client. The copies live once, in this package's testdata, and Dir joins
-// them with the calling package's own testdata in one GOPATH tree.
+// packages import minimal copies of those libraries' signatures: SQL
+// (pgx v4 and v5, sqlx, gorm, bun, squirrel, goqu), Redis (go-redis v8 and
+// v9, redigo, rueidis, redislock, redsync), fresh values (google and gofrs
+// uuid, ulid, ksuid, xid), retries (backoff, retry-go), queues and clients
+// (SQS, NATS, river, asynq, resty, gRPC metadata) and stripe-go. The
+// copies live once, in this package's testdata, and Dir joins them with
+// the calling package's own testdata in one GOPATH tree.
 package audittest
 
 import (
