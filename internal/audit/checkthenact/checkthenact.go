@@ -450,6 +450,11 @@ func (f *fn) taint(rd *event) *taint {
 	for _, d := range rd.use.Dest {
 		mark(d)
 	}
+	if call, ok := rd.at.(*ast.CallExpr); ok && rd.use.ViaReceiver {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			mark(sel.X) // p.load(ctx) leaves what it found in p
+		}
+	}
 	for range 4 {
 		grew := false
 		ast.Inspect(f.body, func(n ast.Node) bool {

@@ -51,6 +51,9 @@ type Effect struct {
 	// key is made from; empty when the key is constant or comes from
 	// elsewhere (the receiver, a package variable).
 	Params []int
+	// ViaReceiver marks a read whose finding a method leaves in its
+	// receiver's fields rather than its results.
+	ViaReceiver bool
 	// External marks a side effect outside the stores the checks follow:
 	// an outgoing HTTP request that changes something, a payment, a
 	// message published or sent.
@@ -271,6 +274,7 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 	for i := range sig.Results().Len() {
 		answers = answers || !types.Identical(sig.Results().At(i).Type(), types.Universe.Lookup("error").Type())
 	}
+	keeps := sig.Recv() != nil && setsReceiver(r.pass.TypesInfo, decl.Body, sig.Recv())
 	returned := returnedVars(r.pass.TypesInfo, decl.Body, defs, sig.Results())
 	s := &Summary{}
 	var stmts []ast.Node // the statements enclosing the node being looked at
@@ -289,7 +293,13 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		for _, u := range r.Of(call) {
 			e := u.Effect
 			if e.Op == match.OpRead && (!answers || !r.readReturned(call, u, stmts, returned)) {
-				continue // a read whose finding the function keeps to itself
+				// p.load(ctx) then p.found: a method that answers only an
+				// error may leave what it found in its receiver's fields.
+				vars, _ := r.resultVars(u, stmts)
+				if answers || !keeps || !decides(r.pass.TypesInfo, decl.Body, vars, sig.Recv()) {
+					continue // a read whose finding the function keeps to itself
+				}
+				e.ViaReceiver = true
 			}
 			e.Params = nil
 			for _, k := range u.Keys {
@@ -322,25 +332,30 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 // function's results other than an error: a found flag, a count, the
 // record. stmts are the nodes enclosing call, outermost first.
 func (r *Result) readReturned(call *ast.CallExpr, u Use, stmts []ast.Node, returned map[*types.Var]bool) bool {
+	vars, inReturn := r.resultVars(u, stmts)
+	return inReturn || slices.ContainsFunc(vars, func(v *types.Var) bool { return returned[v] })
+}
+
+// resultVars returns the variables the statement holding a read assigns
+// or fills (Scan(&v), its destinations), and whether the read sits in a
+// return statement. stmts are the nodes enclosing the read, outermost
+// first.
+func (r *Result) resultVars(u Use, stmts []ast.Node) (vars []*types.Var, inReturn bool) {
 	info := r.pass.TypesInfo
 	var stmt ast.Node
-	for i := len(stmts) - 1; i >= 0; i-- {
+	for i := len(stmts) - 1; i >= 0 && stmt == nil; i-- {
 		switch n := stmts[i].(type) {
 		case *ast.ReturnStmt:
-			return true
+			return nil, true
 		case *ast.FuncLit:
-			return false
+			return nil, false
 		case ast.Stmt:
 			stmt = n
 		}
-		if stmt != nil {
-			break
-		}
 	}
-	found := false
 	mark := func(e ast.Expr) {
-		if v := RootVar(info, e); v != nil && returned[v] {
-			found = true
+		if v := RootVar(info, e); v != nil {
+			vars = append(vars, v)
 		}
 	}
 	if as, ok := stmt.(*ast.AssignStmt); ok {
@@ -348,20 +363,17 @@ func (r *Result) readReturned(call *ast.CallExpr, u Use, stmts []ast.Node, retur
 			mark(l)
 		}
 	}
-	if ds, ok := stmt.(*ast.DeclStmt); ok {
-		ast.Inspect(ds, func(n ast.Node) bool {
-			if vs, ok := n.(*ast.ValueSpec); ok {
-				for _, l := range vs.Names {
-					mark(l)
-				}
-			}
-			return true
-		})
-	}
 	if stmt != nil {
 		ast.Inspect(stmt, func(n ast.Node) bool {
-			if x, ok := n.(*ast.UnaryExpr); ok && x.Op == token.AND {
-				mark(x.X)
+			switch x := n.(type) {
+			case *ast.ValueSpec:
+				for _, l := range x.Names {
+					mark(l)
+				}
+			case *ast.UnaryExpr:
+				if x.Op == token.AND {
+					mark(x.X)
+				}
 			}
 			return true
 		})
@@ -369,6 +381,64 @@ func (r *Result) readReturned(call *ast.CallExpr, u Use, stmts []ast.Node, retur
 	for _, d := range u.Dest {
 		mark(d)
 	}
+	return vars, false
+}
+
+// decides reports whether a condition of body (an if, a switch tag or
+// case) or a value stored in a field of recv mentions one of vars: what
+// the read found steers the function or is kept in its receiver.
+func decides(info *types.Info, body *ast.BlockStmt, vars []*types.Var, recv *types.Var) bool {
+	found := false
+	mentions := func(e ast.Node) {
+		if e == nil {
+			return
+		}
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if v, ok := info.Uses[id].(*types.Var); ok && slices.Contains(vars, v) {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			mentions(n.Cond)
+		case *ast.SwitchStmt:
+			mentions(n.Tag)
+		case *ast.CaseClause:
+			for _, e := range n.List {
+				mentions(e)
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if _, isSel := ast.Unparen(l).(*ast.SelectorExpr); isSel && RootVar(info, l) == recv && i < len(n.Rhs) {
+					mentions(n.Rhs[i])
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// setsReceiver reports whether body assigns a field of recv.
+func setsReceiver(info *types.Info, body *ast.BlockStmt, recv *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if _, isSel := ast.Unparen(l).(*ast.SelectorExpr); isSel && RootVar(info, l) == recv {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
 	return found
 }
 
@@ -482,7 +552,7 @@ func hasEffects(ss []*Summary) bool {
 }
 
 func sameEffect(a, b Effect) bool {
-	return a.Op == b.Op && a.What == b.What && a.Record == b.Record && a.External == b.External &&
+	return a.Op == b.Op && a.What == b.What && a.Record == b.Record && a.External == b.External && a.ViaReceiver == b.ViaReceiver &&
 		a.Where == b.Where && slices.Equal(a.Params, b.Params)
 }
 

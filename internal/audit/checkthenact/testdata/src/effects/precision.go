@@ -180,3 +180,49 @@ func (s *Service) debit(ctx context.Context, tx *sql.Tx, account string, cents i
 	_, err := tx.ExecContext(ctx, "UPDATE balances SET balance = balance - $2 WHERE account = $1", account, cents)
 	return err
 }
+
+// posting carries its key, and what load found, in its fields.
+type posting struct {
+	db    *sql.DB
+	ref   string
+	found bool
+}
+
+func (p *posting) load(ctx context.Context) error {
+	var n int
+	if err := p.db.QueryRowContext(ctx, "SELECT count(*) FROM postings WHERE ref = $1", p.ref).Scan(&n); err != nil {
+		return err
+	}
+	p.found = n > 0
+	return nil
+}
+
+func (p *posting) commit(ctx context.Context) error {
+	_, err := p.db.ExecContext(ctx, "INSERT INTO postings (ref) VALUES ($1)", p.ref)
+	return err
+}
+
+// load leaves its finding in p.found, which decides the commit.
+func post(ctx context.Context, db *sql.DB, ref string) error {
+	p := &posting{db: db, ref: ref}
+	if err := p.load(ctx); err != nil {
+		return err
+	}
+	if p.found {
+		return nil
+	}
+	return p.commit(ctx) // want `INSERT into postings \(by commit, at precision.go:201\) after the SELECT in load at precision.go:193, called at precision.go:208 races`
+}
+
+// A loader that keeps what it read, with no write of that record after.
+func postLogged(ctx context.Context, db *sql.DB, ref string) error {
+	p := &posting{db: db, ref: ref}
+	if err := p.load(ctx); err != nil {
+		return err
+	}
+	if p.found {
+		return nil
+	}
+	_, err := db.ExecContext(ctx, "INSERT INTO audit_log (ref) VALUES ($1)", ref)
+	return err
+}
