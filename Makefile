@@ -30,6 +30,7 @@ demo: build ## Design a spec from the bundled answers, then audit the buggy exam
 	@echo
 	@echo '== idemkit audit ./... in testdata/example-fixed (the same service, fixed)'
 	cd testdata/example-fixed && ../../$(BIN) audit ./...
+	@echo 'demo: the fixed example audits clean: no findings in testdata/example-fixed'
 
 .PHONY: bench
 bench: ## Run the benchmarks (benchstat-friendly: make bench | tee new.txt)
@@ -122,3 +123,6 @@ bench-audit: build ## Peak memory and time of idemkit audit ./... in AUDIT_DIR (
 	measure "idemkit audit ./... (cold cache)" env IDEMKIT_CACHE=$$tmp/cache $$tool audit ./...; \
 	measure "idemkit audit ./... (cached repeat)" env IDEMKIT_CACHE=$$tmp/cache $$tool audit ./...; \
 	measure "staticcheck@$(STATICCHECK_VERSION) ./... (no cache)" env XDG_CACHE_HOME=$$tmp/sc GOCACHE=$$gocache $$sc ./...
+
+# Targets that live in files of their own (mk/*.mk), one per tool or concern.
+-include mk/*.mk
