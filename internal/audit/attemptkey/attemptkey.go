@@ -21,6 +21,7 @@ import (
 var Analyzer = &analysis.Analyzer{
 	Name:      "attemptkey",
 	Doc:       report.Doc("attemptkey"),
+	URL:       "https://pkg.go.dev/github.com/idemkit/idemkit/internal/audit/attemptkey",
 	Requires:  []*analysis.Analyzer{inspect.Analyzer, directive.Analyzer, report.Analyzer},
 	Run:       run,
 	FactTypes: []analysis.Fact{new(keyFact)},

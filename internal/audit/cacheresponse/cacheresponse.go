@@ -25,6 +25,7 @@ import (
 var Analyzer = &analysis.Analyzer{
 	Name:     "cacheresponse",
 	Doc:      report.Doc("cacheresponse"),
+	URL:      "https://pkg.go.dev/github.com/idemkit/idemkit/internal/audit/cacheresponse",
 	Requires: []*analysis.Analyzer{claim.Analyzer, directive.Analyzer, report.Analyzer},
 	Run:      run,
 }

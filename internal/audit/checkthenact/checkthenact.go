@@ -25,6 +25,7 @@ import (
 var Analyzer = &analysis.Analyzer{
 	Name:     "checkthenact",
 	Doc:      report.Doc("checkthenact"),
+	URL:      "https://pkg.go.dev/github.com/idemkit/idemkit/internal/audit/checkthenact",
 	Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, effect.Analyzer, report.Analyzer},
 	Run:      run,
 }

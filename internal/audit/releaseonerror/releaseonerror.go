@@ -21,6 +21,7 @@ import (
 var Analyzer = &analysis.Analyzer{
 	Name:     "releaseonerror",
 	Doc:      report.Doc("releaseonerror"),
+	URL:      "https://pkg.go.dev/github.com/idemkit/idemkit/internal/audit/releaseonerror",
 	Requires: []*analysis.Analyzer{claim.Analyzer, directive.Analyzer, report.Analyzer},
 	Run:      run,
 }
