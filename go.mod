@@ -6,6 +6,7 @@ require (
 	github.com/charmbracelet/glamour v1.0.0
 	github.com/charmbracelet/huh v1.0.0
 	github.com/dunglas/httpsfv v1.1.2
+	github.com/golangci/plugin-module-register v0.1.2
 	github.com/gowebpki/jcs v1.0.2
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/owenrumney/go-sarif/v3 v3.3.1
