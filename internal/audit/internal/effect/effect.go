@@ -456,7 +456,15 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 				return false
 			case *ast.Ident:
 				v, ok := info.Uses[n].(*types.Var)
-				if !ok || v.IsField() || out[v] || types.Identical(v.Type(), errType) {
+				if !ok || v.IsField() || out[v] {
+					return true
+				}
+				if types.Identical(v.Type(), errType) {
+					// An error returned as itself is no finding; one
+					// turned into a result (return err == nil) is.
+					if depth == 0 && !errorExpr(info, e) {
+						out[v] = true
+					}
 					return true
 				}
 				out[v] = true
@@ -476,6 +484,12 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 		case *ast.ReturnStmt:
 			for _, e := range n.Results {
 				add(e, 0)
+			}
+		case *ast.IfStmt:
+			// if errors.Is(err, sql.ErrNoRows) { return false, nil }: the
+			// answer comes from whether the read found a row.
+			if v := notFoundTest(info, n.Cond); v != nil && answersIn(info, n.Body) {
+				out[v] = true
 			}
 		}
 		return true
@@ -560,4 +574,101 @@ func sameEffect(a, b Effect) bool {
 func (r *Result) where(pos token.Pos) string {
 	p := r.pass.Fset.Position(pos)
 	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}
+
+// errorExpr reports whether e is of type error.
+func errorExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.Type != nil && types.Identical(tv.Type, types.Universe.Lookup("error").Type())
+}
+
+// notFoundTest returns the error variable cond tests against a "no such
+// record" sentinel: errors.Is(err, sql.ErrNoRows), err == redis.Nil,
+// errors.Is(err, gorm.ErrRecordNotFound), or such a test negated.
+func notFoundTest(info *types.Info, cond ast.Expr) *types.Var {
+	cond = ast.Unparen(cond)
+	if u, ok := cond.(*ast.UnaryExpr); ok && u.Op == token.NOT {
+		cond = ast.Unparen(u.X)
+	}
+	var errArg, target ast.Expr
+	switch c := cond.(type) {
+	case *ast.CallExpr:
+		fn, ok := typeutil.Callee(info, c).(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "Is" || len(c.Args) != 2 {
+			return nil
+		}
+		errArg, target = c.Args[0], c.Args[1]
+	case *ast.BinaryExpr:
+		if c.Op != token.EQL && c.Op != token.NEQ {
+			return nil
+		}
+		errArg, target = c.X, c.Y
+	default:
+		return nil
+	}
+	id, ok := ast.Unparen(errArg).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || !types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+		return nil
+	}
+	var name string
+	switch t := ast.Unparen(target).(type) {
+	case *ast.SelectorExpr:
+		name = t.Sel.Name
+	case *ast.Ident:
+		name = t.Name
+	default:
+		return nil
+	}
+	switch o := info.Uses[identOf(target)].(type) {
+	case *types.Var, *types.Const:
+		if o.Pkg() == nil || o.Parent() != o.Pkg().Scope() {
+			return nil // a package-level sentinel, not a local
+		}
+	default:
+		return nil
+	}
+	lower := strings.ToLower(name)
+	if lower == "nil" || strings.Contains(lower, "norows") || strings.Contains(lower, "notfound") || strings.Contains(lower, "nomatch") ||
+		strings.Contains(lower, "nodocuments") || strings.Contains(lower, "nokey") || strings.Contains(lower, "missing") {
+		return v
+	}
+	return nil
+}
+
+func identOf(e ast.Expr) *ast.Ident {
+	switch t := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return t.Sel
+	case *ast.Ident:
+		return t
+	}
+	return nil
+}
+
+// answersIn reports whether body returns a result that is not an error.
+func answersIn(info *types.Info, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, e := range n.Results {
+				if !errorExpr(info, e) && !isNilExpr(info, e) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func isNilExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
 }

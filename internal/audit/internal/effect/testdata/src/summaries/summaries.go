@@ -4,8 +4,11 @@ package summaries
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Exists reads, keyed by its second parameter, and returns what it found.
@@ -42,4 +45,35 @@ func Ensure(ctx context.Context, db *sql.DB, id string) (bool, error) { // want 
 func Notify(url string) error { // want Notify:`effects\(external http.Post\)`
 	_, err := http.Post(url, "text/plain", nil)
 	return err
+}
+
+// Held answers whether a row was found through its error alone: the
+// answer is the read's finding.
+func Held(ctx context.Context, db *sql.DB, id string) (bool, error) { // want Held:`effects\(read sql hold\[2\]\)`
+	var one int
+	err := db.QueryRowContext(ctx, "SELECT 1 FROM holds WHERE id = $1", id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Seen answers from a Redis miss.
+func Seen(ctx context.Context, rdb *redis.Client, id string) (bool, error) { // want Seen:`effects\(read redis seen:\{\}\[2\]\)`
+	err := rdb.Get(ctx, "seen:"+id).Err()
+	if err == redis.Nil {
+		return false, nil
+	}
+	return true, err
+}
+
+// Load passes its read's error on and answers nothing from it: the
+// caller learns only that the load failed.
+func Load(ctx context.Context, db *sql.DB, id string) (int, error) {
+	var one int
+	err := db.QueryRowContext(ctx, "SELECT 1 FROM holds WHERE id = $1", id).Scan(&one)
+	if err != nil {
+		return 0, err
+	}
+	return 7, nil
 }
