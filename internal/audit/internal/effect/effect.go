@@ -58,6 +58,12 @@ type Effect struct {
 	// an outgoing HTTP request that changes something, a payment, a
 	// message published or sent.
 	External bool
+	// Forward marks SQL the function sends for its caller: the 1-based
+	// index of the parameter that holds the SQL text, or the squirrel or
+	// goqu builder whose ToSql it calls (exec(ctx, query, args...)). What
+	// is the library call that sends it. Which record it touches is read
+	// at each call, from the argument given there.
+	Forward int
 	// Where is the place of the access itself, file:line, for messages.
 	Where string
 }
@@ -74,6 +80,10 @@ func (*Summary) AFact() {}
 func (s *Summary) String() string {
 	var parts []string
 	for _, e := range s.Effects {
+		if e.Forward > 0 {
+			parts = append(parts, fmt.Sprintf("forward %s[%d]", e.What, e.Forward-1))
+			continue
+		}
 		if e.External {
 			parts = append(parts, "external "+e.What)
 			continue
@@ -240,6 +250,12 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 	var uses []Use
 	for _, s := range summaries {
 		for _, e := range s.Effects {
+			if e.Forward > 0 {
+				if u, ok := r.forwarded(call, fn, e); ok {
+					uses = append(uses, u)
+				}
+				continue
+			}
 			u := Use{Effect: e, Call: call, Callee: fn}
 			for _, i := range e.Params {
 				if i < len(call.Args) {
@@ -289,6 +305,11 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || len(s.Effects) >= maxEffects {
 			return true
+		}
+		if e, ok := r.forwards(call, params, defs); ok {
+			if !slices.ContainsFunc(s.Effects, func(x Effect) bool { return sameEffect(x, e) }) {
+				s.Effects = append(s.Effects, e)
+			}
 		}
 		for _, u := range r.Of(call) {
 			e := u.Effect
@@ -566,7 +587,7 @@ func hasEffects(ss []*Summary) bool {
 }
 
 func sameEffect(a, b Effect) bool {
-	return a.Op == b.Op && a.What == b.What && a.Record == b.Record && a.External == b.External && a.ViaReceiver == b.ViaReceiver &&
+	return a.Op == b.Op && a.Forward == b.Forward && a.What == b.What && a.Record == b.Record && a.External == b.External && a.ViaReceiver == b.ViaReceiver &&
 		a.Where == b.Where && slices.Equal(a.Params, b.Params)
 }
 
@@ -671,4 +692,81 @@ func answersIn(info *types.Info, body *ast.BlockStmt) bool {
 func isNilExpr(info *types.Info, e ast.Expr) bool {
 	tv, ok := info.Types[e]
 	return ok && tv.IsNil()
+}
+
+// forwarded reads the SQL a helper fn sends for its caller (the effect e,
+// a Forward) from the argument call gives it.
+func (r *Result) forwarded(call *ast.CallExpr, fn *types.Func, e Effect) (Use, bool) {
+	if e.Forward > len(call.Args) {
+		return Use{}, false
+	}
+	a, ok := match.Forwarded(r.pass.TypesInfo, call, e.What, call.Args[e.Forward-1])
+	if !ok {
+		return Use{}, false
+	}
+	return Use{
+		Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Appends: a.Appends,
+			ForUpdate: a.ForUpdate, Where: e.Where},
+		Keys: a.Keys, Dest: a.Dest, Call: call, Callee: fn, Access: a,
+	}, true
+}
+
+// forwards reports whether call sends SQL that the function being
+// summarised got from its caller, in the parameter of the given index:
+// a library call given a parameter's text or the text of a parameter's
+// ToSql, or a helper that forwards an argument made from one. The effect
+// it returns says so; callers read the SQL where they give it.
+func (r *Result) forwards(call *ast.CallExpr, params map[*types.Var]int, defs Defs) (Effect, bool) {
+	info := r.pass.TypesInfo
+	param := func(q ast.Expr) (int, bool) {
+		q = ast.Unparen(q)
+		id, ok := q.(*ast.Ident)
+		if !ok {
+			return 0, false
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if !ok {
+			return 0, false
+		}
+		if i, ok := params[v]; ok {
+			return i, true
+		}
+		// query, args, err := q.ToSQL()
+		if vals := defs.Values[v]; len(vals) == 1 {
+			if c, ok := ast.Unparen(vals[0]).(*ast.CallExpr); ok {
+				if x, ok := match.Builder(info, c); ok {
+					if rv := RootVar(info, x); rv != nil {
+						i, ok := params[rv]
+						return i, ok
+					}
+				}
+			}
+		}
+		return 0, false
+	}
+	if c, ok := match.SQL(info, call); ok {
+		if _, classified := match.Classify(info, call); !classified {
+			if i, ok := param(c.Query); ok {
+				return Effect{Forward: i + 1, What: c.Method, Where: r.where(call.Pos())}, true
+			}
+		}
+		return Effect{}, false
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || (fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())) {
+		return Effect{}, false
+	}
+	s := r.SummaryOf(fn)
+	if s == nil {
+		return Effect{}, false
+	}
+	for _, e := range s.Effects {
+		if e.Forward == 0 || e.Forward > len(call.Args) {
+			continue
+		}
+		if i, ok := param(call.Args[e.Forward-1]); ok {
+			return Effect{Forward: i + 1, What: e.What, Where: e.Where}, true
+		}
+	}
+	return Effect{}, false
 }

@@ -52,6 +52,28 @@ func goquChain(info *types.Info, call *ast.CallExpr, fn *types.Func) (built, boo
 			b.dest = call.Args[min(len(call.Args), 1):]
 		}
 	}
+	b.goquLinks(info, x)
+	return b, true
+}
+
+// goquDataset reads a goqu dataset handed on as a value, to a helper that
+// sends it: pg.Insert("holds").Rows(...).
+func goquDataset(info *types.Info, e *ast.CallExpr) (built, bool) {
+	fn, _ := typeutil.Callee(info, e).(*types.Func)
+	if fn == nil || !inPackage(fn, goquPath) {
+		return built{}, false
+	}
+	verb, ok := goquVerbs[typeName(info.TypeOf(e))]
+	if !ok {
+		return built{}, false
+	}
+	b := built{st: Statement{Verb: verb}}
+	b.goquLinks(info, e)
+	return b, true
+}
+
+// goquLinks reads the links of a goqu chain from x back to its start.
+func (b *built) goquLinks(info *types.Info, x *ast.CallExpr) {
 	for ; x != nil; x = receiver(x) {
 		link, _ := typeutil.Callee(info, x).(*types.Func)
 		if link == nil || !inPackage(link, goquPath) {
@@ -84,7 +106,6 @@ func goquChain(info *types.Info, call *ast.CallExpr, fn *types.Func) (built, boo
 			b.st.Assigned = append(b.st.Assigned, literalColumns(info, x.Args[0])...)
 		}
 	}
-	return b, true
 }
 
 // goquTable returns the table a goqu call names: "t" or goqu.T("t").

@@ -41,7 +41,30 @@ func squirrelChain(info *types.Info, call *ast.CallExpr, fn *types.Func) (built,
 	case "ScanContext":
 		b.dest = call.Args[min(len(call.Args), 1):]
 	}
-	for x := receiver(call); x != nil; x = receiver(x) {
+	b.squirrelLinks(info, receiver(call), verb)
+	return b, true
+}
+
+// squirrelBuilder reads a squirrel builder handed on as a value, to a
+// helper that sends it: sq.Insert("holds").Columns(...).Values(...).
+func squirrelBuilder(info *types.Info, e *ast.CallExpr) (built, bool) {
+	fn, _ := typeutil.Callee(info, e).(*types.Func)
+	if fn == nil || !inPackage(fn, squirrelPath) {
+		return built{}, false
+	}
+	verb, ok := squirrelVerbs[typeName(info.TypeOf(e))]
+	if !ok {
+		return built{}, false
+	}
+	b := built{st: Statement{Verb: verb}}
+	b.squirrelLinks(info, e, verb)
+	return b, true
+}
+
+// squirrelLinks reads the links of a squirrel chain from x back to its
+// start.
+func (b *built) squirrelLinks(info *types.Info, x *ast.CallExpr, verb Verb) {
+	for ; x != nil; x = receiver(x) {
 		link, _ := typeutil.Callee(info, x).(*types.Func)
 		if link == nil || !inPackage(link, squirrelPath) {
 			break
@@ -82,7 +105,6 @@ func squirrelChain(info *types.Info, call *ast.CallExpr, fn *types.Func) (built,
 			}
 		}
 	}
-	return b, true
 }
 
 // squirrelWhere records a squirrel predicate: a condition with its

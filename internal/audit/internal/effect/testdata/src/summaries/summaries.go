@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -76,4 +77,42 @@ func Load(ctx context.Context, db *sql.DB, id string) (int, error) {
 		return 0, err
 	}
 	return 7, nil
+}
+
+// exec sends the SQL its caller gives it: which record it touches is
+// read at each call.
+func exec(ctx context.Context, db *sql.DB, query string, args ...any) error { // want exec:`effects\(forward ExecContext\[2\]\)`
+	_, err := db.ExecContext(ctx, query, args...)
+	return err
+}
+
+// relay hands its caller's SQL on to exec.
+func relay(ctx context.Context, db *sql.DB, query string, args ...any) error { // want relay:`effects\(forward ExecContext\[2\]\)`
+	return exec(ctx, db, query, args...)
+}
+
+// Put writes through exec, keyed by its third parameter.
+func Put(ctx context.Context, db *sql.DB, id string) error { // want Put:`effects\(write sql event\[2\]\)`
+	return relay(ctx, db, "INSERT INTO events (id) VALUES ($1)", id)
+}
+
+// execBuilt sends the statement of the builder its caller gives it.
+func execBuilt(ctx context.Context, db *sql.DB, q interface{ ToSql() (string, []any, error) }) error { // want execBuilt:`effects\(forward ExecContext\[2\]\)`
+	query, args, err := q.ToSql()
+	if err != nil {
+		return err
+	}
+	_, err = db.ExecContext(ctx, query, args...)
+	return err
+}
+
+// PutBuilt writes through execBuilt with a squirrel builder.
+func PutBuilt(ctx context.Context, db *sql.DB, id string) error { // want PutBuilt:`effects\(write sql hold\[2\]\)`
+	return execBuilt(ctx, db, sq.Insert("holds").Columns("id").Values(id))
+}
+
+// Run sends SQL of its own making: no forward, no record it can name.
+func Run(ctx context.Context, db *sql.DB, table string) error {
+	_, err := db.ExecContext(ctx, "TRUNCATE "+table)
+	return err
 }
