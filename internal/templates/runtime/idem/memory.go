@@ -104,9 +104,10 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	case now.Before(e.rec.LeaseExpires):
 		return Claim{Outcome: InProgress, Record: cloneRecord(e.rec), RetryAfter: e.rec.LeaseExpires.Sub(now)}, nil
 	}
+	previous := e.token
 	s.hold(e, now, lease, ttl)
 	heap.Fix(&s.expiry, e.index)
-	return Claim{Outcome: TakenOver, Token: e.token, Record: e.rec}, nil
+	return Claim{Outcome: TakenOver, Token: e.token, Previous: previous, Record: e.rec}, nil
 }
 
 // hold gives e a new holder: a fresh token and lease, kept at least ttl.

@@ -130,6 +130,9 @@ type Claim struct {
 	Outcome Outcome
 	// Token fences the caller's later writes; set only when the caller holds the key.
 	Token string
+	// Previous is the token of the holder whose lapsed lease a TakenOver claim ended, so that logs
+	// can tell the two holders apart. It is dead: the store refuses every write fenced by it.
+	Previous string
 	// Record is the key's record after the claim, whatever the outcome.
 	Record Record
 	// RetryAfter is what remains of the other holder's lease, measured on the store's clock; set
