@@ -1,12 +1,13 @@
-// Package pgstore keeps idempotency records in a Postgres table, with the key as primary key.
+// Package pgstore keeps idempotency records in Postgres, in a table with the key as primary key.
 //
-// A claim is one INSERT ... ON CONFLICT ... DO UPDATE ... WHERE ... RETURNING statement: it
-// inserts a new in-progress row, or takes over a row that expired or whose lease ran out, or —
-// when the WHERE refuses — reports the row that is there, all in one round trip. Every later
-// write is an UPDATE or DELETE fenced by the claim's token. Times come from the server's clock
-// (clock_timestamp(), not the transaction's now(), so a claim inside a long transaction still
-// gets a full lease). Expired rows are ignored by every statement, so correctness never waits
-// for the sweeper, which only gives the space back.
+// A claim is one statement, one round trip: it reads the key's row and writes only when the key
+// is free — an INSERT ... ON CONFLICT DO NOTHING when there is no row, a fenced UPDATE of a row
+// that expired or whose lease ran out — and otherwise answers from what it read. Replays, live
+// leases and mismatches are reads: they lock nothing and write no WAL, so a hot key's replays do
+// not queue on its row. Every later write is an UPDATE or DELETE fenced by the claim's token.
+// Times come from the server's clock (clock_timestamp(), not the transaction's now(), so a claim
+// inside a long transaction still gets a full lease). Expired rows are ignored by every statement,
+// so correctness never waits for the sweeper, which only gives the space back.
 //
 // ClaimTx and CompleteTx run inside the caller's transaction, so the claim, the business writes
 // and the stored response commit or roll back together. A concurrent claim of the same key waits
@@ -109,37 +110,63 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// claimSQL: $1 key, $2 fingerprint, $3 token, $4 lease, $5 ttl. The first branch is the row this
-// statement wrote (a claim or a takeover); the second, the row that refused it. The second reads
-// the statement's snapshot, which misses a row committed by a concurrent claim after the snapshot
-// was taken; then no row comes back and the claim runs again (see claim).
+// claimSQL: $1 key, $2 fingerprint, $3 token, $4 lease, $5 ttl. It reads before it writes, so
+// that the answers that change nothing — a replay, a live lease, a mismatch — take no row lock and
+// write no WAL, and replays of one hot key run side by side instead of queueing on its row.
+//
+// cur is the row in the statement's snapshot, with whether a claim may take it (free: expired, or
+// in progress for this fingerprint with its lease run out). When there is none, inserted writes
+// one; when it is free, taken updates it, fenced twice: by the row still holding the token read
+// (so taken knows whose lease it ended), and by the lease or expiry checked again on the row as it
+// is now, which Postgres re-reads after waiting for a concurrent writer's lock. A row committed by
+// a concurrent claim after the snapshot defeats both writes; then no row comes back and the claim
+// runs again with a new snapshot (see claim).
 const claimSQL = `
-WITH claimed AS (
-    INSERT INTO {{table}} AS r (key, fingerprint, state, token, lease_expires_at, expires_at, claimed_at)
-    VALUES ($1, $2, 'in_progress', $3, clock_timestamp() + $4::interval,
-            clock_timestamp() + greatest($4::interval, $5::interval), clock_timestamp())
-    ON CONFLICT (key) DO UPDATE SET
-        fingerprint = excluded.fingerprint, state = 'in_progress', token = excluded.token,
-        lease_expires_at = excluded.lease_expires_at, expires_at = excluded.expires_at,
-        claimed_at = excluded.claimed_at, taken_over = r.expires_at > excluded.claimed_at,
+WITH now AS (SELECT clock_timestamp() AS t),
+cur AS (
+    SELECT r.fingerprint, r.state, r.token, r.lease_expires_at, r.expires_at, r.status, r.headers, r.body,
+           r.expires_at <= now.t
+               OR (r.state = 'in_progress' AND r.fingerprint = $2 AND r.lease_expires_at <= now.t) AS free
+    FROM {{table}} r, now
+    WHERE r.key = $1
+),
+inserted AS (
+    INSERT INTO {{table}} (key, fingerprint, state, token, lease_expires_at, expires_at, claimed_at)
+    SELECT $1, $2, 'in_progress', $3, t + $4::interval, t + greatest($4::interval, $5::interval), t
+    FROM now
+    WHERE NOT EXISTS (SELECT FROM cur)
+    ON CONFLICT (key) DO NOTHING
+    RETURNING lease_expires_at, expires_at
+),
+taken AS (
+    UPDATE {{table}} r SET
+        fingerprint = $2, state = 'in_progress', token = $3,
+        lease_expires_at = clock_timestamp() + $4::interval,
+        expires_at = clock_timestamp() + greatest($4::interval, $5::interval),
+        claimed_at = clock_timestamp(), taken_over = r.expires_at > clock_timestamp(),
         status = NULL, headers = NULL, body = NULL
-    WHERE r.expires_at <= excluded.claimed_at
-       OR (r.state = 'in_progress' AND r.fingerprint = excluded.fingerprint
-           AND r.lease_expires_at <= excluded.claimed_at)
-    RETURNING r.taken_over, r.fingerprint, r.state, r.lease_expires_at, r.expires_at
+    FROM cur
+    WHERE r.key = $1 AND cur.free AND r.token IS NOT DISTINCT FROM cur.token
+      AND (r.expires_at <= clock_timestamp()
+           OR (r.state = 'in_progress' AND r.fingerprint = $2 AND r.lease_expires_at <= clock_timestamp()))
+    RETURNING r.taken_over, cur.token AS previous, r.lease_expires_at, r.expires_at
 )
-SELECT CASE WHEN taken_over THEN 'taken' ELSE 'claimed' END, fingerprint, state,
-       lease_expires_at, expires_at, NULL::bigint, NULL::integer, NULL::json, NULL::bytea
-FROM claimed
+SELECT 'claimed', $2, 'in_progress', lease_expires_at, expires_at,
+       NULL::text, NULL::bigint, NULL::integer, NULL::json, NULL::bytea
+FROM inserted
+UNION ALL
+SELECT CASE WHEN taken_over THEN 'taken' ELSE 'claimed' END, $2, 'in_progress', lease_expires_at, expires_at,
+       CASE WHEN taken_over THEN previous END, NULL, NULL, NULL, NULL
+FROM taken
 UNION ALL
 SELECT CASE WHEN fingerprint <> $2 THEN 'mismatch' WHEN state = 'completed' THEN 'replay' ELSE 'busy' END,
-       fingerprint, state, lease_expires_at, expires_at,
-       ceil(extract(epoch FROM lease_expires_at - clock_timestamp()) * 1000)::bigint,
+       fingerprint, state, lease_expires_at, expires_at, NULL,
+       ceil(extract(epoch FROM lease_expires_at - now.t) * 1000)::bigint,
        CASE WHEN fingerprint = $2 THEN status END,
        CASE WHEN fingerprint = $2 THEN headers END,
        CASE WHEN fingerprint = $2 THEN body END
-FROM {{table}}
-WHERE key = $1 AND NOT EXISTS (SELECT FROM claimed)`
+FROM cur, now
+WHERE NOT free`
 
 // completeSQL: $1 key, $2 token, $3 status, $4 headers, $5 body, $6 ttl.
 const completeSQL = `
@@ -200,13 +227,14 @@ func (s *Store) claim(ctx context.Context, db DB, key, fingerprint string, lease
 			outcome, state string
 			c              idem.Claim
 			leaseExp       *time.Time
+			previous       *string
 			retryMS        *int64
 			status         *int32
 			headers, body  []byte
 		)
 		c.Record.Key = key
 		err := db.QueryRow(ctx, s.sql.claim, key, fingerprint, token, lease, ttl).Scan(
-			&outcome, &c.Record.Fingerprint, &state, &leaseExp, &c.Record.Expires, &retryMS, &status, &headers, &body)
+			&outcome, &c.Record.Fingerprint, &state, &leaseExp, &c.Record.Expires, &previous, &retryMS, &status, &headers, &body)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue
 		}
@@ -223,6 +251,9 @@ func (s *Store) claim(ctx context.Context, db DB, key, fingerprint string, lease
 		c, err = idem.NewClaim(outcome, token, c.Record, retryAfter)
 		if err != nil {
 			return idem.Claim{}, fmt.Errorf("pgstore: claim %q: %w", key, err)
+		}
+		if previous != nil {
+			c.Previous = *previous
 		}
 		return c, nil
 	}
