@@ -22,11 +22,7 @@ import (
 func newAuditLog(t *testing.T, pool *pgxpool.Pool, table string) (*pgstore.AuditLog, string) {
 	t.Helper()
 	schema := testenv.Name(t)
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
+	t.Cleanup(func() { dropSchema(t, pool, schema) })
 	l := pgstore.NewAuditLog(pool, pgstore.AuditOptions{Schema: schema, Table: table})
 	if err := l.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
@@ -195,11 +191,7 @@ func (d failDB) QueryRow(context.Context, string, ...any) pgx.Row {
 func TestAuditQuotedNames(t *testing.T) {
 	pool := connect(t)
 	schema := testenv.Name(t) + ` "Ops"; -`
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %q: %v", schema, err)
-		}
-	})
+	t.Cleanup(func() { dropSchema(t, pool, schema) })
 	const tableName = `Audit "Log"; DROP TABLE x`
 	l := pgstore.NewAuditLog(pool, pgstore.AuditOptions{Schema: schema, Table: tableName})
 	for range 2 {

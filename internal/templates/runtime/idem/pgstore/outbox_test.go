@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem/internal/testenv"
@@ -18,9 +17,7 @@ import (
 func newOutbox(t *testing.T, pool *pgxpool.Pool) *pgstore.Outbox {
 	t.Helper()
 	schema := testenv.Name(t)
-	t.Cleanup(func() {
-		pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-	})
+	t.Cleanup(func() { dropSchema(t, pool, schema) })
 	o := pgstore.NewOutbox(pool, pgstore.OutboxOptions{Schema: schema})
 	if err := o.Migrate(t.Context()); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
@@ -17,13 +18,17 @@ import (
 )
 
 // connect opens a pool on the test database, or skips (fails under CI) when there is none.
-func connect(t testing.TB) *pgxpool.Pool {
+// configure, when given, adjusts the pool's settings first.
+func connect(t testing.TB, configure ...func(*pgxpool.Config)) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(testenv.URL(t, testenv.DatabaseURL))
 	if err != nil {
 		t.Fatalf("%s: %v", testenv.DatabaseURL, err)
 	}
 	cfg.MaxConns = 32
+	for _, f := range configure {
+		f(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +44,7 @@ func connect(t testing.TB) *pgxpool.Pool {
 func newStore(t testing.TB, pool *pgxpool.Pool) (*pgstore.Store, string) {
 	t.Helper()
 	schema := testenv.Name(t)
-	t.Cleanup(func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
+	t.Cleanup(func() { dropSchema(t, pool, schema) })
 	s := pgstore.New(pool, pgstore.Options{Schema: schema})
 	if err := s.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
@@ -51,21 +52,36 @@ func newStore(t testing.TB, pool *pgxpool.Pool) (*pgstore.Store, string) {
 	return s, schema
 }
 
+func dropSchema(t testing.TB, pool *pgxpool.Pool, schema string) {
+	if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+		t.Errorf("drop schema %s: %v", schema, err)
+	}
+}
+
 func TestConformance(t *testing.T) {
 	pool := connect(t)
 	storetest.Run(t, func(t testing.TB) idem.Store {
 		s, _ := newStore(t, pool)
 		return s
-	})
+	}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
+		// A pool of its own, whose connections the suite cuts; the schema is dropped through the
+		// shared one, which stays up.
+		linked := connect(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.DialFunc = pgconn.DialFunc(dial) })
+		schema := testenv.Name(t)
+		t.Cleanup(func() { dropSchema(t, pool, schema) })
+		s := pgstore.New(linked, pgstore.Options{Schema: schema})
+		if err := s.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}))
 }
 
 // TestMigrateConcurrent: every instance migrates at start-up, at the same time, repeatedly.
 func TestMigrateConcurrent(t *testing.T) {
 	pool := connect(t)
 	schema := testenv.Name(t)
-	t.Cleanup(func() {
-		pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-	})
+	t.Cleanup(func() { dropSchema(t, pool, schema) })
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -278,33 +294,16 @@ func TestRunSweeper(t *testing.T) {
 	<-done
 }
 
-// TestUnavailable: with no Postgres listening every operation fails with ErrStoreUnavailable and
-// Do does not run the work. It needs no server.
-func TestUnavailable(t *testing.T) {
+// TestSweepUnavailable: a sweep with no Postgres listening fails with ErrStoreUnavailable; the
+// conformance suite's outage tests cover the Store methods. It needs no server.
+func TestSweepUnavailable(t *testing.T) {
 	pool, err := pgxpool.New(t.Context(), "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	s := pgstore.New(pool, pgstore.Options{})
-	ctx := t.Context()
-	for name, op := range map[string]func() error{
-		"Claim":    func() error { _, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute); return err },
-		"Complete": func() error { return s.Complete(ctx, "k", "tok", idem.Response{}, time.Minute) },
-		"Release":  func() error { return s.Release(ctx, "k", "tok") },
-		"Extend":   func() error { return s.Extend(ctx, "k", "tok", time.Minute) },
-		"Get":      func() error { _, err := s.Get(ctx, "k"); return err },
-		"Sweep":    func() error { _, err := s.Sweep(ctx, 10); return err },
-	} {
-		if err := op(); !errors.Is(err, idem.ErrStoreUnavailable) {
-			t.Errorf("%s with Postgres down = %v, want ErrStoreUnavailable", name, err)
-		}
-	}
-	if _, err := idem.Do(ctx, s, "k", "fp", func(context.Context) (idem.Response, error) {
-		t.Error("the work ran without a claim")
-		return idem.Response{}, nil
-	}); !errors.Is(err, idem.ErrStoreUnavailable) {
-		t.Errorf("Do with Postgres down = %v, want ErrStoreUnavailable", err)
+	if _, err := pgstore.New(pool, pgstore.Options{}).Sweep(t.Context(), 10); !errors.Is(err, idem.ErrStoreUnavailable) {
+		t.Errorf("Sweep with Postgres down = %v, want ErrStoreUnavailable", err)
 	}
 }
 

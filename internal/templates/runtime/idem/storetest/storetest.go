@@ -31,8 +31,13 @@ const (
 
 // Run runs the suite. newStore is called once per subtest and may return a store isolated for
 // that subtest (its own key prefix or schema); subtests run in parallel. It takes a testing.TB so
-// the same constructor serves Benchmark.
-func Run(t *testing.T, newStore func(testing.TB) idem.Store) {
+// the same constructor serves Benchmark. Options add the tests that need more than a store, such
+// as WithOutage.
+func Run(t *testing.T, newStore func(testing.TB) idem.Store, opts ...Option) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, s idem.Store)
@@ -43,6 +48,9 @@ func Run(t *testing.T, newStore func(testing.TB) idem.Store) {
 		{"InProgress", testInProgress},
 		{"OneWinner", testOneWinner},
 		{"LeaseExpiryTakeover", testTakeover},
+		{"TakeoverNamesPrevious", testTakeoverNamesPrevious},
+		{"OneTakeoverWinner", testOneTakeoverWinner},
+		{"OneWinnerAfterExpiry", testOneWinnerAfterExpiry},
 		{"NoTakeoverWithOtherFingerprint", testNoTakeoverWithOtherFingerprint},
 		{"StaleToken", testStaleToken},
 		{"Release", testRelease},
@@ -63,6 +71,16 @@ func Run(t *testing.T, newStore func(testing.TB) idem.Store) {
 			tt.fn(t, newStore(t))
 		})
 	}
+	if c.outage != nil {
+		runOutage(t, c.outage)
+	}
+}
+
+// Option adds tests to Run.
+type Option func(*config)
+
+type config struct {
+	outage func(testing.TB, DialFunc) idem.Store
 }
 
 func testClaimNew(t *testing.T, s idem.Store) {
@@ -161,27 +179,7 @@ func testInProgress(t *testing.T, s idem.Store) {
 // testOneWinner races 64 claims of one key: exactly one may win.
 func testOneWinner(t *testing.T, s idem.Store) {
 	const n = 64
-	var (
-		start = make(chan struct{})
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		count = map[idem.Outcome]int{}
-	)
-	for range n {
-		wg.Go(func() {
-			<-start
-			c, err := s.Claim(t.Context(), "k", "fp", long, long)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			count[c.Outcome]++
-			mu.Unlock()
-		})
-	}
-	close(start)
-	wg.Wait()
+	count, _ := claimConcurrently(t, s, "k", n)
 	if count[idem.Claimed] != 1 || count[idem.InProgress] != n-1 {
 		t.Errorf("outcomes of %d concurrent claims = %v, want 1 claimed and %d in progress", n, count, n-1)
 	}
@@ -223,6 +221,96 @@ func testTakeover(t *testing.T, s idem.Store) {
 
 // testNoTakeoverWithOtherFingerprint: a crashed holder's key is not free for a different request;
 // the fingerprint is checked before the lease.
+// testTakeoverNamesPrevious: a takeover says whose lease it ended, which logs and OnTakeover
+// report; no other outcome names a previous holder.
+func testTakeoverNamesPrevious(t *testing.T, s idem.Store) {
+	old := mustClaim(t, s, "k", "fp", short, long)
+	if old.Previous != "" {
+		t.Errorf("a first claim names a previous holder %q", old.Previous)
+	}
+	c := pollClaim(t, s, "k", "fp", long, idem.TakenOver)
+	if c.Previous != old.Token {
+		t.Errorf("takeover names previous token %q, want the lapsed holder's %q", c.Previous, old.Token)
+	}
+	if busy := mustClaim(t, s, "k", "fp", long, long); busy.Previous != "" || busy.Token != "" {
+		t.Errorf("an in-progress answer carries tokens: previous %q, token %q", busy.Previous, busy.Token)
+	}
+}
+
+// testOneTakeoverWinner: when a lease has run out, of many concurrent claims exactly one takes
+// the key over; the others find the new holder's lease. A race shows only now and then, so the
+// test runs a few rounds.
+func testOneTakeoverWinner(t *testing.T, s idem.Store) {
+	for round := range raceRounds {
+		key := fmt.Sprint("k", round)
+		old := mustClaim(t, s, key, "fp", short, long)
+		// The probe, claimed after the key with the same lease, tells on the store's clock when
+		// the key's lease has run out, without touching it.
+		probe := fmt.Sprint("probe", round)
+		mustClaim(t, s, probe, "fp", short, long)
+		pollClaim(t, s, probe, "fp", long, idem.TakenOver)
+		count, tokens := claimConcurrently(t, s, key, 32)
+		if count[idem.TakenOver] != 1 || count[idem.InProgress] != 31 {
+			t.Errorf("round %d: outcomes of 32 concurrent claims after the lease ran out = %v, want 1 taken over and 31 in progress", round, count)
+		}
+		if len(tokens) != 1 || tokens[0] == old.Token {
+			t.Errorf("round %d: tokens handed out = %q, want one new token", round, tokens)
+		}
+	}
+}
+
+// testOneWinnerAfterExpiry: a completed record past its TTL is free again, and of many concurrent
+// claims exactly one gets it.
+func testOneWinnerAfterExpiry(t *testing.T, s idem.Store) {
+	for round := range raceRounds {
+		key := fmt.Sprint("k", round)
+		c := mustClaim(t, s, key, "fp", long, long)
+		if err := s.Complete(t.Context(), key, c.Token, idem.Response{Status: 200}, short); err != nil {
+			t.Fatal(err)
+		}
+		pollGone(t, s, key)
+		count, _ := claimConcurrently(t, s, key, 32)
+		if count[idem.Claimed] != 1 || count[idem.InProgress] != 31 {
+			t.Errorf("round %d: outcomes of 32 concurrent claims after the TTL = %v, want 1 claimed and 31 in progress", round, count)
+		}
+	}
+}
+
+// raceRounds is how often the tests of concurrent claims repeat their race.
+const raceRounds = 5
+
+// claimConcurrently claims key n times at once with a long lease, and returns the count of each
+// outcome and the tokens handed out.
+func claimConcurrently(t *testing.T, s idem.Store, key string, n int) (map[idem.Outcome]int, []string) {
+	t.Helper()
+	var (
+		start  = make(chan struct{})
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		count  = map[idem.Outcome]int{}
+		tokens []string
+	)
+	for range n {
+		wg.Go(func() {
+			<-start
+			c, err := s.Claim(t.Context(), key, "fp", long, long)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			count[c.Outcome]++
+			if c.Token != "" {
+				tokens = append(tokens, c.Token)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	return count, tokens
+}
+
 func testNoTakeoverWithOtherFingerprint(t *testing.T, s idem.Store) {
 	mustClaim(t, s, "k", "fp-a", short, long)
 	// The probe key, claimed after k with the same lease, tells on the store's own clock when k's
