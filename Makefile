@@ -16,9 +16,9 @@ build: ## Build bin/idemkit and bin/idemkit-vet (the slim go vet tool)
 	$(GO) build -o $(BIN)-vet ./cmd/idemkit-vet
 
 .PHONY: test
-test: ## Run every test (installs and starts Redis and Postgres for the store tests)
+test: ## Run every test, and every benchmark once so that a broken one fails (starts Redis and Postgres)
 	$(GO) vet $(PKGS)
-	scripts/testenv.sh exec $(GO) test -count=1 $(PKGS)
+	scripts/testenv.sh exec $(GO) test -count=1 -bench=. -benchtime=1x $(PKGS)
 
 .PHONY: demo
 demo: build ## Design a spec from the bundled answers, then audit the buggy example service
