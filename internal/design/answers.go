@@ -10,13 +10,24 @@ type Answers struct {
 	// webhook, queue, workflow, cron); informational once the answers exist.
 	Preset string `yaml:"preset,omitempty"`
 	// Kind is the business kind: payment, billing, email, other.
-	Kind       string           `yaml:"kind,omitempty"`
-	Key        KeyAnswers       `yaml:"key"`
-	Hash       HashAnswers      `yaml:"hash"`
-	Store      StoreAnswers     `yaml:"store"`
-	TTL        string           `yaml:"ttl,omitempty"` // "24h", "7d"; empty takes the suggestion
+	Kind  string       `yaml:"kind,omitempty"`
+	Key   KeyAnswers   `yaml:"key"`
+	Hash  HashAnswers  `yaml:"hash"`
+	Store StoreAnswers `yaml:"store"`
+	TTL   string       `yaml:"ttl,omitempty"` // "24h", "7d"; empty takes the suggestion
+	// Lease answers how long a claim lives while the operation runs.
+	Lease      LeaseAnswers     `yaml:"lease,omitempty"`
 	Collision  CollisionAnswers `yaml:"collision"`
 	Downstream []StepAnswers    `yaml:"downstream,omitempty"`
+}
+
+// LeaseAnswers tie the claim's lease to the operation's longest run. A run
+// longer than the lease renews it every heartbeat; a holder that stops
+// renewing loses the claim to the next attempt.
+type LeaseAnswers struct {
+	Duration   string `yaml:"duration,omitempty"`    // e.g. 30s; empty takes the catalogue's
+	LongestRun string `yaml:"longest_run,omitempty"` // e.g. 40m for a batch, 2m for a consumer
+	Heartbeat  string `yaml:"heartbeat,omitempty"`   // e.g. 10s; empty is a third of the lease when the run needs one
 }
 
 // KeyAnswers answer Q1.
@@ -76,6 +87,11 @@ type CollisionAnswers struct {
 	// without a body, for webhook senders and queues).
 	Completed  string `yaml:"completed,omitempty"`
 	RetryAfter string `yaml:"retry_after,omitempty"` // e.g. 5s
+	// MaxDeliveries is how many deliveries a queue makes before it
+	// dead-letters a message (a redrive policy's maxReceiveCount).
+	MaxDeliveries int `yaml:"max_deliveries,omitempty"`
+	// DeadLetter names the queue failed and mismatched messages go to.
+	DeadLetter string `yaml:"dead_letter,omitempty"`
 }
 
 // StepAnswers answer Q6 for one downstream side effect.

@@ -80,6 +80,13 @@ func Decide(a Answers, cat *rules.Catalog) (Design, error) {
 			return Design{}, err
 		}
 	}
+	// The spec must pass the validation every reader applies (idemkit
+	// specs, generate handler): an answer that slipped past the checks
+	// above is refused here rather than written.
+	if problems := d.s.Problems(); len(problems) > 0 {
+		p := problems[0]
+		return Design{}, &InputError{Field: "spec " + p.Field, Err: fmt.Errorf("%w (the answers decide a spec that does not validate)", p.Err)}
+	}
 	return Design{Spec: d.s, Notes: d.notes}, nil
 }
 
@@ -398,12 +405,74 @@ func (d *decider) ttl() error {
 	if st, ok := d.cat.Store(d.s.Store.Kind); ok && st.TTLMax > 0 && ttl > st.TTLMax {
 		d.notes = append(d.notes, fmt.Sprintf("ttl %s is longer than %s keeps keys in practice (%s); consider postgres", ttl, st.Name, st.TTLMax))
 	}
-	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: b.source, Justification: just, Lease: d.cat.Defaults.LeaseTTL}
+	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: b.source, Justification: just}
+	return d.lease()
+}
+
+// lease ties the claim's lease to the operation's longest run: a run that
+// fits in the lease needs nothing more; a longer one renews the lease every
+// heartbeat, so a crashed holder still frees the key within one lease.
+func (d *decider) lease() error {
+	la := d.a.Lease
+	parse := func(field, v string, def rules.Duration) (rules.Duration, error) {
+		if v = strings.TrimSpace(v); v == "" {
+			return def, nil
+		}
+		dur, err := rules.ParseDuration(v)
+		if err != nil {
+			return 0, &InputError{Field: field, Err: err}
+		}
+		return dur, nil
+	}
+	lease, err := parse("lease.duration", la.Duration, d.cat.Defaults.LeaseTTL)
+	if err != nil {
+		return err
+	}
+	run, err := parse("lease.longest_run", la.LongestRun, 0)
+	if err != nil {
+		return err
+	}
+	if run == 0 {
+		run = lease
+		d.notes = append(d.notes, fmt.Sprintf("lease.longest_run is not given: the design assumes the operation finishes within its %s lease", lease))
+	}
+	def := rules.Duration(0)
+	if run > lease {
+		def = lease / 3
+	}
+	beat, err := parse("lease.heartbeat", la.Heartbeat, def)
+	if err != nil {
+		return err
+	}
+	switch {
+	case lease > d.s.TTL.Duration:
+		return inputErr("lease.duration", "%s outlives the %s TTL: the key would expire while still claimed; shorten the lease and renew it with a heartbeat", lease, d.s.TTL.Duration)
+	case run > d.s.TTL.Duration:
+		return inputErr("lease.longest_run", "a %s run outlasts the %s TTL: raise the TTL above the longest run", run, d.s.TTL.Duration)
+	case beat > 0 && 2*beat > lease:
+		return inputErr("lease.heartbeat", "%s renews a %s lease too late: one late heartbeat loses the claim; renew at most every half lease (%s), e.g. every third (%s)", beat, lease, lease/2, lease/3)
+	}
+	d.s.TTL.Lease, d.s.TTL.LongestRun, d.s.TTL.Heartbeat = lease, run, beat
+	d.s.TTL.LeaseLost = leaseLost(transportOf(d.s.Key.Source).id)
 	return nil
+}
+
+// leaseLost says what a holder that outlives its lease must do, in the
+// transport's terms.
+func leaseLost(transport string) string {
+	success := map[string]string{
+		"http":     "answer no 2xx",
+		"queue":    "not ack the message",
+		"activity": "not complete the activity",
+		"schedule": "exit non-zero",
+	}[transport]
+	return "A holder that stops renewing (a long GC pause, a partition, a crash) loses the claim when its lease lapses: the next attempt takes it over with a new fencing token, and the old holder's heartbeat, complete and release fail with a lease-lost error. On that error the old holder stops at once, rolls back what it has not committed and must " + success + "; the side effects it already made are deduplicated by their own keys when the new holder repeats them."
 }
 
 func (d *decider) collisions() error {
 	c := d.a.Collision
+	src := d.s.Key.Source
+	t := transportOf(src)
 	retryAfter := d.cat.Defaults.RetryAfter
 	if s := strings.TrimSpace(c.RetryAfter); s != "" {
 		v, err := rules.ParseDuration(s)
@@ -412,55 +481,64 @@ func (d *decider) collisions() error {
 		}
 		retryAfter = v
 	}
-	completed := orWord(strings.ToLower(strings.TrimSpace(c.Completed)), "replay")
-	inProgress := orWord(strings.ToLower(strings.TrimSpace(c.InProgress)), "conflict")
+	if strings.EqualFold(strings.TrimSpace(c.Completed), "ack") && src == spec.SourceClient {
+		return reject(d.cat, "no-response-stored", "collision.completed is ack for a client key, so a client retrying after a lost response gets an empty 200 instead of its result")
+	}
+	completed, err := t.policy("collision.completed", c.Completed, t.completed, src)
+	if err != nil {
+		return err
+	}
+	inProgress, err := t.policy("collision.in_progress", c.InProgress, t.inProgress, src)
+	if err != nil {
+		return err
+	}
+	maxDeliveries := c.MaxDeliveries
+	switch {
+	case maxDeliveries < 0 || maxDeliveries > maxDeliveriesLimit:
+		return inputErr("collision.max_deliveries", "%d is out of range; a redrive policy allows 1 to %d deliveries", maxDeliveries, maxDeliveriesLimit)
+	case maxDeliveries != 0 && t.id != "queue":
+		return inputErr("collision.max_deliveries", "only a queue consumer dead-letters after N deliveries; a %s key has no delivery count", src)
+	case maxDeliveries == 0:
+		maxDeliveries = defaultMaxDeliveries
+	}
+	deadLetter := strings.TrimSpace(c.DeadLetter)
+	if deadLetter != "" && t.id != "queue" {
+		return inputErr("collision.dead_letter", "only a queue consumer has a dead-letter queue; a %s key answers in its own terms", src)
+	}
+	if err := checkKeyPart("a dead-letter queue name")(deadLetter); deadLetter != "" && err != nil {
+		return &InputError{Field: "collision.dead_letter", Err: err}
+	}
+	d.s.Failure = t.failure(d.s, maxDeliveries, deadLetter)
 
 	var rows []spec.Collision
-	for _, id := range []string{"completed", "in_progress", "mismatch", "expired"} {
+	for _, id := range spec.CollisionCases() {
 		col, ok := d.cat.Collision(id)
 		if !ok {
 			return fmt.Errorf("catalogue has no %q collision row", id)
 		}
-		row := spec.Collision{Case: id, When: col.Case, Response: col.Response, Status: col.Status}
+		row := spec.Collision{Case: id, When: col.Case}
 		switch id {
-		case "completed":
+		case spec.CaseCompleted:
 			row.Policy = completed
-			switch completed {
-			case "replay":
-				row.Response, row.Status = "200 + cached response (stored status, headers and body; Idempotent-Replayed: true)", 200
-			case "ack":
-				if d.s.Key.Source == "client" {
-					return reject(d.cat, "no-response-stored", "collision.completed is ack for a client key, so a client retrying after a lost response gets an empty 200 instead of its result")
-				}
-				row.Response, row.Status = "200 without processing: acknowledge the delivered event so the sender stops retrying", 200
-				if d.s.Key.Source == "queue" {
-					row.Response, row.Status = "ack (delete the message from the queue) without processing", 0
-				}
-			default:
-				return inputErr("collision.completed", "unknown answer %q; one of replay, ack", completed)
-			}
-		case "in_progress":
+		case spec.CaseInProgress:
 			row.Policy = inProgress
-			switch inProgress {
-			case "conflict":
-				row.Response, row.Status = "409 + Retry-After: "+retryAfter.String(), 409
-			case "wait":
-				row.Response, row.Status = "wait briefly on the claim, then 409 + Retry-After: "+retryAfter.String(), 409
-			case "requeue":
-				if d.s.Key.Source != "queue" {
-					return inputErr("collision.in_progress", "requeue is for queue consumers; a %s key answers conflict or wait", d.s.Key.Source)
-				}
-				row.Response, row.Status = "return the message to the queue with a "+retryAfter.String()+" delay; do not ack", 0
-			default:
-				return inputErr("collision.in_progress", "unknown answer %q; one of conflict, wait, requeue", inProgress)
-			}
 			row.RetryAfter = retryAfter
 		}
+		ans := t.row(id, row.Policy, d.s, retryAfter)
+		row.Action, row.Response, row.Status = ans.action, ans.response, ans.status
 		rows = append(rows, row)
 	}
 	d.s.Collisions = rows
 	return nil
 }
+
+// A queue dead-letters a message after this many deliveries unless the
+// answers say otherwise: SQS's console suggests it, and it rides out a
+// short outage without keeping a poison message for long.
+const (
+	defaultMaxDeliveries = 5
+	maxDeliveriesLimit   = 1000
+)
 
 func (d *decider) downstream() error {
 	steps := []spec.Step{}

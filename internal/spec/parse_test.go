@@ -54,7 +54,7 @@ func TestParseErrors(t *testing.T) {
 		is       error
 	}{
 		{name: "unknown top-level field", old: "kind: payment\n", new: "kind: payment\ncolour: red\n", at: "colour", field: "colour", msg: "unknown field; known fields here: schema, idemkit, operation"},
-		{name: "unknown nested field", old: "  lease: 30s", new: "  leese: 30s", at: "leese", field: "ttl.leese", msg: "known fields here: duration, retry_window, window_source, justification, lease"},
+		{name: "unknown nested field", old: "  lease: 30s", new: "  leese: 30s", at: "leese", field: "ttl.leese", msg: "known fields here: duration, retry_window, window_source, justification, window_reference, lease, longest_run"},
 		{name: "unknown field in a list item", old: "    how: Idempotency-Key header", new: "    hwo: Idempotency-Key header", at: "hwo", field: "downstream[0].hwo", msg: "unknown field"},
 		{name: "invalid duration", old: "  duration: 1d", new: "  duration: 5 parsecs", at: "5 parsecs", field: "ttl.duration", msg: "invalid duration"},
 		{name: "forever", old: "  duration: 1d", new: "  duration: forever", at: "forever", field: "ttl.duration", msg: "keys must expire", is: rules.ErrForever},

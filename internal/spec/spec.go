@@ -31,7 +31,11 @@ type Spec struct {
 	Store      Store       `yaml:"store"`
 	TTL        TTL         `yaml:"ttl"`
 	Collisions []Collision `yaml:"collisions"`
-	Downstream []Step      `yaml:"downstream"`
+	// Failure is what a failed attempt answers, in the transport's terms
+	// (a 5xx, a nack and a dead-letter queue, a retryable activity error,
+	// a non-zero exit), so that a failure is retried and never stored.
+	Failure    Failure `yaml:"failure,omitempty"`
+	Downstream []Step  `yaml:"downstream"`
 }
 
 // Key is Q1: where the key comes from and what it looks like.
@@ -40,13 +44,25 @@ type Key struct {
 	Provider     string `yaml:"provider,omitempty"`      // catalogue provider ID for webhook and queue
 	ProviderName string `yaml:"provider_name,omitempty"` // its display name
 	Field        string `yaml:"field"`                   // where the key is read, e.g. "header Idempotency-Key"
-	Format       string `yaml:"format"`                  // e.g. "{workflow_id}:{step}:{param}"
-	Example      string `yaml:"example"`
+	// In and Name are Field as data: where the key is read (header, body,
+	// attribute, metadata, parameter, schedule) and its name there (a
+	// header name, a JSON pointer into the body, an attribute name).
+	In   string `yaml:"in,omitempty"`
+	Name string `yaml:"name,omitempty"`
+	// Missing is what a request without a key gets (a client key: 400).
+	Missing string `yaml:"missing,omitempty"`
+	Format  string `yaml:"format"` // e.g. "{workflow_id}:{step}:{param}"
+	Example string `yaml:"example"`
 	// Scope is what the stored key is scoped by besides the route, e.g.
 	// "tenant_id"; "unscoped" when deliberately global.
 	Scope string `yaml:"scope"`
 	// Schedule is the cron slot length the scheduled time is floored to.
 	Schedule rules.Duration `yaml:"schedule,omitempty"`
+	// TimeZone is the IANA zone a scheduled key's slot is computed in, and
+	// BusinessDate says the key carries the job's business date in that
+	// zone rather than the instant it fired.
+	TimeZone     string `yaml:"time_zone,omitempty"`
+	BusinessDate bool   `yaml:"business_date,omitempty"`
 	// RetriedBy lists the catalogue providers whose retries reach this
 	// operation besides the key's own provider; the TTL covers them all.
 	RetriedBy []string `yaml:"retried_by,omitempty"`
@@ -75,6 +91,10 @@ type Store struct {
 	// payment and billing operations.
 	AuditRow  bool   `yaml:"audit_row"`
 	Rationale string `yaml:"rationale"`
+	// Implies lists what the choice commits the code to: the claim in the
+	// business write's transaction, the payload persisted before a webhook
+	// is acknowledged, the offset committed after the database commit.
+	Implies []string `yaml:"implies,omitempty"`
 }
 
 // TTL is Q4: how long keys are kept, and the retry window that justifies it.
@@ -83,17 +103,31 @@ type TTL struct {
 	RetryWindow   rules.Duration `yaml:"retry_window"`
 	WindowSource  string         `yaml:"window_source"` // the provider or source whose window is longest
 	Justification string         `yaml:"justification"`
+	// WindowReference is where the retry window's number comes from: the
+	// provider's documentation URL, or what the answers said.
+	WindowReference string `yaml:"window_reference,omitempty"`
 	// Lease is how long an in-progress claim lives before another attempt
 	// may take it over (a crashed holder); separate from the result TTL.
 	Lease rules.Duration `yaml:"lease"`
+	// LongestRun is the longest the operation runs while holding its claim;
+	// a run longer than the lease renews it every Heartbeat.
+	LongestRun rules.Duration `yaml:"longest_run,omitempty"`
+	Heartbeat  rules.Duration `yaml:"heartbeat,omitempty"`
+	// LeaseLost says what happens when a holder outlives its lease.
+	LeaseLost string `yaml:"lease_lost,omitempty"`
 }
 
 // Collision is one row of Q5's table, as decided for this operation.
 type Collision struct {
 	Case string `yaml:"case"` // completed, in_progress, mismatch, expired
-	// Policy is the answer chosen where the case has a choice: replay or
-	// ack for completed; conflict, wait or requeue for in_progress.
-	Policy     string         `yaml:"policy,omitempty"`
+	// Policy is the answer chosen where the case has a choice: replay, ack
+	// or skip for completed; conflict, wait, requeue, retry or skip for
+	// in_progress.
+	Policy string `yaml:"policy,omitempty"`
+	// Action is the answer in the transport's own terms: replay, reject,
+	// conflict, ack, nack, dead-letter, retryable-error,
+	// non-retryable-error, skip, refuse, process.
+	Action     string         `yaml:"action,omitempty"`
 	When       string         `yaml:"when"` // "Same key, same hash, completed"
 	Response   string         `yaml:"response"`
 	Status     int            `yaml:"status,omitempty"`
@@ -107,4 +141,28 @@ type Step struct {
 	Mechanism string `yaml:"mechanism"` // provider-key, on-conflict, audit-log, message-id
 	Key       string `yaml:"key"`       // derived key, e.g. "{key}:charge"
 	How       string `yaml:"how"`
+	// Item is the business identity of one item of a batch or scheduled
+	// run (customer_id): each item gets its own key, claim and release.
+	Item string `yaml:"item,omitempty"`
+	// BusinessKey lists the fields of the business fact the side effect
+	// records (order_id, reason); its key is made of them, not of the
+	// delivery that caused it.
+	BusinessKey []string `yaml:"business_key,omitempty"`
+	// Dedup is what the target itself does with a repeated call, from the
+	// catalogue's record of it; empty when the target is not known.
+	Dedup string `yaml:"dedup,omitempty"`
+	// Spec links the spec of the operation this step calls, when that
+	// operation has its own (idempotency-<slug>.md in the same directory).
+	Spec string `yaml:"spec,omitempty"`
+}
+
+// Failure is what a failed attempt of the operation answers, in its
+// transport's terms, and what bounds its redeliveries.
+type Failure struct {
+	Transport string `yaml:"transport"` // http, queue, activity, schedule
+	Answer    string `yaml:"answer"`
+	// MaxDeliveries is how many deliveries a queue makes before it moves
+	// the message to DeadLetter with the reason.
+	MaxDeliveries int    `yaml:"max_deliveries,omitempty"`
+	DeadLetter    string `yaml:"dead_letter,omitempty"`
 }

@@ -37,6 +37,28 @@ const (
 	MechanismOnConflict  = "on-conflict"
 	MechanismAuditLog    = "audit-log"
 	MechanismMessageID   = "message-id"
+	// MechanismNatural is an operation idempotent by itself (PUT of a whole
+	// resource, an upsert, a deterministic overwrite, a conditional
+	// UPDATE): repeating it changes nothing, so it needs no key.
+	MechanismNatural = "natural"
+	// MechanismGuardRow keeps the external ID the first call returned and
+	// looks it up before calling again: for a target with no key, or one
+	// that forgets its keys sooner than the operation's retries last.
+	MechanismGuardRow = "guard-row"
+	// MechanismOutbox writes the message in the business transaction and
+	// publishes it after the commit, keyed for the consumer to deduplicate.
+	MechanismOutbox = "outbox"
+	// MechanismSearch looks the object up by a key stored on it before
+	// creating it again after a call whose outcome is unknown (a timeout).
+	MechanismSearch = "search-before-create"
+)
+
+// Transports (Failure.Transport): the terms a spec's answers are given in.
+const (
+	TransportHTTP     = "http"
+	TransportQueue    = "queue"
+	TransportActivity = "activity"
+	TransportSchedule = "schedule"
 )
 
 // The vocabularies Validate accepts, in the order they are listed in
@@ -46,10 +68,20 @@ var (
 	sources        = []string{SourceClient, SourceWebhook, SourceQueue, SourceWorkflow, SourceCron}
 	collisionCases = []string{CaseCompleted, CaseInProgress, CaseMismatch, CaseExpired}
 	hashAlgorithms = []string{HashSHA256JCS}
-	mechanisms     = []string{MechanismProviderKey, MechanismOnConflict, MechanismAuditLog, MechanismMessageID}
+	mechanisms     = []string{MechanismProviderKey, MechanismOnConflict, MechanismAuditLog, MechanismMessageID, MechanismNatural, MechanismGuardRow, MechanismOutbox, MechanismSearch}
 	storeKinds     = []string{"redis", "postgres", "dynamodb", "workflow"}
-	presets        = []string{"payment", "webhook", "queue", "workflow", "cron"}
+	transports     = []string{TransportHTTP, TransportQueue, TransportActivity, TransportSchedule}
+	// keyLocations are where a key is read: the catalogue's location kinds,
+	// and a scheduled job's own clock.
+	keyLocations = []string{"header", "body", "attribute", "parameter", "record", "schedule"}
+	// actions are the collision answers in transport terms; a mismatch is
+	// never answered with one that processes or accepts the payload.
+	actions         = []string{"replay", "ack", "conflict", "nack", "retryable-error", "skip", "reject", "dead-letter", "non-retryable-error", "refuse", "process"}
+	mismatchActions = []string{"reject", "dead-letter", "non-retryable-error", "refuse"}
 )
+
+// Mechanisms lists the downstream mechanisms a spec may name.
+func Mechanisms() []string { return slices.Clone(mechanisms) }
 
 // CollisionCases lists the four collision cases in the order the collision
 // table presents them, for renderers that walk the table.
@@ -91,6 +123,7 @@ func (s *Spec) Problems() []*FieldError {
 	v.store(&s.Store)
 	v.ttl(&s.TTL)
 	v.collisions(s.Collisions)
+	v.failure(&s.Failure)
 	v.downstream(s.Downstream)
 	return v.problems
 }
@@ -133,7 +166,12 @@ func (v *validator) header(s *Spec) {
 		v.addf("slug", "%v", err)
 	}
 	if s.Preset != "" {
-		v.oneOf("preset", s.Preset, presets)
+		// A team's .idemkit.yaml adds presets of its own: the preset is the
+		// answers' starting point, not a decision, so any catalogue ID is
+		// accepted.
+		if err := ValidSlug(s.Preset); err != nil {
+			v.addf("preset", "%q is not a preset ID: %v", s.Preset, err)
+		}
 	}
 	v.required("patterns", s.Patterns)
 }
@@ -149,6 +187,13 @@ func (v *validator) key(k *Key) {
 	}
 	if k.Source == SourceCron && k.Schedule <= 0 {
 		v.addf("key.schedule", "missing; a cron key floors the scheduled time to its slot (1h, 1d, ...)")
+	}
+	if k.In != "" {
+		v.oneOf("key.in", k.In, keyLocations)
+		v.required("key.name", k.Name)
+	}
+	if k.Source == SourceClient && k.Missing == "" && k.In != "" {
+		v.addf("key.missing", "missing; say what a request without a key gets (400)")
 	}
 	v.required("key.field", k.Field)
 	v.required("key.format", k.Format)
@@ -218,6 +263,13 @@ func (v *validator) ttl(t *TTL) {
 		v.addf("ttl.lease", "missing; without a lease a crashed holder leaves the key in progress until the TTL runs out")
 	case t.Duration > 0 && t.Lease > t.Duration:
 		v.addf("ttl.lease", "%s outlives the %s TTL; the key would expire while still claimed", t.Lease, t.Duration)
+	case t.LongestRun > t.Lease && t.Heartbeat <= 0:
+		v.addf("ttl.heartbeat", "missing; a %s run outlives the %s lease, so the next attempt would take the claim over mid-run: renew the lease every third of it", t.LongestRun, t.Lease)
+	case t.Heartbeat > 0 && 2*t.Heartbeat > t.Lease:
+		v.addf("ttl.heartbeat", "%s renews the %s lease too late; renew at most every half lease", t.Heartbeat, t.Lease)
+	}
+	if t.LongestRun > 0 && t.LeaseLost == "" {
+		v.addf("ttl.lease_lost", "missing; say what a holder that outlives its lease must do")
 	}
 }
 
@@ -243,10 +295,16 @@ func (v *validator) collisions(cs []Collision) {
 		if c.Status != 0 && (c.Status < 100 || c.Status > 599) {
 			v.addf(field+".status", "%d is not an HTTP status", c.Status)
 		}
+		if c.Action != "" {
+			v.oneOf(field+".action", c.Action, actions)
+		}
 		switch c.Case {
 		case CaseMismatch:
 			if c.Status != 0 && (c.Status < 400 || c.Status > 499) {
 				v.addf(field+".status", "%d would accept a different payload under the same key; answer 422", c.Status)
+			}
+			if c.Action != "" && !slices.Contains(mismatchActions, c.Action) {
+				v.addf(field+".action", "%s would accept a different payload under the same key; answer one of %s", c.Action, strings.Join(mismatchActions, ", "))
 			}
 		case CaseInProgress:
 			if c.Status == 409 && c.RetryAfter <= 0 {
@@ -261,6 +319,20 @@ func (v *validator) collisions(cs []Collision) {
 	}
 }
 
+func (v *validator) failure(f *Failure) {
+	if *f == (Failure{}) {
+		return
+	}
+	v.oneOf("failure.transport", f.Transport, transports)
+	v.required("failure.answer", f.Answer)
+	if f.Transport == TransportQueue && f.MaxDeliveries <= 0 {
+		v.addf("failure.max_deliveries", "missing; a queue dead-letters a poison message after N deliveries, or redelivers it forever")
+	}
+	if f.Transport != TransportQueue && (f.MaxDeliveries != 0 || f.DeadLetter != "") {
+		v.addf("failure.max_deliveries", "only a queue dead-letters after N deliveries; a %s operation has no delivery count", f.Transport)
+	}
+}
+
 func (v *validator) downstream(steps []Step) {
 	names := map[string]int{}
 	keys := map[string]int{}
@@ -269,6 +341,17 @@ func (v *validator) downstream(steps []Step) {
 		v.required(field+".name", st.Name)
 		v.oneOf(field+".mechanism", st.Mechanism, mechanisms)
 		v.required(field+".key", st.Key)
+		if st.Item != "" && !strings.Contains(st.Key, "{"+st.Item+"}") {
+			v.addf(field+".key", "%q does not carry the item {%s}: every item of the run would share one key", st.Key, st.Item)
+		}
+		for _, b := range st.BusinessKey {
+			if !strings.Contains(st.Key, "{"+b+"}") {
+				v.addf(field+".key", "%q does not carry the business key's {%s}", st.Key, b)
+			}
+		}
+		if st.Spec != "" && (!strings.HasPrefix(st.Spec, "idempotency-") || !strings.HasSuffix(st.Spec, ".md") || strings.ContainsAny(st.Spec, "/\\")) {
+			v.addf(field+".spec", "%q: want the file name of a spec in the same directory, idempotency-<slug>.md", st.Spec)
+		}
 		if first, dup := names[st.Name]; dup && st.Name != "" {
 			v.addf(field+".name", "%q is also downstream[%d]; each step needs its own name", st.Name, first)
 		} else {

@@ -154,6 +154,7 @@ type specView struct {
 	Scope        string
 	Algorithm    string
 	Included     string
+	Lease        string
 	Collisions   []collisionRow
 	Steps        []stepRow
 	Diagram      []string
@@ -177,6 +178,7 @@ func newSpecView(s *spec.Spec) *specView {
 		Scope:        scopeText(s.Key.Scope),
 		Algorithm:    algorithmText(s.Hash.Algorithm),
 		Included:     includedText(s.Hash.Include),
+		Lease:        leaseText(&s.TTL),
 	}
 	for _, c := range s.Collisions {
 		v.Collisions = append(v.Collisions, collisionRow{Case: codeCell(c.Case), When: cell(c.When), Answer: cell(answer(&c))})
@@ -187,13 +189,47 @@ func newSpecView(s *spec.Spec) *specView {
 			Target:    cell(st.Target),
 			Mechanism: mechanismText(st.Mechanism),
 			Key:       codeCell(st.Key),
-			How:       cell(st.How),
+			How:       cell(stepHow(&st)),
 		})
 	}
 	v.Diagram = diagram(s)
 	v.Tests = tests(s)
 	v.Checks = selfCheck(s)
 	return v
+}
+
+// leaseText says how long a claim lives and how it is kept alive.
+func leaseText(t *spec.TTL) string {
+	text := fmt.Sprintf("%s — a claim still in progress after this is taken over by the next attempt with a new fencing token, and the stale holder's complete or release is refused; the lease is separate from the result TTL", t.Lease)
+	switch {
+	case t.Heartbeat > 0:
+		text += fmt.Sprintf(". The longest run is %s, so the holder renews the lease every %s while it works", t.LongestRun, t.Heartbeat)
+	case t.LongestRun > 0:
+		text += fmt.Sprintf(". The longest run (%s) fits in the lease, so no heartbeat is needed", t.LongestRun)
+	}
+	return text
+}
+
+// stepHow is a step's How, with what makes its key and what the target does
+// on its own.
+func stepHow(st *spec.Step) string {
+	var parts []string
+	if st.Item != "" {
+		parts = append(parts, "Per item: each "+st.Item+" gets its own key, claim and release, so one failed item neither repeats nor blocks the others.")
+	}
+	if len(st.BusinessKey) > 0 {
+		parts = append(parts, "Business key ("+strings.Join(st.BusinessKey, ", ")+"): the side effect is a business fact, so its key names the fact, not the delivery that caused it.")
+	}
+	if st.How != "" {
+		parts = append(parts, st.How)
+	}
+	if st.Dedup != "" {
+		parts = append(parts, "Target: "+st.Dedup)
+	}
+	if st.Spec != "" {
+		parts = append(parts, "Its own design: ["+st.Spec+"]("+st.Spec+").")
+	}
+	return strings.Join(parts, " ")
 }
 
 func sourceText(k *spec.Key) string {
@@ -254,22 +290,20 @@ func includedText(fields []string) string {
 	return strings.Join(spans, ", ")
 }
 
-// answer is a collision row's response as one line: status, Retry-After
-// (in seconds, as the header carries it) and what happens. A response that
-// already starts with its status is shown as written.
+// answer is a collision row's response as one line: the HTTP status and
+// Retry-After (in seconds, as the header carries it) where the transport is
+// HTTP, then what happens. A response that already starts with its status,
+// or a row with no status (a queue, an activity, a scheduled job, whose
+// response names its own delay), is shown as written.
 func answer(c *spec.Collision) string {
-	var parts []string
-	if c.Status != 0 {
-		parts = append(parts, fmt.Sprint(c.Status))
-	}
-	if c.RetryAfter > 0 {
-		parts = append(parts, fmt.Sprintf("Retry-After: %d", c.RetryAfter.Seconds()))
-	}
-	head := strings.Join(parts, " + ")
-	switch {
-	case head == "" || c.Status != 0 && strings.HasPrefix(strings.TrimSpace(c.Response), fmt.Sprint(c.Status)):
+	if c.Status == 0 || strings.HasPrefix(strings.TrimSpace(c.Response), fmt.Sprint(c.Status)) {
 		return c.Response
-	case strings.TrimSpace(c.Response) == "":
+	}
+	head := fmt.Sprint(c.Status)
+	if c.RetryAfter > 0 && c.Status == 409 {
+		head += fmt.Sprintf(" + Retry-After: %d", c.RetryAfter.Seconds())
+	}
+	if strings.TrimSpace(c.Response) == "" {
 		return head
 	}
 	return head + " — " + c.Response
@@ -280,6 +314,10 @@ var mechanismTitles = map[string]string{
 	spec.MechanismOnConflict:  "unique constraint + `ON CONFLICT DO NOTHING`",
 	spec.MechanismAuditLog:    "audit-log guard: check, call, record",
 	spec.MechanismMessageID:   "the provider's message or deduplication ID",
+	spec.MechanismNatural:     "naturally idempotent: no key needed",
+	spec.MechanismGuardRow:    "guard row: the external ID kept and looked up",
+	spec.MechanismOutbox:      "outbox: published after the commit",
+	spec.MechanismSearch:      "search before create after an unknown outcome",
 }
 
 func mechanismText(m string) string {
@@ -379,19 +417,63 @@ func expected(s *spec.Spec, c string) string {
 	return "(no " + c + " row in the collision table)"
 }
 
-// tests are the five tests every design names, with the answers this spec
-// expects.
+// testWords are the five tests' situations in the transport's own terms.
+var testWords = map[string][5]string{
+	"http": {
+		"the same key and payload after completion",
+		"the same key with a different payload",
+		"two requests with one key at once → one runs the operation; the other",
+		"the same key after the %s TTL",
+		"the handler fails or dies after claiming the key",
+	},
+	"queue": {
+		"the same message delivered again after it was processed",
+		"the same message ID with a different body",
+		"two deliveries of one message at once (its visibility lapsed) → one processes it; the other",
+		"the same message ID after the %s TTL",
+		"the consumer dies after claiming the key, before acking",
+	},
+	"activity": {
+		"the engine retries the activity after it completed",
+		"the same activity key with different input",
+		"two attempts of the activity at once (a heartbeat timed out) → one runs it; the other",
+		"the same activity key after the %s TTL",
+		"the worker dies mid-activity, after claiming the key",
+	},
+	"schedule": {
+		"the slot fires again after it was done",
+		"the slot's key claimed with different parameters",
+		"two schedulers fire one slot at once → one runs the job; the other",
+		"the same slot after the %s TTL",
+		"the job dies after claiming the slot",
+	},
+}
+
+// tests are the five tests every design names, in the transport's terms,
+// with the answers this spec expects.
 func tests(s *spec.Spec) []string {
+	words, ok := testWords[s.Failure.Transport]
+	if !ok {
+		words = testWords["http"]
+	}
 	crash := fmt.Sprintf("the key is released (or its %s lease lapses) and the next retry succeeds, running the operation once", s.TTL.Lease)
+	switch s.Failure.Transport {
+	case "queue":
+		crash = fmt.Sprintf("the message comes back after its visibility timeout, the %s lease lapses, and the redelivery processes it once; after %d failed deliveries it is dead-lettered with the reason", s.TTL.Lease, s.Failure.MaxDeliveries)
+	case "activity":
+		crash = fmt.Sprintf("the heartbeat stops, the %s lease lapses, and the engine's retry takes the claim over and runs the activity once", s.TTL.Lease)
+	case "schedule":
+		crash = fmt.Sprintf("the %s lease lapses and the retry or the next catch-up run of the slot does the work once", s.TTL.Lease)
+	}
 	if len(s.Downstream) > 0 {
 		crash += ", each step deduplicating on its derived key"
 	}
 	return []string{
-		"**Replay**: the same key and payload after completion → " + expected(s, spec.CaseCompleted),
-		"**Mismatch**: the same key with a different payload → " + expected(s, spec.CaseMismatch),
-		"**Concurrent retries**: two requests with one key at once → one runs the operation; the other → " + expected(s, spec.CaseInProgress),
-		fmt.Sprintf("**TTL expiry**: the same key after the %s TTL → ", s.TTL.Duration) + expected(s, spec.CaseExpired),
-		"**Crash mid-flight**: the handler fails or dies after claiming the key → " + crash,
+		"**Replay**: " + words[0] + " → " + expected(s, spec.CaseCompleted),
+		"**Mismatch**: " + words[1] + " → " + expected(s, spec.CaseMismatch),
+		"**Concurrent retries**: " + words[2] + " → " + expected(s, spec.CaseInProgress),
+		"**TTL expiry**: " + fmt.Sprintf(words[3], s.TTL.Duration) + " → " + expected(s, spec.CaseExpired),
+		"**Crash mid-flight**: " + words[4] + " → " + crash,
 	}
 }
 
