@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/idemkit/idemkit/cmd/idemkit/internal/quietstart" // its init keeps Bubble Tea's from querying the terminal
 	"github.com/idemkit/idemkit/internal/audit"
 	"github.com/idemkit/idemkit/internal/cli"
 	"github.com/idemkit/idemkit/internal/handoff" // its init hands go vet's runs to idemkit-vet
 )
 
 func main() {
+	quietstart.Restore()
 	if handoff.IsVetProtocol(os.Args[1:]) {
 		// Here when idemkit-vet is not beside idemkit, or IDEMKIT_VET_INPROCESS is set.
 		audit.VetMain() // does not return
