@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -48,6 +49,10 @@ type Keeper struct {
 	// RetryAfter caps the wait an *InProgressError advises, which is otherwise what remains of
 	// the holder's lease. Default 0: no cap.
 	RetryAfter time.Duration
+	// Logger hears what an operator must: a takeover of a lapsed lease, at WARN with the key and
+	// both holders' tokens, and a key that could not be released, at ERROR. Default
+	// slog.Default(). For metrics, observe the Store (see Observe).
+	Logger *slog.Logger
 }
 
 // Poll intervals of Keeper.Wait.
@@ -98,7 +103,11 @@ func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Resu
 		c.RetryAfter = min(c.RetryAfter, k.RetryAfter)
 	}
 	switch c.Outcome {
-	case Claimed, TakenOver:
+	case TakenOver:
+		k.logger().WarnContext(ctx, "idem: took over a key whose holder's lease ran out; that holder may have done part of the work",
+			"key", key, "old_token", c.Previous, "new_token", c.Token)
+		return k.run(ctx, key, c, start.Add(lease), fn)
+	case Claimed:
 		return k.run(ctx, key, c, start.Add(lease), fn)
 	case Replay:
 		return Result{Response: c.Record.Response, Replayed: true}, nil
@@ -219,8 +228,9 @@ func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time
 	return func() { hcancel(); wg.Wait() }
 }
 
-// release gives the key back and returns cause joined with any error of the release itself. A
-// lease already lost is not worth reporting twice.
+// release gives the key back and returns cause joined with any error of the release itself,
+// which matches ErrNotReleased and is logged: whoever reports cause must not say the key is free
+// for a retry. A lease already lost is not worth reporting twice.
 func (k *Keeper) release(ctx context.Context, key, token string, cause error) error {
 	rctx, cancel := k.cleanupContext(ctx)
 	defer cancel()
@@ -228,7 +238,16 @@ func (k *Keeper) release(ctx context.Context, key, token string, cause error) er
 	if err == nil || (errors.Is(err, ErrLeaseLost) && errors.Is(cause, ErrLeaseLost)) {
 		return cause
 	}
-	return errors.Join(cause, fmt.Errorf("idem: release %q: %w", key, err))
+	k.logger().ErrorContext(ctx, "idem: key not released after its work failed; a retry may find it in progress until its lease runs out",
+		"key", key, "err", err, "cause", cause)
+	return errors.Join(cause, fmt.Errorf("idem: release %q: %w: %w", key, ErrNotReleased, err))
+}
+
+func (k *Keeper) logger() *slog.Logger {
+	if k.Logger != nil {
+		return k.Logger
+	}
+	return slog.Default()
 }
 
 func (k *Keeper) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -1,9 +1,13 @@
 package idem_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +22,7 @@ type faulty struct {
 	claim    func(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error)
 	complete func(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error
 	extend   func(ctx context.Context, key, token string, lease time.Duration) error
+	release  func(ctx context.Context, key, token string) error
 }
 
 func (f *faulty) Claim(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error) {
@@ -39,6 +44,34 @@ func (f *faulty) Extend(ctx context.Context, key, token string, lease time.Durat
 		return f.extend(ctx, key, token, lease)
 	}
 	return f.Store.Extend(ctx, key, token, lease)
+}
+
+func (f *faulty) Release(ctx context.Context, key, token string) error {
+	if f.release != nil {
+		return f.release(ctx, key, token)
+	}
+	return f.Store.Release(ctx, key, token)
+}
+
+// logs is a Keeper's log, kept as JSON records.
+type logs struct{ buf bytes.Buffer }
+
+func (l *logs) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(&l.buf, nil)) }
+
+// records returns the records logged at level.
+func (l *logs) records(t *testing.T, level string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range bytes.Lines(l.buf.Bytes()) {
+		var r map[string]any
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if r["level"] == level {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func respond(status int, body string) idem.Func {
@@ -132,17 +165,73 @@ func TestDoReplayMismatchInProgress(t *testing.T) {
 	}
 }
 
+// TestDoTakenOver: a key whose holder's lease ran out is taken over, and the takeover is logged at
+// WARN with the key and both holders' tokens, so an operator can follow the two holders.
 func TestDoTakenOver(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	s := idem.NewMemoryStore(idem.MemoryOptions{Now: func() time.Time { return now }})
-	if _, err := s.Claim(t.Context(), "k", "fp", time.Second, time.Hour); err != nil {
+	old, err := s.Claim(t.Context(), "k", "fp", time.Second, time.Hour)
+	if err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(2 * time.Second) // the first holder crashed
-	res, err := idem.Do(t.Context(), s, "k", "fp", respond(200, "second"))
+	var (
+		log   logs
+		token string // the takeover's, which the record hides
+	)
+	spy := &faulty{Store: s, claim: func(ctx context.Context, key, fp string, lease, ttl time.Duration) (idem.Claim, error) {
+		c, err := s.Claim(ctx, key, fp, lease, ttl)
+		token = c.Token
+		return c, err
+	}}
+	k := &idem.Keeper{Store: spy, Logger: log.logger()}
+	res, err := k.Do(t.Context(), "k", "fp", respond(200, "second"))
 	if err != nil || !res.TakenOver || !res.Stored {
 		t.Errorf("Do after a crashed holder = %+v, %v; want taken over and stored", res, err)
+	}
+	warns := log.records(t, "WARN")
+	if len(warns) != 1 {
+		t.Fatalf("logged %d warnings, want one for the takeover:\n%s", len(warns), log.buf.String())
+	}
+	if w := warns[0]; w["key"] != "k" || w["old_token"] != old.Token || w["new_token"] != token || token == "" {
+		t.Errorf("takeover logged as %v; want key k, old_token %q and new_token %q", w, old.Token, token)
+	}
+}
+
+// TestDoReleaseFails: work failed and its key could not be released. The error says so
+// (ErrNotReleased, beside the work's own), and so does the log, at ERROR: a retry will find the
+// key in progress, not free.
+func TestDoReleaseFails(t *testing.T) {
+	t.Parallel()
+	errAudit := errors.New("audit row: connection reset")
+	down := fmt.Errorf("release: %w: connection refused", idem.ErrStoreUnavailable)
+	mem := idem.NewMemoryStore(idem.MemoryOptions{})
+	s := &faulty{Store: mem, release: func(context.Context, string, string) error { return down }}
+	var log logs
+	k := &idem.Keeper{Store: s, Logger: log.logger()}
+	_, err := k.Do(t.Context(), "k", "fp", func(context.Context) (idem.Response, error) {
+		return idem.Response{Status: 201}, errAudit
+	})
+	if !errors.Is(err, errAudit) || !errors.Is(err, idem.ErrNotReleased) || !errors.Is(err, idem.ErrStoreUnavailable) {
+		t.Errorf("Do = %v; want the work's error, ErrNotReleased and the store's", err)
+	}
+	errs := log.records(t, "ERROR")
+	if len(errs) != 1 || errs[0]["key"] != "k" || !strings.Contains(fmt.Sprint(errs[0]["msg"]), "not released") {
+		t.Errorf("logged %v; want one ERROR saying key k was not released", errs)
+	}
+	if got := state(t, mem, "k"); got != "in_progress" {
+		t.Errorf("key is %s, want still in progress", got)
+	}
+
+	// A release that works is not news.
+	log.buf.Reset()
+	k.Store = mem
+	if _, err := k.Do(t.Context(), "k2", "fp", func(context.Context) (idem.Response, error) { return idem.Response{}, errAudit }); errors.Is(err, idem.ErrNotReleased) {
+		t.Errorf("Do with a working release = %v, want no ErrNotReleased", err)
+	}
+	if log.buf.Len() != 0 {
+		t.Errorf("a released key logged %s", log.buf.String())
 	}
 }
 

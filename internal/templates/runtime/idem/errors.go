@@ -19,8 +19,12 @@ var (
 	// work must not run (fail closed). Stores wrap their backend's error with it.
 	ErrStoreUnavailable = errors.New("idem: store unavailable")
 	// ErrStoreFull: the memory store is full of live records. Evicting one would let its key run
-	// twice or lose its replay, so the store refuses new claims instead.
+	// twice or lose its replay, so the store refuses new claims instead. The error it comes in
+	// names the bound reached (MemoryOptions.MaxEntries or MaxBytes).
 	ErrStoreFull = fmt.Errorf("%w: memory store full of live records", ErrStoreUnavailable)
+	// ErrNotReleased: work that did not finish could not give its key back. Until the key's lease
+	// runs out, a retry finds it in progress (409) rather than running at once.
+	ErrNotReleased = errors.New("idem: key not released")
 	// ErrNotFound: Get found no live record.
 	ErrNotFound = errors.New("idem: no record")
 	// ErrInvalid: an argument no store accepts (empty key, a lease under a millisecond, ...).

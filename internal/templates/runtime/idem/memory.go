@@ -19,12 +19,13 @@ const (
 // against MaxBytes.
 const entryOverhead = 256
 
-// MemoryOptions configures a MemoryStore.
+// MemoryOptions configures a MemoryStore. Its bounds are its capacity: size them for the keys
+// that live at once (requests per second times the TTL) and the responses they keep.
 type MemoryOptions struct {
 	// MaxEntries bounds the number of live records. Default DefaultMaxEntries.
 	MaxEntries int
-	// MaxBytes bounds the bytes held by live records (keys, fingerprints, headers, bodies).
-	// Default DefaultMaxBytes.
+	// MaxBytes bounds the bytes held by live records (keys, fingerprints, headers, bodies, and
+	// about 256 bytes of bookkeeping each). Default DefaultMaxBytes.
 	MaxBytes int64
 	// Now is the store's clock. Default time.Now; tests pass a clock they control.
 	Now func() time.Time
@@ -89,8 +90,11 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	case e == nil:
 		e = &memEntry{rec: Record{Key: key, Fingerprint: fingerprint}}
 		e.size = entrySize(e.rec)
-		if len(s.entries) >= s.maxEntries || s.bytes+e.size > s.maxBytes {
-			return Claim{}, fmt.Errorf("memory claim %q: %w", key, ErrStoreFull)
+		if len(s.entries) >= s.maxEntries {
+			return Claim{}, fmt.Errorf("memory claim %q: %w: %d records, the most MemoryOptions.MaxEntries allows; raise it, or keep the records in Redis or Postgres", key, ErrStoreFull, s.maxEntries)
+		}
+		if s.bytes+e.size > s.maxBytes {
+			return Claim{}, fullBytes("claim", key, s.maxBytes)
 		}
 		s.entries[key] = e
 		s.bytes += e.size
@@ -139,7 +143,7 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	rec.Response = cloneResponse(resp)
 	size := entrySize(rec)
 	if s.bytes-e.size+size > s.maxBytes {
-		return fmt.Errorf("memory complete %q: %w", key, ErrStoreFull)
+		return fullBytes("complete", key, s.maxBytes)
 	}
 	s.bytes += size - e.size
 	e.rec, e.size, e.token = rec, size, ""
@@ -222,6 +226,11 @@ func (s *MemoryStore) remove(e *memEntry) {
 	heap.Remove(&s.expiry, e.index)
 	delete(s.entries, e.rec.Key)
 	s.bytes -= e.size
+}
+
+// fullBytes is the error of an operation that would take the store past MaxBytes.
+func fullBytes(op, key string, maxBytes int64) error {
+	return fmt.Errorf("memory %s %q: %w: over %d bytes, the most MemoryOptions.MaxBytes allows; raise it, or keep the records in Redis or Postgres", op, key, ErrStoreFull, maxBytes)
 }
 
 func entrySize(r Record) int64 {

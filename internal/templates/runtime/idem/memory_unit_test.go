@@ -29,6 +29,9 @@ func TestMemoryBoundedEntries(t *testing.T) {
 	if !errors.Is(err, idem.ErrStoreFull) || !errors.Is(err, idem.ErrStoreUnavailable) {
 		t.Fatalf("claim into a full store = %v, want ErrStoreFull (an ErrStoreUnavailable)", err)
 	}
+	if !strings.Contains(err.Error(), "MaxEntries") || !strings.Contains(err.Error(), " 2 ") {
+		t.Errorf("the full store's error %q does not say which bound to raise and what it is", err)
+	}
 	if _, err := s.Claim(ctx, "a", "fp", time.Second, time.Minute); err != nil {
 		t.Errorf("a full store must still answer for its own keys: %v", err)
 	}
@@ -52,6 +55,9 @@ func TestMemoryBoundedBytes(t *testing.T) {
 	err = s.Complete(ctx, "k", c.Token, idem.Response{Status: 200, Body: make([]byte, 8192)}, time.Minute)
 	if !errors.Is(err, idem.ErrStoreFull) {
 		t.Fatalf("Complete over MaxBytes = %v, want ErrStoreFull", err)
+	}
+	if !strings.Contains(err.Error(), "MaxBytes") || !strings.Contains(err.Error(), "4096") {
+		t.Errorf("the full store's error %q does not say which bound to raise and what it is", err)
 	}
 	if r, err := s.Get(ctx, "k"); err != nil || r.State != idem.StateInProgress {
 		t.Errorf("after a refused Complete Get = %+v, %v; want still in progress", r, err)
