@@ -530,7 +530,7 @@ func (w *walker) emptyAnswer(ret *ast.ReturnStmt) bool {
 		}
 		if tv := w.info.Types[r]; tv.Value != nil {
 			if v := tv.Value; v.Kind() == constant.String && constant.StringVal(v) == "" ||
-				v.Kind() == constant.Bool && !constant.BoolVal(v) || constant.Sign(v) == 0 && v.Kind() != constant.String && v.Kind() != constant.Bool {
+				v.Kind() == constant.Bool && !constant.BoolVal(v) || numeric(v) && constant.Sign(v) == 0 {
 				continue
 			}
 			return false
@@ -871,4 +871,14 @@ func (w *walker) claimErr(e ast.Expr, st state) bool {
 func isBool(t types.Type) bool {
 	b, ok := types.Unalias(t).Underlying().(*types.Basic)
 	return ok && b.Info()&types.IsBoolean != 0
+}
+
+// numeric reports whether v is a number: constant.Sign panics on any
+// other kind.
+func numeric(v constant.Value) bool {
+	switch v.Kind() {
+	case constant.Int, constant.Float, constant.Complex:
+		return true
+	}
+	return false
 }

@@ -121,3 +121,32 @@ func probe(ctx context.Context, store idem.Store, key string) error {
 	_, err := store.Claim(ctx, key, "fp", time.Minute, time.Minute)
 	return err
 }
+
+// claimAndSend answers a bool beside its error on every path: true with
+// an error is still a failing return, and must be read without tripping
+// on the constant's kind.
+func claimAndSend(ctx context.Context, id string) (bool, error) {
+	ok, err := keys.Claim(ctx, id)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := send(ctx, id); err != nil {
+		return true, err // want `claimed by Claim at directive.go:\d+ held`
+	}
+	return true, keys.Release(ctx, id)
+}
+
+// claimQuietly answers a note and whether the send went out; after a
+// failed send it answers something ("", true), so the return is not the
+// empty answer of a swallowed failure, and reading it must not trip on
+// the bool constant.
+func claimQuietly(ctx context.Context, id string) (string, bool, error) {
+	ok, err := keys.Claim(ctx, id)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	if err := send(ctx, id); err != nil {
+		return "", true, nil
+	}
+	return "sent", true, keys.Release(ctx, id)
+}
