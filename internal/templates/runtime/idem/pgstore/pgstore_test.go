@@ -77,6 +77,54 @@ func TestConformance(t *testing.T) {
 	}))
 }
 
+// TestRefusalsWriteNothing: a replay, a live lease and a mismatch are answered from a read. The
+// row keeps its version (ctid, xmin) and takes no lock, which would set its xmax: a claim that
+// locked the row to refuse it would queue every replay of a hot key behind the others.
+func TestRefusalsWriteNothing(t *testing.T) {
+	pool := connect(t)
+	s, schema := newStore(t, pool)
+	ctx := t.Context()
+	table := pgx.Identifier{schema, pgstore.DefaultTable}.Sanitize()
+	version := func(key string) string {
+		t.Helper()
+		var v string
+		if err := pool.QueryRow(ctx, "SELECT ctid::text || ' ' || xmin::text || ' ' || xmax::text FROM "+table+" WHERE key = $1", key).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	done, err := s.Claim(ctx, "done", "fp", time.Minute, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Complete(ctx, "done", done.Token, idem.Response{Status: 201}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Claim(ctx, "busy", "fp", time.Hour, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, fp string
+		want    idem.Outcome
+	}{
+		{"done", "fp", idem.Replay},
+		{"done", "other", idem.Mismatch},
+		{"busy", "fp", idem.InProgress},
+		{"busy", "other", idem.Mismatch},
+	} {
+		before := version(tc.key)
+		for range 3 {
+			c, err := s.Claim(ctx, tc.key, tc.fp, time.Minute, time.Hour)
+			if err != nil || c.Outcome != tc.want {
+				t.Fatalf("claim %s with %s = %v, %v; want %v", tc.key, tc.fp, c.Outcome, err, tc.want)
+			}
+		}
+		if after := version(tc.key); after != before {
+			t.Errorf("%v claims of %s changed its row (ctid xmin xmax) from %s to %s", tc.want, tc.key, before, after)
+		}
+	}
+}
+
 // TestMigrateConcurrent: every instance migrates at start-up, at the same time, repeatedly.
 func TestMigrateConcurrent(t *testing.T) {
 	pool := connect(t)
