@@ -3,6 +3,8 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -361,4 +363,51 @@ func BenchmarkStore(b *testing.B) {
 		s, _ := newStore(t, pool)
 		return s
 	})
+}
+
+// BenchmarkPoolSize runs bursts of 200 concurrent requests — new keys (claim and complete) and
+// replays of one hot key — through pools of several sizes (pgxpool's MaxConns, the URL's
+// pool_max_conns), for docs/postgres.md. ns/op is a whole burst; ns/request divides it.
+func BenchmarkPoolSize(b *testing.B) {
+	const burst = 200
+	resp := idem.Response{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: make([]byte, 1024)}
+	for _, conns := range []int32{4, 8, 16, 32, 64} {
+		pool := connect(b, func(cfg *pgxpool.Config) { cfg.MaxConns = conns })
+		s, _ := newStore(b, pool)
+		claimAndComplete := func(key string) {
+			c, err := s.Claim(b.Context(), key, "fp", time.Minute, time.Hour)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if c.Held() {
+				if err := s.Complete(b.Context(), key, c.Token, resp, time.Hour); err != nil {
+					b.Error(err)
+				}
+			}
+		}
+		claimAndComplete("hot")
+		next := 0
+		for _, kind := range []string{"New", "Replay"} {
+			run := func() {
+				var wg sync.WaitGroup
+				for range burst {
+					next++
+					key := "hot"
+					if kind == "New" {
+						key = strconv.Itoa(next)
+					}
+					wg.Go(func() { claimAndComplete(key) })
+				}
+				wg.Wait()
+			}
+			b.Run(fmt.Sprintf("MaxConns%d/%s", conns, kind), func(b *testing.B) {
+				run() // opens the pool's connections before the clock starts
+				for b.Loop() {
+					run()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst), "ns/request")
+			})
+		}
+	}
 }
