@@ -79,7 +79,7 @@ func TestProviderFacts(t *testing.T) {
 		window     string // "" for unbounded
 		ttl        string
 		keyField   string // must appear in KeyField
-		disagrees  bool   // the seed's table got it wrong
+		disagrees  bool   // a number often quoted for it is wrong
 		referenceH string // host of the reference
 	}{
 		{"stripe", KindWebhook, true, "3d", "7d", "id", false, "docs.stripe.com"},
@@ -92,7 +92,7 @@ func TestProviderFacts(t *testing.T) {
 		{"standard-webhooks", KindWebhook, true, "76h", "7d", "webhook-id", false, "github.com"},
 		{"svix", KindWebhook, true, "28h", "3d", "svix-id", false, "docs.svix.com"},
 		{"sqs-standard", KindQueue, true, "14d", "15d", "MessageId", true, "docs.aws.amazon.com"},
-		{"sqs-fifo", KindQueue, true, "5m", "24h", "MessageDeduplicationId", false, "docs.aws.amazon.com"},
+		{"sqs-fifo", KindQueue, true, "14d", "15d", "MessageDeduplicationId", true, "docs.aws.amazon.com"},
 		{"kafka", KindQueue, true, "7d", "14d", "topic-partition-offset", true, "kafka.apache.org"},
 		{"rabbitmq", KindQueue, true, "", "7d", "message_id", false, "www.rabbitmq.com"},
 		{"internal-http", KindInternal, true, "5m", "1h", "Idempotency-Key", false, "datatracker.ietf.org"},
@@ -119,8 +119,8 @@ func TestProviderFacts(t *testing.T) {
 		if !strings.Contains(p.KeyField, tt.keyField) {
 			t.Errorf("%s: key_field %q does not name %q", tt.id, p.KeyField, tt.keyField)
 		}
-		if (p.SeedDisagreement != "") != tt.disagrees {
-			t.Errorf("%s: seed_disagreement %q, want one: %v", tt.id, p.SeedDisagreement, tt.disagrees)
+		if (p.Correction != "") != tt.disagrees {
+			t.Errorf("%s: correction %q, want one: %v", tt.id, p.Correction, tt.disagrees)
 		}
 		u, err := url.Parse(p.Reference)
 		if err != nil || u.Scheme != "https" || u.Host != tt.referenceH {

@@ -14,6 +14,9 @@ var (
 	// ErrUnknownField is a key the catalogue does not have: almost always a
 	// typo that would otherwise be dropped without a word.
 	ErrUnknownField = errors.New("unknown field")
+	// ErrRenamedField is a field an earlier release knew under this name;
+	// the message gives the new one.
+	ErrRenamedField = errors.New("renamed field")
 	// ErrMissingField is a required field left out or empty.
 	ErrMissingField = errors.New("missing required field")
 	// ErrDuplicateID is a second entry with an ID already in its section,

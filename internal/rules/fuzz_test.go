@@ -44,3 +44,31 @@ func FuzzLoadOverrides(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckKeyFormat feeds arbitrary formats to the key-per-user check: it
+// never panics, never accepts a format without a placeholder, and never
+// accepts one whose every placeholder names an identity.
+func FuzzCheckKeyFormat(f *testing.F) {
+	for _, s := range []string{"{user_id}", "transfer:{user_id}", "{tenant_id}:{order_id}", "${a}", "{{.X}}", "<a>", "%(a)s", "{sha256(x)|y}", "{a.b[0].c}", "{", "}{"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, format string) {
+		err := CheckKeyFormat(format)
+		if err != nil {
+			return
+		}
+		parts := Placeholders(format)
+		if len(parts) == 0 {
+			t.Fatalf("%q accepted without a placeholder", format)
+		}
+		identity := 0
+		for _, p := range parts {
+			if ClassifyPart(p) == PartIdentity {
+				identity++
+			}
+		}
+		if identity == len(parts) {
+			t.Fatalf("%q accepted though every part is an identity: %q", format, parts)
+		}
+	})
+}

@@ -91,6 +91,7 @@ func (c *Catalog) Override(file string, data []byte) (*Catalog, error) {
 		Collisions:     slices.Clone(c.Collisions),
 		Mechanisms:     slices.Clone(c.Mechanisms),
 		AntiPatterns:   slices.Clone(c.AntiPatterns),
+		Targets:        slices.Clone(c.Targets),
 		Presets:        slices.Clone(c.Presets),
 		Checks:         slices.Clone(c.Checks),
 		Defaults:       c.Defaults,
@@ -169,6 +170,10 @@ func (d *decoder) fields(n *yaml.Node, v reflect.Value, key, display string) err
 			return d.errorf(k, display, "expected a field name, got %s", kindName(k))
 		}
 		idx, ok := tags[name]
+		if to, was := renamed[noun+"."+name]; !ok && was {
+			return &FileError{File: d.file, Line: k.Line, Field: display,
+				Err: fmt.Errorf("%w: %q is now %q (same text: a documented number that differs from what is often quoted); rename the key", ErrRenamedField, name, to)}
+		}
 		if !ok {
 			known := slices.Sorted(maps.Keys(tags))
 			return &FileError{File: d.file, Line: k.Line, Field: display,
@@ -183,8 +188,10 @@ func (d *decoder) fields(n *yaml.Node, v reflect.Value, key, display string) err
 		f := v.Field(idx)
 		var err error
 		switch {
-		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct && key == "":
 			err = d.list(val, f, name)
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
+			err = d.nested(val, f, fkey, fpath)
 		case f.Kind() == reflect.Struct:
 			err = d.fields(val, f, fkey, fpath)
 		default:
@@ -238,6 +245,28 @@ func (d *decoder) list(n *yaml.Node, s reflect.Value, section string) error {
 		}
 		if line := e.FieldByName("Line"); line.IsValid() {
 			line.SetInt(int64(item.Line))
+		}
+	}
+	return nil
+}
+
+// nested decodes a list of structs inside an entry (a provider's key
+// parts, its delivery fields). Such a list has no IDs to merge by, so an
+// override that gives it replaces it whole.
+func (d *decoder) nested(n *yaml.Node, s reflect.Value, key, display string) error {
+	if isNull(n) {
+		s.SetZero()
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return d.errorf(n, display, "expected a list, got %s", kindName(n))
+	}
+	s.Set(reflect.MakeSlice(s.Type(), len(n.Content), len(n.Content)))
+	for i, item := range n.Content {
+		ikey, idisplay := fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%s[%d]", display, i)
+		d.record(ikey, idisplay, item.Line)
+		if err := d.fields(deref(item), s.Index(i), ikey, idisplay); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -314,6 +343,14 @@ func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) error {
 	return &FileError{File: d.file, Line: n.Line, Field: path, Err: fmt.Errorf(format, args...)}
 }
 
+// renamed maps a field's old name, "noun.name", to its new one, so that an
+// override written for an earlier release is told what to write instead
+// of that the field is unknown. A renamed field is an error, not an alias:
+// two spellings of one field would be two to document and merge.
+var renamed = map[string]string{
+	"provider.seed_disagreement": "correction",
+}
+
 // nouns names each entry type in messages.
 var nouns = map[string]string{
 	"Catalog":       "catalogue",
@@ -327,6 +364,11 @@ var nouns = map[string]string{
 	"Preset":        "preset",
 	"Check":         "check",
 	"Defaults":      "defaults",
+	"Target":        "target",
+	"Location":      "location",
+	"ProviderKey":   "provider key",
+	"WindowSource":  "window",
+	"DeliveryField": "delivery field",
 }
 
 // yamlFields maps the yaml names of t's fields to their index; fields

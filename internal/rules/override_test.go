@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -49,7 +50,7 @@ func TestOverrideMergesByID(t *testing.T) {
 	}
 	want := *old
 	want.RetryWindow, want.Line = MustDuration("96h"), 14
-	if *stripe != want {
+	if !reflect.DeepEqual(*stripe, want) {
 		t.Errorf("fields not given changed:\n got %+v\nwant %+v", *stripe, want)
 	}
 

@@ -24,7 +24,10 @@ type Catalog struct {
 	Mechanisms []Mechanism `yaml:"mechanisms"`
 	// AntiPatterns are the mistakes design rejects and audit finds.
 	AntiPatterns []AntiPattern `yaml:"anti_patterns"`
-	// Presets are the seed's common patterns, as starting answers.
+	// Targets are the downstream systems a side effect calls (Q6), each
+	// with whether it deduplicates on a key, through what, and for how long.
+	Targets []Target `yaml:"targets"`
+	// Presets are idemkit's common patterns, as starting answers.
 	Presets []Preset `yaml:"presets"`
 	// Checks document the audit analyzers: the analyzers' Doc, idemkit
 	// rules and the README's rule table all read them from here.
@@ -88,14 +91,154 @@ type Provider struct {
 	// Bound explains what really bounds a redelivery (for queues often a
 	// retention period or a visibility timeout, not a retry schedule).
 	Bound string `yaml:"bound"`
-	// SeedDisagreement records where the seed table's number differs from
-	// the provider's documentation, and why the documentation wins.
-	SeedDisagreement string `yaml:"seed_disagreement,omitempty"`
+	// Correction records a number often quoted for this provider (in
+	// retry tables, blog posts, earlier idemkit releases) that its own
+	// documentation contradicts, and why the documentation wins.
+	Correction string `yaml:"correction,omitempty"`
 	// Reference is the documentation the numbers came from.
 	Reference string `yaml:"reference"`
+
+	// Key is where the stable key is read, as structure: design and derive
+	// read it instead of parsing KeyField, which stays as the prose for
+	// people.
+	Key ProviderKey `yaml:"key"`
+	// Window says what RetryWindow measures and where the number is written.
+	Window WindowSource `yaml:"window"`
+	// Exclude lists the delivery metadata that changes between deliveries
+	// of the same event (attempt counters, delivery IDs, receipt handles):
+	// left out of the canonical hash, or every redelivery is a mismatch.
+	Exclude []DeliveryField `yaml:"exclude"`
 	// Line is the line of the entry in the file it was last loaded from (a
 	// team's override when it changed the entry), for messages.
 	Line int `yaml:"-"`
+}
+
+// Key location kinds: where in a delivery a key (or a part of it) is read.
+const (
+	LocationHeader    = "header"    // an HTTP header; Name is the header name
+	LocationBody      = "body"      // a field of a JSON body; Name is an RFC 6901 JSON pointer
+	LocationAttribute = "attribute" // a broker message's attribute, property or record header; Name is its name
+	LocationParameter = "parameter" // a workflow or activity parameter (or the engine's run info); Name is the parameter
+	LocationRecord    = "record"    // a field the broker or engine assigns to the record (MessageId, offset); Name is it
+)
+
+// LocationKinds lists the key location kinds, in the order menus show them.
+func LocationKinds() []string {
+	return []string{LocationHeader, LocationBody, LocationAttribute, LocationParameter, LocationRecord}
+}
+
+// Location is one place a delivery carries a value: kind and name. Part
+// names the value in a key format ("{event_id}").
+type Location struct {
+	Part string `yaml:"part"` // the placeholder this value fills in Format, e.g. event_id
+	Kind string `yaml:"kind"` // header, body, attribute, parameter, record
+	Name string `yaml:"name"` // header name, JSON pointer (/id), attribute or parameter name
+}
+
+// ProviderKey is a provider's stable key as structure: the values it is
+// made of, where each is read, and the format that joins them.
+type ProviderKey struct {
+	// From lists the values the key is made of, in Format's order; most
+	// providers have one (an event ID), some two (Adyen: pspReference and
+	// eventCode).
+	From []Location `yaml:"from"`
+	// Format joins From's parts, each written {part}, e.g. "{event_id}" or
+	// "{psp_reference}:{event_code}". The key source prefixes the provider
+	// or queue to it.
+	Format string `yaml:"format"`
+	// Scope names what a key is unique within when it is not globally
+	// unique (GitHub: a delivery GUID is shared by every hook on the event,
+	// so scope it by hook).
+	Scope string `yaml:"scope,omitempty"`
+}
+
+// Window kinds: what a provider's retry window measures. They differ in
+// what a user can change: a sender's schedule is the sender's, a broker's
+// retention is the user's queue setting.
+const (
+	// WindowRetrySchedule is the end of the sender's automatic retries.
+	WindowRetrySchedule = "retry-schedule"
+	// WindowManualRedelivery is how far back a person or a script can
+	// redeliver, for a sender that does not retry by itself (or whose manual
+	// resend outlasts its retries).
+	WindowManualRedelivery = "manual-redelivery"
+	// WindowRetention is a broker's retention of a message that is not
+	// acknowledged or deleted: it comes back until then.
+	WindowRetention = "retention"
+	// WindowTimeout is an engine's timeout within which it retries a step
+	// (a workflow's execution timeout, an activity's schedule-to-close).
+	WindowTimeout = "timeout"
+	// WindowPolicy is a number that is ours to choose (our own retry
+	// policy, people pressing the button again): a default, not a fact.
+	WindowPolicy = "policy"
+)
+
+// WindowKinds lists the window kinds.
+func WindowKinds() []string {
+	return []string{WindowRetrySchedule, WindowManualRedelivery, WindowRetention, WindowTimeout, WindowPolicy}
+}
+
+// WindowSource says what a provider's RetryWindow is and where it is
+// written, so a spec's TTL justification can name both.
+type WindowSource struct {
+	Kind string `yaml:"kind"` // retry-schedule, manual-redelivery, retention, timeout, policy
+	// Is says in one line what the number is, e.g. "Stripe's live-mode
+	// retries end after 3 days" or "the maximum message retention period".
+	Is string `yaml:"is"`
+	// Configurable is true when the user sets the number (a queue's
+	// retention, a workflow's timeout): the catalogue's value is the
+	// default or the maximum, and the spec should carry the user's own.
+	Configurable bool `yaml:"configurable,omitempty"`
+	// URL is the page that states the number; it defaults to the
+	// provider's Reference.
+	URL string `yaml:"url,omitempty"`
+}
+
+// DeliveryField is delivery metadata that differs between two deliveries
+// of the same event and so is excluded from the canonical hash.
+type DeliveryField struct {
+	Kind   string `yaml:"kind"`   // header, body, attribute, record
+	Name   string `yaml:"name"`   // as in Location
+	Reason string `yaml:"reason"` // why it changes between deliveries
+}
+
+// Dedup kinds: what a downstream target does with a repeated call.
+const (
+	// DedupKey is a target that accepts an idempotency key and returns the
+	// first result for a repeat within its retention.
+	DedupKey = "key"
+	// DedupNatural is a target whose operation is idempotent by itself
+	// (PUT to a named resource, an upsert on a unique ID you choose).
+	DedupNatural = "natural"
+	// DedupNone is a target that performs every call it receives.
+	DedupNone = "none"
+)
+
+// Target is a downstream system a side effect calls. Whether it
+// deduplicates decides the mechanism: a key it honours (provider-key), or
+// a guard of our own because it has none.
+type Target struct {
+	ID   string `yaml:"id"`   // e.g. "stripe-api", "sendgrid-mail"
+	Name string `yaml:"name"` // e.g. "Stripe API (POST requests)"
+	// Dedup is key, natural or none.
+	Dedup string `yaml:"dedup"`
+	// Via is where the key is sent when Dedup is key (header
+	// Idempotency-Key, body field /client_token), or the value the target
+	// is idempotent on when Dedup is natural.
+	Via Location `yaml:"via"`
+	// Remembers is how long the target keeps a key; zero with Dedup key
+	// means its documentation does not say (RemembersNote then says so).
+	Remembers Duration `yaml:"remembers,omitempty"`
+	// RemembersNote says what the documentation says about retention, in
+	// words, especially when it gives no number.
+	RemembersNote string `yaml:"remembers_note,omitempty"`
+	// Mechanism is the catalogue mechanism that fits this target.
+	Mechanism string `yaml:"mechanism"`
+	// Note is what an engineer must know beyond the numbers.
+	Note string `yaml:"note"`
+	// Reference is the documentation the facts came from.
+	Reference string `yaml:"reference"`
+	Line      int    `yaml:"-"`
 }
 
 // VolatileField is a payload field excluded from the canonical hash: one
@@ -135,9 +278,13 @@ type Collision struct {
 // entrypoint's key only stops duplicate entries, each side effect needs its
 // own.
 type Mechanism struct {
-	ID    string `yaml:"id"` // provider-key, on-conflict, audit-log, message-id
+	ID    string `yaml:"id"` // provider-key, on-conflict, audit-log, message-id, ...
 	Title string `yaml:"title"`
 	How   string `yaml:"how"`
+	// TargetDedup is the Dedup a target needs for this mechanism to work
+	// (key for provider-key: the target must honour the key); empty when
+	// the mechanism is ours alone and fits any target.
+	TargetDedup string `yaml:"target_dedup,omitempty"`
 }
 
 // AntiPattern is a mistake with a stable ID shared by design and audit.
@@ -148,8 +295,8 @@ type AntiPattern struct {
 	Fix   string `yaml:"fix"`
 }
 
-// Preset is a named starting point for the design form (the seed's
-// "common patterns"). Answers is kept as raw YAML so that rules does not
+// Preset is a named starting point for the design form (idemkit's common
+// patterns). Answers is kept as raw YAML so that rules does not
 // depend on the design package; design decodes it into its Answers.
 type Preset struct {
 	ID          string         `yaml:"id"` // payment, webhook, queue, workflow, cron

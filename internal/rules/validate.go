@@ -35,6 +35,7 @@ func (c *Catalog) Validate() error {
 	v.stores()
 	v.collisions()
 	v.mechanisms()
+	v.targets()
 	v.presets()
 	v.checks()
 	v.defaults()
@@ -52,7 +53,7 @@ type validator struct {
 	c    *Catalog
 	errs []*FileError
 	// ids per section, for references
-	sourceIDs, providerIDs, storeIDs, mechanismIDs, antiPatternIDs map[string]int
+	sourceIDs, providerIDs, storeIDs, mechanismIDs, antiPatternIDs, targetIDs map[string]int
 }
 
 // ref names a recorded position (an entry "providers[3]" or a field
@@ -63,7 +64,15 @@ type ref struct{ key, sub string }
 // written, else its entry.
 func at(section string, i int, field string) []ref {
 	entry := fmt.Sprintf("%s[%d]", section, i)
-	return []ref{{entry + "." + field, ""}, {entry, "." + field}}
+	refs := []ref{{entry + "." + field, ""}}
+	// and every enclosing field of a nested one: key.from[0] for
+	// key.from[0].kind, then key, then the entry
+	for j := len(field) - 1; j > 0; j-- {
+		if field[j] == '.' || field[j] == '[' {
+			refs = append(refs, ref{entry + "." + field[:j], field[j:]})
+		}
+	}
+	return append(refs, ref{entry, "." + field})
 }
 
 // fail records err at whichever of refs was written last.
@@ -206,10 +215,129 @@ func (v *validator) providers() {
 			v.fail(fmt.Errorf("suggested_ttl %s is shorter than retry_window %s: a redelivery after the key expired is processed twice (ttl-below-retry-window)",
 				p.SuggestedTTL, p.RetryWindow), append(ttl, window...)...)
 		}
-		if p.Reference != "" {
-			if u, err := url.Parse(p.Reference); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-				v.fail(fmt.Errorf("reference %q is not an http(s) URL; link the documentation the window came from", p.Reference),
-					at("providers", i, "reference")...)
+		v.url("reference", p.Reference, "the documentation the window came from", at("providers", i, "reference"))
+		v.providerKey(i, p)
+		v.window(i, p)
+		for j, f := range p.Exclude {
+			field := fmt.Sprintf("exclude[%d]", j)
+			if err := CheckLocation(Location{Kind: f.Kind, Name: f.Name}); err != nil {
+				v.fail(err, at("providers", i, field)...)
+			}
+			if strings.TrimSpace(f.Reason) == "" {
+				v.fail(fmt.Errorf("%w: why %s changes between deliveries", ErrMissingField, f.Name), at("providers", i, field+".reason")...)
+			}
+		}
+	}
+}
+
+// url reports a value that is not an http(s) URL; what says what it links.
+func (v *validator) url(name, s, what string, refs []ref) {
+	if s == "" {
+		return
+	}
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		v.fail(fmt.Errorf("%s %q is not an http(s) URL; link %s", name, s, what), refs...)
+	}
+}
+
+// providerKey checks a provider's structured key: each part read from a
+// valid location, and the format naming exactly the parts. A provider
+// without one (a team's, written before the field existed) has only its
+// key_field prose.
+func (v *validator) providerKey(i int, p Provider) {
+	k := p.Key
+	if len(k.From) == 0 {
+		if k.Format != "" || k.Scope != "" {
+			v.fail(fmt.Errorf("%w: where the key is read, e.g. from: [{part: event_id, kind: header, name: X-Event-Id}]", ErrMissingField), at("providers", i, "key.from")...)
+		}
+		return
+	}
+	var parts []string
+	for j, l := range k.From {
+		field := fmt.Sprintf("key.from[%d]", j)
+		if err := CheckLocation(l); err != nil {
+			v.fail(err, at("providers", i, field)...)
+		}
+		switch {
+		case !validID.MatchString(l.Part):
+			v.fail(fmt.Errorf("part %q must be a lowercase name such as event_id: it is the placeholder in key.format", l.Part), at("providers", i, field+".part")...)
+		case slices.Contains(parts, l.Part):
+			v.fail(fmt.Errorf("%w: part %q given twice", ErrDuplicateID, l.Part), at("providers", i, field+".part")...)
+		}
+		parts = append(parts, l.Part)
+	}
+	got := Placeholders(k.Format)
+	if k.Format == "" || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(parts))) {
+		v.fail(fmt.Errorf("format %q must use each part of key.from once, in braces: %s", k.Format, "{"+strings.Join(parts, "}:{")+"}"),
+			at("providers", i, "key.format")...)
+	}
+}
+
+// window checks what a provider's retry window is said to be.
+func (v *validator) window(i int, p Provider) {
+	w := p.Window
+	if w.Kind == "" && w.Is == "" && w.URL == "" {
+		return
+	}
+	if !slices.Contains(WindowKinds(), w.Kind) {
+		v.fail(fmt.Errorf("kind %q is not one of %s", w.Kind, strings.Join(WindowKinds(), ", ")), at("providers", i, "window.kind")...)
+	}
+	if strings.TrimSpace(w.Is) == "" {
+		v.fail(fmt.Errorf("%w: what the number is, in one line (e.g. the end of the sender's automatic retries)", ErrMissingField), at("providers", i, "window.is")...)
+	}
+	v.url("url", w.URL, "the page that states the window", at("providers", i, "window.url"))
+	if w.Kind == WindowRetention && !p.Unbounded && !w.Configurable {
+		v.fail(errors.New("a retention window is the queue's own setting: mark it configurable: true"), at("providers", i, "window.configurable")...)
+	}
+}
+
+// targets checks the downstream targets: what they do with a repeat, and
+// that the mechanism each suggests does not claim deduplication the target
+// does not have.
+func (v *validator) targets() {
+	ts := v.c.Targets
+	v.targetIDs = v.ids("targets", "target", len(ts), func(i int) string { return ts[i].ID })
+	for i, t := range ts {
+		v.require("targets", "target", i, "name", t.Name, "note", t.Note, "reference", t.Reference)
+		v.url("reference", t.Reference, "the documentation of its idempotency", at("targets", i, "reference"))
+		hasVia := t.Via != (Location{})
+		switch t.Dedup {
+		case DedupKey:
+			if !hasVia {
+				v.fail(fmt.Errorf("%w: where the key is sent, e.g. via: {kind: header, name: Idempotency-Key}", ErrMissingField), at("targets", i, "via")...)
+			}
+			if t.Remembers == 0 && strings.TrimSpace(t.RemembersNote) == "" {
+				v.fail(fmt.Errorf("%w: how long the target keeps a key (remembers), or remembers_note saying its documentation gives no number", ErrMissingField), at("targets", i, "remembers")...)
+			}
+		case DedupNatural:
+			if !hasVia {
+				v.fail(fmt.Errorf("%w: the value the target is idempotent on, e.g. via: {kind: body, name: /id}", ErrMissingField), at("targets", i, "via")...)
+			}
+		case DedupNone:
+			if hasVia || t.Remembers != 0 {
+				v.fail(errors.New("a target that does not deduplicate takes no key and remembers nothing; remove via and remembers (say in note what a custom ID does, if anything)"),
+					slices.Concat(at("targets", i, "via"), at("targets", i, "remembers"))...)
+			}
+		case "":
+			v.fail(fmt.Errorf("%w: what the target does with a repeated call: %s, %s or %s", ErrMissingField, DedupKey, DedupNatural, DedupNone), at("targets", i, "dedup")...)
+		default:
+			v.fail(fmt.Errorf("dedup %q is not one of %s, %s, %s", t.Dedup, DedupKey, DedupNatural, DedupNone), at("targets", i, "dedup")...)
+		}
+		if hasVia {
+			if err := CheckLocation(t.Via); err != nil {
+				v.fail(err, at("targets", i, "via")...)
+			}
+			if t.Via.Part != "" {
+				v.fail(errors.New("via names where the key goes; it has no part"), at("targets", i, "via.part")...)
+			}
+		}
+		if t.Mechanism == "" {
+			v.fail(fmt.Errorf("%w: the mechanism that fits this target", ErrMissingField), at("targets", i, "mechanism")...)
+		} else if v.ref(t.Mechanism, "mechanism", v.mechanismIDs, at("targets", i, "mechanism")) {
+			m := v.c.Mechanisms[v.mechanismIDs[t.Mechanism]]
+			if m.TargetDedup != "" && m.TargetDedup != t.Dedup {
+				v.fail(fmt.Errorf("mechanism %s needs a target whose dedup is %s, and %s's is %s: it would claim deduplication the target does not have", m.ID, m.TargetDedup, t.ID, t.Dedup),
+					slices.Concat(at("targets", i, "mechanism"), at("targets", i, "dedup"))...)
 			}
 		}
 	}
@@ -258,6 +386,12 @@ func (v *validator) mechanisms() {
 	v.mechanismIDs = v.ids("mechanisms", "mechanism", len(ms), func(i int) string { return ms[i].ID })
 	for i, m := range ms {
 		v.require("mechanisms", "mechanism", i, "title", m.Title, "how", m.How)
+		switch m.TargetDedup {
+		case "", DedupKey, DedupNatural, DedupNone:
+		default:
+			v.fail(fmt.Errorf("target_dedup %q is not one of %s, %s, %s (or empty for any target)", m.TargetDedup, DedupKey, DedupNatural, DedupNone),
+				at("mechanisms", i, "target_dedup")...)
+		}
 	}
 }
 
