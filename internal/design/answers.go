@@ -98,5 +98,16 @@ type CollisionAnswers struct {
 type StepAnswers struct {
 	Name      string `yaml:"name"`
 	Target    string `yaml:"target,omitempty"`
-	Mechanism string `yaml:"mechanism,omitempty"` // provider-key, on-conflict, audit-log, message-id
+	Mechanism string `yaml:"mechanism,omitempty"` // provider-key, on-conflict, audit-log, message-id, natural, guard-row, outbox, search-before-create
+	// Item is the business identity of one item of a batch or scheduled
+	// run (customer_id): each item gets its own key {key}:STEP:{item},
+	// with its own claim and release.
+	Item string `yaml:"item,omitempty"`
+	// BusinessKey lists the fields of the business fact the step records
+	// (order_id, reason): its key is STEP:{order_id}:{reason}, the same
+	// whichever delivery or run causes it.
+	BusinessKey []string `yaml:"business_key,omitempty"`
+	// Operation names another operation with a spec of its own that this
+	// step calls; the spec links it.
+	Operation string `yaml:"operation,omitempty"`
 }

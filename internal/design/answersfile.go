@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -151,8 +152,25 @@ func AnswersFromSpec(s *spec.Spec) Answers {
 			}
 		}
 	}
+	if s.TTL.Lease > 0 {
+		a.Lease.Duration = s.TTL.Lease.String()
+	}
+	if s.TTL.LongestRun > 0 {
+		a.Lease.LongestRun = s.TTL.LongestRun.String()
+	}
+	if s.TTL.Heartbeat > 0 {
+		a.Lease.Heartbeat = s.TTL.Heartbeat.String()
+	}
+	if s.Failure.Transport == spec.TransportQueue {
+		a.Collision.MaxDeliveries = s.Failure.MaxDeliveries
+		a.Collision.DeadLetter = s.Failure.DeadLetter
+	}
 	for _, st := range s.Downstream {
-		a.Downstream = append(a.Downstream, StepAnswers{Name: st.Name, Target: st.Target, Mechanism: st.Mechanism})
+		sa := StepAnswers{Name: st.Name, Target: st.Target, Mechanism: st.Mechanism, Item: st.Item, BusinessKey: slices.Clone(st.BusinessKey)}
+		if slug, ok := strings.CutPrefix(strings.TrimSuffix(st.Spec, ".md"), "idempotency-"); ok {
+			sa.Operation = slug
+		}
+		a.Downstream = append(a.Downstream, sa)
 	}
 	return a
 }

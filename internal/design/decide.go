@@ -569,16 +569,83 @@ func (d *decider) downstream() error {
 			}
 			return inputErr(field+".mechanism", "unknown mechanism %q; known mechanisms: %s", mech, strings.Join(ids, ", "))
 		}
-		steps = append(steps, spec.Step{
+		st := spec.Step{
 			Name:      name,
 			Target:    orWord(strings.TrimSpace(sa.Target), name),
 			Mechanism: m.ID,
 			Key:       "{key}:" + slug,
 			How:       m.How,
-		})
+		}
+		if err := d.stepKey(field, slug, sa, &st); err != nil {
+			return err
+		}
+		steps = append(steps, st)
 	}
 	d.s.Downstream = steps
 	return nil
+}
+
+// stepKey makes a step's key: derived from the operation's key, with the
+// item's identity for a per-item step of a batch or scheduled run, or the
+// business fact's own fields where the side effect is a business fact.
+func (d *decider) stepKey(field, slug string, sa StepAnswers, st *spec.Step) error {
+	item := strings.TrimSpace(sa.Item)
+	if item != "" {
+		if err := checkPlaceholder(item); err != nil {
+			return &InputError{Field: field + ".item", Err: err}
+		}
+		st.Item = item
+		st.Key = "{key}:" + slug + ":{" + item + "}"
+	}
+	if len(sa.BusinessKey) > 0 {
+		if item != "" {
+			return inputErr(field+".business_key", "give an item or a business key, not both: a business key already names the fact, whichever run or item causes it")
+		}
+		parts := []string{slug}
+		for i, f := range sa.BusinessKey {
+			f = strings.TrimSpace(f)
+			if err := checkPlaceholder(f); err != nil {
+				return &InputError{Field: fmt.Sprintf("%s.business_key[%d]", field, i), Err: err}
+			}
+			if slices.Contains(st.BusinessKey, f) {
+				return inputErr(fmt.Sprintf("%s.business_key[%d]", field, i), "%s is listed twice", f)
+			}
+			st.BusinessKey = append(st.BusinessKey, f)
+			parts = append(parts, "{"+f+"}")
+		}
+		if !slices.ContainsFunc(st.BusinessKey, func(f string) bool { return !identityField(f) }) {
+			return reject(d.cat, "key-per-user", fmt.Sprintf("the business key of %s is made of %s alone, who acts rather than what happened; add the fact's own fields (order_id, reason)", st.Name, strings.Join(st.BusinessKey, ", ")))
+		}
+		st.Key = strings.Join(parts, ":")
+	}
+	if op := strings.TrimSpace(sa.Operation); op != "" {
+		slug, err := spec.Slug(op)
+		if err != nil {
+			return &InputError{Field: field + ".operation", Err: err}
+		}
+		st.Spec = spec.FileName(slug)
+	}
+	return nil
+}
+
+// checkPlaceholder checks a payload field name that becomes a key
+// placeholder: letters, digits and _ . - only, so that {name} reads back.
+func checkPlaceholder(name string) error {
+	if name == "" {
+		return errors.New("empty field name")
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_.-", r) {
+			return fmt.Errorf("%q is not a field name (letters, digits, _ . -): it becomes {%s} in the key", name, name)
+		}
+	}
+	return nil
+}
+
+// identityField reports a field that names who acts (a user, a tenant, an
+// account) rather than what happens.
+func identityField(name string) bool {
+	return userOnly.MatchString(name)
 }
 
 func orWord(s, def string) string {

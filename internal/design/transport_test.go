@@ -106,8 +106,8 @@ func TestLease(t *testing.T) {
 		return Answers{Operation: "nightly batch", Key: KeyAnswers{Source: "cron", Job: "batch", Schedule: "1d"}, Store: StoreAnswers{Kind: "postgres"}, TTL: "7d", Lease: l}
 	}
 	ok := []struct {
-		name                   string
-		l                      LeaseAnswers
+		name                  string
+		l                     LeaseAnswers
 		lease, run, heartbeat string
 	}{
 		{"defaults", LeaseAnswers{}, "30s", "30s", ""},

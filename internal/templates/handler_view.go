@@ -72,8 +72,11 @@ type handlerView struct {
 // derived with.
 type stepView struct {
 	Field, Derive string
-	Step          spec.Step
-	Use           string
+	// Literal marks a business key: Derive is its first part as written,
+	// not a step name derived from the parent.
+	Literal bool
+	Step    spec.Step
+	Use     string
 }
 
 // fieldView is one placeholder of the key format, supplied by the caller.
@@ -87,6 +90,10 @@ var mechanismUse = map[string]string{
 	spec.MechanismOnConflict:  "write the row of %s under it with INSERT ... ON CONFLICT DO NOTHING, never a SELECT then an INSERT",
 	spec.MechanismAuditLog:    "claim a guard row under it before calling %s, record the call's result in it after, and skip the call when a retry finds the row complete",
 	spec.MechanismMessageID:   "send it as the message or deduplication ID %s deduplicates on",
+	spec.MechanismNatural:     "call %s with it recorded, though the call is idempotent by itself (a PUT, an upsert, a conditional UPDATE): repeating it changes nothing",
+	spec.MechanismGuardRow:    "look up the external ID kept under it before calling %s, and keep the ID the first call returns under it, in the same transaction as the business write",
+	spec.MechanismOutbox:      "write the message for %s under it in the business transaction, and publish it from the outbox after the commit",
+	spec.MechanismSearch:      "after a call to %s whose outcome is unknown, search for the object carrying it before creating it again",
 }
 
 func fieldErr(field, format string, a ...any) error {
@@ -158,9 +165,9 @@ var deriveStep = regexp.MustCompile(`^[A-Za-z0-9._-]{1,32}$`)
 func (v *handlerView) steps(steps []spec.Step) error {
 	seen := map[string]int{"Parent": -1}
 	for i, st := range steps {
-		name, ok := strings.CutPrefix(st.Key, "{key}:")
+		name, literal, extra, ok := stepKeyParts(&st)
 		if !ok || !deriveStep.MatchString(name) {
-			return fieldErr(fmt.Sprintf("downstream[%d].key", i), "%q: want {key}:STEP, with STEP 1 to 32 of A-Z a-z 0-9 . _ - (the step name idem.Derive takes)", st.Key)
+			return fieldErr(fmt.Sprintf("downstream[%d].key", i), "%q: want {key}:STEP, {key}:STEP:{item} or STEP:{field}...: with STEP 1 to 32 of A-Z a-z 0-9 . _ - (the step name idem.Derive takes)", st.Key)
 		}
 		field := exportedName(name)
 		if first, dup := seen[field]; dup {
@@ -171,9 +178,29 @@ func (v *handlerView) steps(steps []spec.Step) error {
 			return fieldErr(fmt.Sprintf("downstream[%d].key", i), "%q names the Go field %s, as %s does; rename one step", st.Key, field, other)
 		}
 		seen[field] = i
-		v.Steps = append(v.Steps, stepView{Field: field, Derive: name, Step: st, Use: fmt.Sprintf(mechanismUse[st.Mechanism], commentText(st.Target))})
+		use := fmt.Sprintf(mechanismUse[st.Mechanism], commentText(st.Target)) + extra
+		v.Steps = append(v.Steps, stepView{Field: field, Derive: name, Literal: literal, Step: st, Use: use})
 	}
 	return nil
+}
+
+// stepKeyParts reads a step's key: {key}:STEP, derived from the parent;
+// {key}:STEP:{item}, derived per item of a run; or STEP:{field}..., a
+// business key made of the fact's fields. extra says, for the skeleton's
+// comments, what the caller adds to the generated prefix.
+func stepKeyParts(st *spec.Step) (name string, literal bool, extra string, ok bool) {
+	if rest, found := strings.CutPrefix(st.Key, "{key}:"); found {
+		if st.Item == "" {
+			return rest, false, "", true
+		}
+		name, found = strings.CutSuffix(rest, ":{"+st.Item+"}")
+		return name, false, "; per item: append \":\" and the item's " + st.Item + ", and claim and release each item's key on its own", found
+	}
+	if len(st.BusinessKey) == 0 {
+		return "", false, "", false
+	}
+	name, fields, found := strings.Cut(st.Key, ":")
+	return name, true, "; a business key: append \":\" and " + strings.ReplaceAll(fields, "}:{", ", \":\", ") + ", the fact's own fields, not this delivery's key", found
 }
 
 // collisions reads the four answers, refusing those the generated code could not give.

@@ -375,9 +375,26 @@ func diagram(s *spec.Spec) []string {
 		"H->>S: "+mermaidText(fmt.Sprintf("claim key with fingerprint, lease %s", s.TTL.Lease), "claim key"),
 		"alt new key, every step succeeds",
 	)
+	loop := ""
 	for i, st := range s.Downstream {
 		label := mermaidLabel(st.Target, mermaidLabel(st.Name, fmt.Sprintf("Step %d", i+1)))
-		lines = append(lines, "    H->>"+targets[label]+": "+mermaidText(st.Name+", key "+st.Key, fmt.Sprintf("step %d", i+1)))
+		if st.Item != loop {
+			if loop != "" {
+				lines = append(lines, "    end")
+			}
+			if st.Item != "" {
+				lines = append(lines, "    loop "+mermaidText("each "+st.Item+": its own claim and release", "each item"))
+			}
+			loop = st.Item
+		}
+		indent := "    "
+		if loop != "" {
+			indent += "    "
+		}
+		lines = append(lines, indent+"H->>"+targets[label]+": "+mermaidText(st.Name+", key "+st.Key, fmt.Sprintf("step %d", i+1)))
+	}
+	if loop != "" {
+		lines = append(lines, "    end")
 	}
 	if s.Store.AuditRow {
 		lines = append(lines, "    H->>A: write audit row")
