@@ -168,3 +168,30 @@ func (b *Box) RefundCart(ctx context.Context, c Cart, refund func(context.Contex
 	}
 	return b.rdb.HSet(ctx, cartStateKey(c.ID), "refunded", time.Now().Unix()).Err()
 }
+
+// ExtendHold gives the customer more time on held seats while a 3-D
+// Secure challenge runs. Only one extension of a cart runs at a time.
+//
+// corpus: bug releaseonerror
+// modelled on: hc6078/Distributed-Locking lock.go (SetNX lock with an expiry, unLock afterwards)
+func (b *Box) ExtendHold(ctx context.Context, c Cart, by time.Duration) error {
+	lock := "extend-lock:" + c.ID
+	ok, err := b.rdb.SetNX(ctx, lock, 1, 30*time.Second).Result()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrCheckoutBusy
+	}
+	if by <= 0 || by > 10*time.Minute {
+		return fmt.Errorf("extend hold by %s: out of range", by)
+	}
+	defer b.rdb.Del(context.WithoutCancel(ctx), lock)
+
+	for _, seat := range c.Seats {
+		if err := b.rdb.Expire(ctx, holdKey(c.EventID, seat), HoldTTL+by).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

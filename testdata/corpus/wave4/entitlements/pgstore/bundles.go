@@ -269,3 +269,36 @@ func (s *Store) ReconcileUserUnlocking(ctx context.Context, userID string, want 
 	}
 	return nil
 }
+
+// StartTrialLocked starts the user's trial of sku unless the user has
+// one; the lookup takes row locks so that two signups of one user wait
+// for each other.
+//
+// corpus: bug checkthenact
+// modelled on: nicolasparada/go-db README.md (repository methods in one pgx/v5 transaction) with SELECT ... FOR UPDATE on the rows being looked for
+func (s *Store) StartTrialLocked(ctx context.Context, userID, sku string) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+
+	var id string
+	err = tx.QueryRow(ctx,
+		`SELECT id FROM grants WHERE user_id = $1 AND sku = $2 AND source = 'trial' FOR UPDATE`,
+		userID, sku).Scan(&id)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return err
+	}
+	now := time.Now()
+	if _, err := tx.Exec(ctx,
+		`INSERT INTO grants (id, user_id, sku, source, starts_at, ends_at, state)
+		 VALUES ($1, $2, $3, 'trial', $4, $5, 'active')`,
+		uuid.NewString(), userID, sku, now, now.AddDate(0, 0, 14)); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
