@@ -6,9 +6,13 @@
 // calls. See README.md for a walk through it with curl.
 //
 //	go run ./examples/payments -addr 127.0.0.1:8080 -store memory|redis|postgres
+//
+// GET /metrics serves the idempotency store's metrics to Prometheus (see metrics.go and
+// docs/operations.md).
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -23,6 +27,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemkit/idemkit/examples/payments/internal/idem"
@@ -33,27 +39,43 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	// The runtime logs what it does on its own (a takeover, a key it could not release) to
+	// slog's default logger: the same format as the service's.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return
+	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, "payments:", err)
-		if errors.Is(err, errUsage) {
-			os.Exit(2)
-		}
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "payments:", err)
 		os.Exit(1)
 	}
 }
 
-var errUsage = errors.New("usage")
+var (
+	errUsage = errors.New("usage")
+	// errHelp: -h or --help asked for the usage, which went to stdout; not a failure.
+	errHelp = errors.New("help requested")
+)
 
 // config is what the flags say.
 type config struct {
 	addr, store, redisURL, redisPrefix, databaseURL, schema, secret string
 	latency                                                         time.Duration
+	memoryMaxEntries                                                int
+	memoryMaxBytes                                                  int64
 }
 
-func parseFlags(args []string, stderr io.Writer) (config, error) {
+// parseFlags reads the flags. The usage goes to stdout when asked for (-h, --help: errHelp) and
+// to stderr with a usage error.
+func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("payments", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var usage bytes.Buffer
+	fs.SetOutput(&usage)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	fs.StringVar(&c.store, "store", "memory", "idempotency store: memory, redis or postgres")
 	fs.StringVar(&c.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis URL, for -store redis")
@@ -62,8 +84,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.schema, "database-schema", "", "Postgres schema of the keys table (default: the search_path)")
 	fs.StringVar(&c.secret, "webhook-secret", "whsec_example", "signing secret of the processor's webhook")
 	fs.DurationVar(&c.latency, "processor-latency", 0, "how long each processor call takes (try 5s to see a 409)")
-	if err := fs.Parse(args); err != nil {
+	fs.IntVar(&c.memoryMaxEntries, "memory-max-entries", idem.DefaultMaxEntries,
+		"most live keys the memory store holds; when full it refuses new requests with 503 (store full)")
+	fs.Int64Var(&c.memoryMaxBytes, "memory-max-bytes", idem.DefaultMaxBytes,
+		"most bytes of keys and stored responses the memory store holds; when full it refuses new requests with 503")
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.Copy(stdout, &usage)
+		return c, errHelp
+	}
+	io.Copy(stderr, &usage)
+	if err != nil {
 		return c, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if c.memoryMaxEntries <= 0 || c.memoryMaxBytes <= 0 {
+		return c, fmt.Errorf("%w: -memory-max-entries %d and -memory-max-bytes %d must be positive", errUsage, c.memoryMaxEntries, c.memoryMaxBytes)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -71,9 +106,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// run serves the API until ctx is done, saying on stdout where it listens.
+// run serves the API, and the store's metrics on GET /metrics, until ctx is done, saying on
+// stdout where it listens.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c, err := parseFlags(args, stderr)
+	c, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -83,17 +119,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeStore()
+	reg := prometheus.NewRegistry()
+	store = idem.Observe(store, newStoreMetrics(reg).hooks())
 	a, err := newApp(store, audit, c.secret, time.Now, log)
 	if err != nil {
 		return err
 	}
 	a.processor.SetLatency(c.latency)
+	mux := http.NewServeMux()
+	mux.Handle("/", a.handler)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	auditIn := "memory"
 	if c.store == "postgres" {
 		auditIn = "postgres"
@@ -124,7 +165,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func openStore(ctx context.Context, c config, log *slog.Logger) (idem.Store, idem.AuditLog, func(), error) {
 	switch c.store {
 	case "memory":
-		return idem.NewMemoryStore(idem.MemoryOptions{}), idem.NewMemoryAuditLog(nil), func() {}, nil
+		s := idem.NewMemoryStore(idem.MemoryOptions{MaxEntries: c.memoryMaxEntries, MaxBytes: c.memoryMaxBytes})
+		return s, idem.NewMemoryAuditLog(nil), func() {}, nil
 	case "redis":
 		opts, err := redis.ParseURL(c.redisURL)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +13,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -415,11 +418,17 @@ func TestWebhook(t *testing.T) {
 // the end of the test, and run must then return nil.
 func started(t *testing.T, args ...string) string {
 	t.Helper()
+	return startedLogging(t, io.Discard, args...)
+}
+
+// startedLogging is started with the server's log going to stderr.
+func startedLogging(t *testing.T, stderr io.Writer, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, w := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), w, io.Discard)
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), w, stderr)
 		w.Close()
 	}()
 	t.Cleanup(func() {
@@ -514,8 +523,142 @@ func TestRun(t *testing.T) {
 				flag := map[string]string{"redis": "-redis-url", "postgres": "-database-url"}[tc.store]
 				args = append(args, flag, u)
 			}
-			walk(t, started(t, args...))
+			url := started(t, args...)
+			walk(t, url)
+			// What walk did, as the store's metrics count it: two charges ran, one replayed,
+			// one 409, one 422.
+			m := metrics(t, url)
+			for series, want := range map[string]float64{
+				`idem_claims_total{outcome="claimed"}`:             2,
+				`idem_claims_total{outcome="replay"}`:              1,
+				`idem_claims_total{outcome="in_progress"}`:         1,
+				`idem_claims_total{outcome="mismatch"}`:            1,
+				`idem_claims_total{outcome="taken_over"}`:          0,
+				`idem_store_errors_total{op="claim"}`:              0,
+				`idem_store_duration_seconds_count{op="claim"}`:    5,
+				`idem_store_duration_seconds_count{op="complete"}`: 2,
+			} {
+				if got, ok := m[series]; !ok || got != want {
+					t.Errorf("GET /metrics: %s = %v (present %v), want %v", series, got, ok, want)
+				}
+			}
 		})
+	}
+}
+
+// metrics reads GET /metrics into a map from each series, labels and all, to its value.
+func metrics(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics: %s", resp.Status)
+	}
+	m := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if strings.HasPrefix(line, "#") || i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("GET /metrics: line %q: %v", line, err)
+		}
+		m[line[:i]] = v
+	}
+	return m
+}
+
+// TestRunMemoryFull: -memory-max-entries bounds the memory store. Past it a new key is refused
+// with 503 and counted as a store error, and the log says which bound to raise.
+func TestRunMemoryFull(t *testing.T) {
+	t.Parallel()
+	var logged syncBuffer
+	url := startedLogging(t, &logged, "-memory-max-entries", "1")
+	post := func(key string) response {
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/charges", strings.NewReader(card))
+		req.Header.Set("Authorization", "Bearer acct_full")
+		req.Header.Set("Idempotency-Key", key)
+		req.Header.Set("Content-Type", "application/json")
+		return do(req)
+	}
+	post("first").is(t, "the first key", 201)
+	post("second").problem(t, "a key past -memory-max-entries", 503, "store-unavailable")
+	if got := metrics(t, url)[`idem_store_errors_total{op="claim"}`]; got != 1 {
+		t.Errorf("idem_store_errors_total{op=\"claim\"} = %v, want 1", got)
+	}
+	if !strings.Contains(logged.String(), "MemoryOptions.MaxEntries") {
+		t.Errorf("the log does not say which bound to raise:\n%s", logged.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer that the server's goroutines may write while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestMain runs the example's main instead of the tests when PAYMENTS_RUN_MAIN is set, so that
+// a test can run the command itself and see its exit status.
+func TestMain(m *testing.M) {
+	if os.Getenv("PAYMENTS_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestHelp: -h and --help print the usage, flags and all, to stdout and exit 0; a bad flag
+// exits 2 with the usage on stderr.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		arg      string
+		exit     int
+		usageOut bool // the usage on stdout, else on stderr
+	}{
+		{"-h", 0, true},
+		{"--help", 0, true},
+		{"-help", 0, true},
+		{"-nope", 2, false},
+	} {
+		cmd := exec.Command(os.Args[0], tc.arg)
+		cmd.Env = append(os.Environ(), "PAYMENTS_RUN_MAIN=1")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		exit := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			exit = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		usage, other := stdout.String(), stderr.String()
+		if !tc.usageOut {
+			usage, other = other, usage
+		}
+		if exit != tc.exit || !strings.Contains(usage, "-memory-max-entries") || strings.Contains(other, "-memory-max-entries") {
+			t.Errorf("payments %s: exit %d, stdout %q, stderr %q; want exit %d with the usage on %s",
+				tc.arg, exit, stdout.String(), stderr.String(), tc.exit, map[bool]string{true: "stdout", false: "stderr"}[tc.usageOut])
+		}
 	}
 }
 
@@ -529,6 +672,7 @@ func TestRunBadFlags(t *testing.T) {
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-store", "redis", "-redis-url", "http://x"}, "-redis-url"},
+		{[]string{"-memory-max-entries", "0"}, "must be positive"},
 	}
 	for _, tc := range cases {
 		err := run(context.Background(), tc.args, io.Discard, io.Discard)
