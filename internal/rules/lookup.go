@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // The lookups below return a pointer into the catalogue: read it, do not
@@ -70,4 +72,111 @@ func find[T any](s []T, match func(*T) bool) (*T, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Target returns the downstream target with the given ID.
+func (c *Catalog) Target(id string) (*Target, bool) {
+	return find(c.Targets, func(t *Target) bool { return t.ID == id })
+}
+
+// The vocabularies below are the one source of each list of choices: the
+// design form's options, the answers file's accepted values and the
+// messages that list them all read them here, in catalogue order.
+
+// SourceIDs lists the key sources a design may choose (the rejected one,
+// a key made per attempt, is left out).
+func (c *Catalog) SourceIDs() []string {
+	return pick(c.KeySources, func(k KeySource) (string, bool) { return k.ID, !k.Rejected })
+}
+
+// StoreKinds lists the stores a design may choose; a rejected store
+// (memcached) is known to Store, to explain the refusal, but not offered.
+func (c *Catalog) StoreKinds() []string {
+	return pick(c.Stores, func(s Store) (string, bool) { return s.ID, !s.Rejected })
+}
+
+// MechanismIDs lists the downstream mechanisms.
+func (c *Catalog) MechanismIDs() []string {
+	return pick(c.Mechanisms, func(m Mechanism) (string, bool) { return m.ID, true })
+}
+
+// PresetIDs lists the presets.
+func (c *Catalog) PresetIDs() []string {
+	return pick(c.Presets, func(p Preset) (string, bool) { return p.ID, true })
+}
+
+// TargetIDs lists the downstream targets.
+func (c *Catalog) TargetIDs() []string {
+	return pick(c.Targets, func(t Target) (string, bool) { return t.ID, true })
+}
+
+// CollisionCases lists the collision table's rows in the order a spec
+// presents them: completed, in_progress, mismatch, expired.
+func CollisionCases() []string { return slices.Clone(requiredCollisions) }
+
+// CollisionAnswers lists the answers to collision case row that fit key
+// source src, the default first. An unknown row or source gives none.
+func (c *Catalog) CollisionAnswers(row, src string) []CollisionAnswer {
+	r, ok := c.Collision(row)
+	if !ok {
+		return nil
+	}
+	var out []CollisionAnswer
+	for _, a := range r.Answers {
+		if slices.Contains(a.Sources, src) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// CollisionAnswer returns the answer with the given ID in collision case
+// row, and whether it fits key source src.
+func (c *Catalog) CollisionAnswer(row, id, src string) (a *CollisionAnswer, fits bool) {
+	r, ok := c.Collision(row)
+	if !ok {
+		return nil, false
+	}
+	a, ok = find(r.Answers, func(x *CollisionAnswer) bool { return x.ID == id })
+	if !ok {
+		return nil, false
+	}
+	return a, slices.Contains(a.Sources, src)
+}
+
+// CheckMechanism reports whether mechanism mech may be used for a call to
+// target: it must exist, and a mechanism that relies on the target's own
+// deduplication (provider-key, message-id) fits only a target that has
+// it. An empty target is a call the catalogue does not know, which any
+// mechanism may claim to guard.
+func (c *Catalog) CheckMechanism(mech, target string) error {
+	m, ok := c.Mechanism(mech)
+	if !ok {
+		return fmt.Errorf("%w: %q is not a mechanism (known: %s)", ErrUnknownRef, mech, strings.Join(c.MechanismIDs(), ", "))
+	}
+	if target == "" {
+		return nil
+	}
+	t, ok := c.Target(target)
+	if !ok {
+		return fmt.Errorf("%w: %q is not a target (known: %s)", ErrUnknownRef, target, strings.Join(c.TargetIDs(), ", "))
+	}
+	if m.TargetDedup != "" && m.TargetDedup != t.Dedup {
+		fix := "guard it with audit-log or guard-row"
+		if t.Dedup == DedupNatural {
+			fix = "it is idempotent by itself: use natural"
+		}
+		return fmt.Errorf("%s relies on the target deduplicating, and %s does not (%s); %s", m.ID, t.Name, t.Note, fix)
+	}
+	return nil
+}
+
+func pick[T any](s []T, id func(T) (string, bool)) []string {
+	out := []string{}
+	for _, e := range s {
+		if v, ok := id(e); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }

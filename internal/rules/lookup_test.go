@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,109 @@ func TestProviderIDs(t *testing.T) {
 	all := c.ProviderIDs("")
 	if len(all) != len(c.Providers) || !slices.IsSorted(all) {
 		t.Errorf("ProviderIDs(\"\") = %v, want all %d sorted", all, len(c.Providers))
+	}
+}
+
+// TestVocabularies pins the lists design offers and accepts.
+func TestVocabularies(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		name      string
+		got, want []string
+	}{
+		{"sources", c.SourceIDs(), []string{"client", "webhook", "queue", "workflow", "cron"}},
+		{"stores", c.StoreKinds(), []string{"redis", "postgres", "dynamodb", "workflow"}},
+		{"mechanisms", c.MechanismIDs(), []string{"provider-key", "on-conflict", "audit-log", "message-id", "natural", "guard-row", "outbox", "search-before-create"}},
+		{"presets", c.PresetIDs(), []string{"payment", "webhook", "queue", "workflow", "cron"}},
+		{"collision cases", CollisionCases(), []string{"completed", "in_progress", "mismatch", "expired"}},
+		{"location kinds", LocationKinds(), []string{"header", "body", "attribute", "parameter", "record"}},
+	} {
+		if !slices.Equal(tt.got, tt.want) {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	// CollisionCases is a copy: changing it changes nothing.
+	CollisionCases()[0] = "x"
+	if CollisionCases()[0] != "completed" {
+		t.Error("CollisionCases returned the package's own slice")
+	}
+}
+
+// TestCollisionAnswers checks that every transport answers in its own
+// terms, default first.
+func TestCollisionAnswers(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		row, src string
+		want     []string
+	}{
+		{"completed", "client", []string{"replay"}},
+		{"completed", "webhook", []string{"ack"}},
+		{"completed", "queue", []string{"ack"}},
+		{"completed", "workflow", []string{"replay"}},
+		{"completed", "cron", []string{"skip"}},
+		{"in_progress", "client", []string{"conflict", "wait"}},
+		{"in_progress", "queue", []string{"requeue"}},
+		{"in_progress", "workflow", []string{"retry"}},
+		{"in_progress", "cron", []string{"skip"}},
+		{"mismatch", "client", []string{"reject"}},
+		{"mismatch", "queue", []string{"dead-letter"}},
+		{"mismatch", "workflow", []string{"non-retryable"}},
+		{"mismatch", "cron", []string{"fail"}},
+		{"expired", "queue", []string{"process"}},
+		{"expired", "server", nil},
+		{"nope", "client", nil},
+	} {
+		var got []string
+		for _, a := range c.CollisionAnswers(tt.row, tt.src) {
+			got = append(got, a.ID)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("CollisionAnswers(%s, %s) = %v, want %v", tt.row, tt.src, got, tt.want)
+		}
+	}
+	if a, fits := c.CollisionAnswer("mismatch", "reject", "queue"); a == nil || fits {
+		t.Errorf("reject for a queue: %v, fits %v; want found and not fitting", a, fits)
+	}
+	if a, fits := c.CollisionAnswer("mismatch", "dead-letter", "queue"); a == nil || !fits || a.Status != 0 {
+		t.Errorf("dead-letter for a queue: %+v, fits %v", a, fits)
+	}
+	if a, _ := c.CollisionAnswer("mismatch", "teapot", "queue"); a != nil {
+		t.Errorf("an unknown answer was found: %+v", a)
+	}
+}
+
+func TestCheckMechanism(t *testing.T) {
+	t.Parallel()
+	c, err := LoadOverrides("t.yaml", []byte(`targets:
+  - {id: keyed, name: Keyed API, dedup: key, via: {kind: header, name: Idempotency-Key}, remembers: 24h, mechanism: provider-key, note: n, reference: "https://k.example"}
+  - {id: mailer, name: Mailer, dedup: none, mechanism: audit-log, note: sends every call, reference: "https://m.example"}
+  - {id: store, name: Object store, dedup: natural, via: {kind: body, name: /id}, mechanism: natural, note: PUT by ID, reference: "https://s.example"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		mech, target, want string // want: "" accepted
+	}{
+		{"provider-key", "keyed", ""},
+		{"provider-key", "", ""},
+		{"audit-log", "mailer", ""},
+		{"guard-row", "keyed", ""},
+		{"provider-key", "mailer", "provider-key relies on the target deduplicating, and Mailer does not (sends every call); guard it with audit-log or guard-row"},
+		{"message-id", "mailer", "message-id relies on the target deduplicating"},
+		{"provider-key", "store", "it is idempotent by itself: use natural"},
+		{"carrier-pigeon", "", `"carrier-pigeon" is not a mechanism`},
+		{"audit-log", "fax", `"fax" is not a target`},
+	} {
+		err := c.CheckMechanism(tt.mech, tt.target)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s for %s refused: %v", tt.mech, tt.target, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s for %s: got %v, want %q", tt.mech, tt.target, err, tt.want)
+		}
 	}
 }

@@ -50,7 +50,15 @@ const (
 	KindQueue    = "queue"    // a message broker that redelivers (SQS, Kafka, ...)
 	KindInternal = "internal" // our own services' retry policies
 	KindUI       = "ui"       // people pressing the button again
+	KindWorkflow = "workflow" // a workflow engine that retries its steps (Temporal, Step Functions)
+	KindCron     = "cron"     // a scheduler that fires, and may fire again, a job's run
 )
+
+// ProviderKinds lists the provider kinds. webhook, queue, workflow and
+// cron match the key source of the same name.
+func ProviderKinds() []string {
+	return []string{KindWebhook, KindQueue, KindWorkflow, KindCron, KindInternal, KindUI}
+}
 
 // KeySource is one answer to "who supplies the key?".
 type KeySource struct {
@@ -71,7 +79,7 @@ type KeySource struct {
 type Provider struct {
 	ID     string `yaml:"id"`     // lowercase, e.g. "stripe", "sqs-fifo"
 	Name   string `yaml:"name"`   // display name, e.g. "Stripe webhooks"
-	Kind   string `yaml:"kind"`   // webhook, queue, internal, ui
+	Kind   string `yaml:"kind"`   // webhook, queue, workflow, cron, internal, ui
 	Source string `yaml:"source"` // the KeySource ID its keys come from
 	// KeyField says where the stable key lives: a header or a payload field,
 	// e.g. "header X-GitHub-Delivery" or "body id (event.id)".
@@ -97,6 +105,10 @@ type Provider struct {
 	Correction string `yaml:"correction,omitempty"`
 	// Reference is the documentation the numbers came from.
 	Reference string `yaml:"reference"`
+	// Unverified names any number in this entry that could not be checked
+	// against the provider's own documentation, and why; empty when every
+	// number was. A spec that relies on one says so.
+	Unverified string `yaml:"unverified,omitempty"`
 
 	// Key is where the stable key is read, as structure: design and derive
 	// read it instead of parsing KeyField, which stays as the prose for
@@ -238,7 +250,11 @@ type Target struct {
 	Note string `yaml:"note"`
 	// Reference is the documentation the facts came from.
 	Reference string `yaml:"reference"`
-	Line      int    `yaml:"-"`
+	// Unverified names any fact here that could not be checked against the
+	// target's own documentation; empty when every one was.
+	Unverified string `yaml:"unverified,omitempty"`
+	// Line is the line of the entry in the file it was last loaded from.
+	Line int `yaml:"-"`
 }
 
 // VolatileField is a payload field excluded from the canonical hash: one
@@ -272,6 +288,22 @@ type Collision struct {
 	Meaning  string `yaml:"meaning"`
 	Response string `yaml:"response"`
 	Status   int    `yaml:"status,omitempty"` // HTTP status, 0 when not HTTP-specific
+	// Answers are the ways a design may answer this case, each for the key
+	// sources it fits: an HTTP client gets a status code, a queue consumer
+	// acks, nacks or dead-letters, a workflow step returns or fails, a job
+	// skips or exits. For each source the first answer that fits it is the
+	// default.
+	Answers []CollisionAnswer `yaml:"answers"`
+}
+
+// CollisionAnswer is one way to answer a collision case, in the terms of
+// the transports it fits.
+type CollisionAnswer struct {
+	ID       string   `yaml:"id"`               // e.g. replay, ack, requeue, dead-letter
+	Title    string   `yaml:"title"`            // one line for menus
+	Sources  []string `yaml:"sources"`          // the key sources it fits: client, webhook, queue, workflow, cron
+	Response string   `yaml:"response"`         // what the consumer does or answers, in its transport's terms
+	Status   int      `yaml:"status,omitempty"` // the HTTP status, when it answers over HTTP
 }
 
 // Mechanism is a way to make one downstream side effect idempotent: the

@@ -183,12 +183,12 @@ func (v *validator) providers() {
 	v.providerIDs = v.ids("providers", "provider", len(ps), func(i int) string { return ps[i].ID })
 	for i, p := range ps {
 		v.require("providers", "provider", i, "name", p.Name, "key_field", p.KeyField, "key_example", p.KeyExample, "bound", p.Bound)
-		switch p.Kind {
-		case KindWebhook, KindQueue, KindInternal, KindUI:
-		case "":
-			v.fail(fmt.Errorf("%w (every provider needs a kind: webhook, queue, internal or ui)", ErrMissingField), at("providers", i, "kind")...)
+		switch {
+		case slices.Contains(ProviderKinds(), p.Kind):
+		case p.Kind == "":
+			v.fail(fmt.Errorf("%w (every provider needs a kind: %s)", ErrMissingField, strings.Join(ProviderKinds(), ", ")), at("providers", i, "kind")...)
 		default:
-			v.fail(fmt.Errorf("kind %q is not one of webhook, queue, internal, ui", p.Kind), at("providers", i, "kind")...)
+			v.fail(fmt.Errorf("kind %q is not one of %s", p.Kind, strings.Join(ProviderKinds(), ", ")), at("providers", i, "kind")...)
 		}
 		if p.Source == "" {
 			v.fail(fmt.Errorf("%w (every provider needs the key source its keys come from)", ErrMissingField), at("providers", i, "source")...)
@@ -372,11 +372,53 @@ func (v *validator) collisions() {
 		if c.Status != 0 && (c.Status < 100 || c.Status > 599) {
 			v.fail(fmt.Errorf("status %d is not an HTTP status (0 when the row is not HTTP-specific)", c.Status), at("collisions", i, "status")...)
 		}
+		v.collisionAnswers(i, c)
 	}
 	for _, id := range requiredCollisions {
 		if _, ok := known[id]; !ok {
 			v.fail(fmt.Errorf("%w: the collision table has no %q row; every spec renders all four (%s)",
 				ErrMissingField, id, strings.Join(requiredCollisions, ", ")), ref{"collisions", ""})
+		}
+	}
+}
+
+// collisionAnswers checks a row's answers: known sources, and an answer for
+// every key source that is not rejected, so a design never falls back to
+// an HTTP answer for a queue.
+func (v *validator) collisionAnswers(i int, c Collision) {
+	if len(c.Answers) == 0 {
+		return // a team's row without answers keeps the row's response
+	}
+	seen := map[string]bool{}
+	covered := map[string]bool{}
+	for j, a := range c.Answers {
+		field := fmt.Sprintf("answers[%d]", j)
+		switch {
+		case !validID.MatchString(a.ID):
+			v.fail(fmt.Errorf("id %q must be lowercase letters, digits, '-' or '_'", a.ID), at("collisions", i, field+".id")...)
+		case seen[a.ID]:
+			v.fail(fmt.Errorf("%w %q in the %s row", ErrDuplicateID, a.ID, c.ID), at("collisions", i, field+".id")...)
+		}
+		seen[a.ID] = true
+		if strings.TrimSpace(a.Title) == "" || strings.TrimSpace(a.Response) == "" {
+			v.fail(fmt.Errorf("%w: every answer needs a title and a response", ErrMissingField), at("collisions", i, field)...)
+		}
+		if a.Status != 0 && (a.Status < 100 || a.Status > 599) {
+			v.fail(fmt.Errorf("status %d is not an HTTP status", a.Status), at("collisions", i, field+".status")...)
+		}
+		if len(a.Sources) == 0 {
+			v.fail(fmt.Errorf("%w: the key sources this answer fits", ErrMissingField), at("collisions", i, field+".sources")...)
+		}
+		for k, src := range a.Sources {
+			if v.ref(src, "key source", v.sourceIDs, at("collisions", i, fmt.Sprintf("%s.sources[%d]", field, k))) {
+				covered[src] = true
+			}
+		}
+	}
+	for _, k := range v.c.KeySources {
+		if !k.Rejected && !covered[k.ID] {
+			v.fail(fmt.Errorf("%w: no answer for a %s key in the %s row; a design would fall back to another transport's terms", ErrMissingField, k.ID, c.ID),
+				at("collisions", i, "answers")...)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestValidateErrors(t *testing.T) {
 		{"rejected key source", "providers:\n  - id: stripe\n    source: server\n",
 			[]string{`.idemkit.yaml:3: providers[0].source: provider stripe takes its keys from "server", a rejected key source`}, nil},
 		{"unknown kind", "providers:\n  - id: stripe\n    kind: fax\n",
-			[]string{`.idemkit.yaml:3: providers[0].kind: kind "fax" is not one of webhook, queue, internal, ui`}, nil},
+			[]string{`.idemkit.yaml:3: providers[0].kind: kind "fax" is not one of webhook, queue, workflow, cron, internal, ui`}, nil},
 		{"TTL below window, TTL changed", "providers:\n  - id: stripe\n    suggested_ttl: 1h\n",
 			[]string{`.idemkit.yaml:3: providers[0].suggested_ttl: suggested_ttl 1h is shorter than retry_window 3d: a redelivery after the key expired is processed twice (ttl-below-retry-window)`}, nil},
 		{"TTL below window, window changed", "providers:\n  - id: stripe\n    retry_window: 30d\n",
@@ -69,6 +69,14 @@ func TestValidateErrors(t *testing.T) {
 			[]string{`.idemkit.yaml:5: targets[0].mechanism: mechanism provider-key needs a target whose dedup is key, and acme-mail's is none: it would claim deduplication the target does not have`}, nil},
 		{"target that does not dedup takes no key", "targets:\n  - id: acme-mail\n    name: Acme mail\n    dedup: none\n    via: {kind: header, name: X-Id}\n    mechanism: audit-log\n    note: n\n    reference: https://acme.example/docs\n",
 			[]string{`.idemkit.yaml:5: targets[0].via: a target that does not deduplicate takes no key and remembers nothing; remove via and remembers (say in note what a custom ID does, if anything)`}, nil},
+		{"collision answer for an unknown source", "collisions:\n  - id: completed\n    answers: [{id: replay, title: t, response: r, sources: [client, fax]}]\n",
+			[]string{
+				`.idemkit.yaml:3: collisions[0].answers[0].sources[1]: unknown reference: "fax" is not a key source`,
+				`.idemkit.yaml:3: collisions[0].answers: missing required field: no answer for a webhook key in the completed row; a design would fall back to another transport's terms`,
+				`.idemkit.yaml:3: collisions[0].answers: missing required field: no answer for a queue key in the completed row`,
+				`.idemkit.yaml:3: collisions[0].answers: missing required field: no answer for a workflow key in the completed row`,
+				`.idemkit.yaml:3: collisions[0].answers: missing required field: no answer for a cron key in the completed row`,
+			}, ErrUnknownRef},
 		{"rejected without anti-pattern", "stores:\n  - id: redis\n    rejected: true\n",
 			[]string{
 				`.idemkit.yaml:3: stores[0].rejected: missing required field: a rejected store names the anti-pattern it falls into`,
