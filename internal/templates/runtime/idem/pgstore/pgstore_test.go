@@ -372,42 +372,45 @@ func BenchmarkPoolSize(b *testing.B) {
 	const burst = 200
 	resp := idem.Response{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: make([]byte, 1024)}
 	for _, conns := range []int32{4, 8, 16, 32, 64} {
-		pool := connect(b, func(cfg *pgxpool.Config) { cfg.MaxConns = conns })
-		s, _ := newStore(b, pool)
-		claimAndComplete := func(key string) {
-			c, err := s.Claim(b.Context(), key, "fp", time.Minute, time.Hour)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			if c.Held() {
-				if err := s.Complete(b.Context(), key, c.Token, resp, time.Hour); err != nil {
+		// A pool and a table per size, closed and dropped before the next size opens.
+		b.Run(fmt.Sprintf("MaxConns%d", conns), func(b *testing.B) {
+			pool := connect(b, func(cfg *pgxpool.Config) { cfg.MaxConns = conns })
+			s, _ := newStore(b, pool)
+			claimAndComplete := func(key string) {
+				c, err := s.Claim(b.Context(), key, "fp", time.Minute, time.Hour)
+				if err != nil {
 					b.Error(err)
+					return
 				}
-			}
-		}
-		claimAndComplete("hot")
-		next := 0
-		for _, kind := range []string{"New", "Replay"} {
-			run := func() {
-				var wg sync.WaitGroup
-				for range burst {
-					next++
-					key := "hot"
-					if kind == "New" {
-						key = strconv.Itoa(next)
+				if c.Held() {
+					if err := s.Complete(b.Context(), key, c.Token, resp, time.Hour); err != nil {
+						b.Error(err)
 					}
-					wg.Go(func() { claimAndComplete(key) })
 				}
-				wg.Wait()
 			}
-			b.Run(fmt.Sprintf("MaxConns%d/%s", conns, kind), func(b *testing.B) {
-				run() // opens the pool's connections before the clock starts
-				for b.Loop() {
-					run()
+			claimAndComplete("hot")
+			next := 0
+			for _, kind := range []string{"New", "Replay"} {
+				run := func() {
+					var wg sync.WaitGroup
+					for range burst {
+						next++
+						key := "hot"
+						if kind == "New" {
+							key = strconv.Itoa(next)
+						}
+						wg.Go(func() { claimAndComplete(key) })
+					}
+					wg.Wait()
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst), "ns/request")
-			})
-		}
+				b.Run(kind, func(b *testing.B) {
+					run() // opens the pool's connections before the clock starts
+					for b.Loop() {
+						run()
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*burst), "ns/request")
+				})
+			}
+		})
 	}
 }
