@@ -287,3 +287,84 @@ func TestPresets(t *testing.T) {
 		t.Errorf("cron preset schedule = %v, want 1h (hourly slots)", got)
 	}
 }
+
+// TestEveryProviderIsStructured holds the embedded catalogue to more than
+// a team's override must give: each provider has its key as structure, a
+// window that says what it is, and documentation to cite; and there are
+// at least 30 of them, covering every kind.
+func TestEveryProviderIsStructured(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	if len(c.Providers) < 30 {
+		t.Errorf("%d providers; the catalogue promises at least 30", len(c.Providers))
+	}
+	kinds := map[string]int{}
+	for _, p := range c.Providers {
+		kinds[p.Kind]++
+		if len(p.Key.From) == 0 || p.Key.Format == "" {
+			t.Errorf("%s: no structured key", p.ID)
+		}
+		if p.Window.Kind == "" || p.Window.Is == "" {
+			t.Errorf("%s: window does not say what it is", p.ID)
+		}
+		if p.Reference == "" {
+			t.Errorf("%s: no reference", p.ID)
+		}
+		if p.Window.Kind == WindowRetention && !p.Window.Configurable {
+			t.Errorf("%s: a retention window is the user's setting", p.ID)
+		}
+		if strings.Contains(strings.ToLower(p.Bound+p.Correction+p.KeyField), "seed") {
+			t.Errorf("%s: speaks of the seed; speak of the catalogue and its sources", p.ID)
+		}
+	}
+	for _, k := range ProviderKinds() {
+		if kinds[k] == 0 {
+			t.Errorf("no provider of kind %s", k)
+		}
+	}
+}
+
+// TestMoreProviderFacts pins the numbers of the entries added for issue
+// 10, each from the page in its reference.
+func TestMoreProviderFacts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		id, kind, window, ttl string // window "" for unbounded
+		windowKind            string
+		keyKind, keyName      string // the first key location
+		batch                 bool
+	}{
+		{"square", KindWebhook, "72h", "7d", WindowRetrySchedule, LocationBody, "/event_id", false},
+		{"sendgrid", KindWebhook, "24h", "3d", WindowRetrySchedule, LocationBody, "/sg_event_id", true},
+		{"mailgun", KindWebhook, "8h", "24h", WindowRetrySchedule, LocationBody, "/event-data/id", false},
+		{"postmark", KindWebhook, "11h", "3d", WindowRetrySchedule, LocationBody, "/MessageID", false},
+		{"hubspot", KindWebhook, "24h", "3d", WindowRetrySchedule, LocationBody, "/eventId", true},
+		{"salesforce", KindWebhook, "24h", "3d", WindowRetrySchedule, LocationBody, "/Notification/Id", true},
+		{"adyen", KindWebhook, "30d", "60d", WindowRetrySchedule, LocationBody, "/NotificationRequestItem/pspReference", true},
+		{"github", KindWebhook, "3d", "7d", WindowManualRedelivery, LocationHeader, "X-GitHub-Delivery", false},
+		{"sns", KindQueue, "1h", "24h", WindowRetrySchedule, LocationBody, "/MessageId", false},
+		{"google-pubsub", KindQueue, "7d", "14d", WindowRetention, LocationRecord, "message_id", false},
+		{"azure-service-bus", KindQueue, "", "14d", WindowRetention, LocationRecord, "MessageId", false},
+		{"azure-event-grid", KindQueue, "24h", "3d", WindowRetrySchedule, LocationBody, "/id", true},
+		{"sqs-fifo", KindQueue, "14d", "15d", WindowRetention, LocationAttribute, "MessageDeduplicationId", false},
+		{"kafka", KindQueue, "7d", "14d", WindowRetention, LocationRecord, "topic", false},
+		{"temporal", KindWorkflow, "", "30d", WindowTimeout, LocationParameter, "WorkflowExecution.ID", false},
+		{"step-functions", KindWorkflow, "14d", "15d", WindowManualRedelivery, LocationParameter, "$$.Execution.Id", false},
+		{"kubernetes-cronjob", KindCron, "1h", "24h", WindowPolicy, LocationRecord, "metadata.labels[batch.kubernetes.io/job-name]", false},
+	} {
+		p, ok := Default().Provider(tt.id)
+		if !ok {
+			t.Errorf("no provider %q", tt.id)
+			continue
+		}
+		if p.Kind != tt.kind || p.Window.Kind != tt.windowKind || p.SuggestedTTL != MustDuration(tt.ttl) || p.Key.Batch != tt.batch {
+			t.Errorf("%s: kind %s window %s ttl %s batch %v; want %s %s %s %v", tt.id, p.Kind, p.Window.Kind, p.SuggestedTTL, p.Key.Batch, tt.kind, tt.windowKind, tt.ttl, tt.batch)
+		}
+		if (tt.window == "") != p.Unbounded || (tt.window != "" && p.RetryWindow != MustDuration(tt.window)) {
+			t.Errorf("%s: retry_window %s unbounded %v, want %q", tt.id, p.RetryWindow, p.Unbounded, tt.window)
+		}
+		if l := p.Key.From[0]; l.Kind != tt.keyKind || l.Name != tt.keyName {
+			t.Errorf("%s: key read from %s %s, want %s %s", tt.id, l.Kind, l.Name, tt.keyKind, tt.keyName)
+		}
+	}
+}

@@ -72,10 +72,13 @@ func TestProviderIDs(t *testing.T) {
 		kind string
 		want []string
 	}{
-		{KindQueue, []string{"kafka", "rabbitmq", "sqs-fifo", "sqs-standard"}},
+		{KindQueue, []string{"azure-event-grid", "azure-service-bus", "cloud-tasks", "eventbridge", "google-pubsub", "kafka", "nats-jetstream", "rabbitmq", "sns", "sqs-fifo", "sqs-standard"}},
+		{KindWorkflow, []string{"step-functions", "temporal"}},
+		{KindCron, []string{"eventbridge-scheduler", "kubernetes-cronjob"}},
 		{KindInternal, []string{"internal-http"}},
 		{KindUI, []string{"ui"}},
-		{KindWebhook, []string{"adyen", "github", "paypal", "shopify", "slack", "standard-webhooks", "stripe", "svix", "twilio"}},
+		{KindWebhook, []string{"adyen", "github", "gitlab", "hubspot", "mailgun", "paypal", "postmark", "salesforce", "sendgrid", "shopify", "slack",
+			"square", "standard-webhooks", "stripe", "svix", "twilio", "zendesk"}},
 		{"fax", nil},
 	} {
 		if got := c.ProviderIDs(tt.kind); !slices.Equal(got, tt.want) {

@@ -158,6 +158,13 @@ type ProviderKey struct {
 	// "{psp_reference}:{event_code}". The key source prefixes the provider
 	// or queue to it.
 	Format string `yaml:"format"`
+	// Batch marks a delivery that carries several events (SendGrid,
+	// HubSpot, Adyen, Salesforce): each event is keyed and claimed on its
+	// own, and From's body pointers are relative to one event.
+	Batch bool `yaml:"batch,omitempty"`
+	// Items is the JSON pointer to the array of events in a batch; empty
+	// when the body is the array itself.
+	Items string `yaml:"items,omitempty"`
 	// Scope names what a key is unique within when it is not globally
 	// unique (GitHub: a delivery GUID is shared by every hook on the event,
 	// so scope it by hook).

@@ -266,6 +266,13 @@ func (v *validator) providerKey(i int, p Provider) {
 		}
 		parts = append(parts, l.Part)
 	}
+	if k.Items != "" {
+		if !k.Batch {
+			v.fail(errors.New("items points at a batch's events: set batch: true, or remove items"), at("providers", i, "key.items")...)
+		} else if err := CheckJSONPointer(k.Items); err != nil {
+			v.fail(err, at("providers", i, "key.items")...)
+		}
+	}
 	got := Placeholders(k.Format)
 	if k.Format == "" || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(parts))) {
 		v.fail(fmt.Errorf("format %q must use each part of key.from once, in braces: %s", k.Format, "{"+strings.Join(parts, "}:{")+"}"),

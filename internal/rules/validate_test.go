@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -168,7 +169,7 @@ func TestValidateWithoutPositions(t *testing.T) {
 		Collisions: d.Collisions[:3], Mechanisms: d.Mechanisms, AntiPatterns: d.AntiPatterns, Presets: d.Presets, Defaults: d.Defaults}
 	want := []string{
 		`providers[1].name: missing required field (every provider needs a name)`,
-		`providers[15].id: duplicate id "stripe", first given at providers[0]`,
+		fmt.Sprintf(`providers[%d].id: duplicate id "stripe", first given at providers[0]`, len(providers)-1),
 		`collisions: missing required field: the collision table has no "expired" row; every spec renders all four (completed, in_progress, mismatch, expired)`,
 	}
 	err := c.Validate()
