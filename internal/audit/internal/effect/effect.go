@@ -221,6 +221,19 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 	}
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok {
+		// create := s.repo.Create; create(ctx, v): the method's effects.
+		if sel := match.MethodValue(info, call); sel != nil {
+			direct := *call
+			direct.Fun = sel
+			uses := r.compute(&direct)
+			for i := range uses {
+				uses[i].Call = call
+				if uses[i].Access.Call == &direct {
+					uses[i].Access.Call = call
+				}
+			}
+			return uses
+		}
 		return nil
 	}
 	sig := fn.Signature()

@@ -23,8 +23,18 @@ type Defs struct {
 func Definitions(info *types.Info, body ast.Node) Defs {
 	defs := Defs{Values: map[*types.Var][]ast.Expr{}, Elems: map[*types.Var]ast.Expr{}}
 	add := func(lhs ast.Expr, rhs ast.Expr) {
-		if ix, ok := ast.Unparen(lhs).(*ast.IndexExpr); ok {
-			lhs = ix.X // refs[i] = l.Ref: refs holds what is stored in it
+		for {
+			switch x := ast.Unparen(lhs).(type) {
+			case *ast.IndexExpr:
+				lhs = x.X // refs[i] = l.Ref: refs holds what is stored in it
+				continue
+			case *ast.SelectorExpr:
+				if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+					lhs = x.X // lines[i].OrderID = id: the line is keyed by id
+					continue
+				}
+			}
+			break
 		}
 		id, ok := ast.Unparen(lhs).(*ast.Ident)
 		if !ok {

@@ -47,3 +47,26 @@ func Builder(info *types.Info, call *ast.CallExpr) (ast.Expr, bool) {
 	x := receiverOf(call)
 	return x, x != nil
 }
+
+// MethodValue returns the method value a call of a local function
+// variable calls: create := s.repo.Create; create(ctx, v) calls
+// s.repo.Create. The variable must be given its value once and never
+// again; otherwise, or when the call is of anything else, it is nil.
+func MethodValue(info *types.Info, call *ast.CallExpr) *ast.SelectorExpr {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, index, later, ok := definition(info, id)
+	if !ok || index != 0 || len(later) != 0 {
+		return nil
+	}
+	sel, ok := ast.Unparen(v).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	if s, ok := info.Selections[sel]; !ok || s.Kind() != types.MethodVal {
+		return nil
+	}
+	return sel
+}
