@@ -1,23 +1,25 @@
-// Package redisstore keeps idempotency records in Redis.
+// Package redisstore keeps idempotency records in Redis (7.0 or later) or Redis Cluster.
 //
-// Each Store method is one Lua script on one key: the check and the write happen in a single
-// atomic round trip, so no other client can slip between them, and a script touches only the key
-// it is given, so the store works on Redis Cluster. Times come from the Redis server's clock
-// (TIME), so application servers with skewed clocks agree on leases, and every record carries a
-// server-side expiry, so nothing outlives its TTL even if no client comes back.
+// A record is one string key, and the two hot paths cost what hand-written Redis code would: a
+// claim is one plain SET ... NX GET PX, which writes the new in-progress record when the key is
+// free and otherwise answers with the stored one — so a replay is that same single command, and
+// the response comes back in its reply. Only the writes that must compare a lease token first
+// (complete, release, extend) and the rare claim that finds a record in progress (to tell a live
+// lease from a lapsed one and take it over) run a Lua script, each a few commands on the one key.
+// Every operation touches one key, so it stays in one hash slot on Redis Cluster.
 //
-// A record is a hash: st (p in progress, c completed), fp (fingerprint), tok and lx (lease token
-// and expiry, in progress only), ex (record expiry), and sc, hd, bd (status, headers as JSON,
-// body) once completed. Times are Unix milliseconds.
+// Leases are measured on the Redis server's clock, never the callers': an in-progress record
+// keeps its lease as an offset from the key's own expiry, so application servers with skewed
+// clocks agree on when it runs out. Every record carries a server-side expiry, so nothing
+// outlives its TTL even if no client comes back.
 package redisstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,104 +33,32 @@ const DefaultPrefix = "idem:"
 // Options configures a Store.
 type Options struct {
 	// Prefix is put before every key, so idempotency records can share a Redis with other data.
-	// Default DefaultPrefix.
+	// Default DefaultPrefix. On Redis Cluster it must not hold a hash tag ({...}): that would put
+	// every record in one slot, on one master.
 	Prefix string
+}
+
+// Client is what the store needs of a go-redis client: *redis.Client, *redis.ClusterClient,
+// *redis.Ring, redis.UniversalClient and a failover client all have it.
+type Client interface {
+	Process(ctx context.Context, cmd redis.Cmder) error
 }
 
 // Store is an idem.Store on Redis.
 type Store struct {
-	rdb    redis.Scripter
+	rdb    Client
 	prefix string
 }
 
 var _ idem.Store = (*Store)(nil)
 
-// New returns a Store over rdb: a *redis.Client, *redis.ClusterClient, *redis.Ring or any other
-// client that runs scripts.
-func New(rdb redis.Scripter, opts Options) *Store {
+// New returns a Store over rdb.
+func New(rdb Client, opts Options) *Store {
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
 	}
 	return &Store{rdb: rdb, prefix: opts.Prefix}
 }
-
-// luaNow is the server's time in milliseconds; Redis 7 replicates a script's effects, not the
-// script, so reading the clock before writing is allowed.
-const luaNow = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`
-
-// claimScript: KEYS[1] the record; ARGV fingerprint, token, lease ms, ttl ms.
-// Replies {outcome, fingerprint, state, lease expiry, expiry, retry-after ms or status, headers,
-// body}.
-var claimScript = redis.NewScript(luaNow + `
-local lease, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
-local r = redis.call('HMGET', KEYS[1], 'st', 'fp', 'lx', 'ex')
-local function hold(outcome)
-  local lx = now + lease
-  local ex = now + math.max(lease, ttl)
-  redis.call('HSET', KEYS[1], 'st', 'p', 'fp', ARGV[1], 'tok', ARGV[2], 'lx', lx, 'ex', ex)
-  redis.call('PEXPIREAT', KEYS[1], ex)
-  return {outcome, ARGV[1], 'p', lx, ex}
-end
-if not r[1] then
-  return hold('claimed')
-end
-if r[2] ~= ARGV[1] then
-  return {'mismatch', r[2], r[1], r[3] or '', r[4]}
-end
-if r[1] == 'c' then
-  local c = redis.call('HMGET', KEYS[1], 'sc', 'hd', 'bd')
-  return {'replay', r[2], r[1], '', r[4], c[1], c[2], c[3]}
-end
-if tonumber(r[3]) > now then
-  return {'busy', r[2], r[1], r[3], r[4], tonumber(r[3]) - now}
-end
-return hold('taken')
-`)
-
-// completeScript: KEYS[1]; ARGV token, status, headers, body, ttl ms. Replies 1, or 0 when the
-// token does not hold the key.
-var completeScript = redis.NewScript(luaNow + `
-local r = redis.call('HMGET', KEYS[1], 'st', 'tok')
-if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end
-local ex = now + tonumber(ARGV[5])
-redis.call('HDEL', KEYS[1], 'tok', 'lx')
-redis.call('HSET', KEYS[1], 'st', 'c', 'sc', ARGV[2], 'hd', ARGV[3], 'bd', ARGV[4], 'ex', ex)
-redis.call('PEXPIREAT', KEYS[1], ex)
-return 1
-`)
-
-// releaseScript: KEYS[1]; ARGV token. Replies 1, or 0 when the token does not hold the key.
-var releaseScript = redis.NewScript(`
-local r = redis.call('HMGET', KEYS[1], 'st', 'tok')
-if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-return 1
-`)
-
-// extendScript: KEYS[1]; ARGV token, lease ms. Replies 1, or 0 when the token does not hold the
-// key. The record is kept at least as long as the renewed lease.
-var extendScript = redis.NewScript(luaNow + `
-local r = redis.call('HMGET', KEYS[1], 'st', 'tok', 'ex')
-if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end
-local lx = now + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'lx', lx)
-if tonumber(r[3]) < lx then
-  redis.call('HSET', KEYS[1], 'ex', lx)
-  redis.call('PEXPIREAT', KEYS[1], lx)
-end
-return 1
-`)
-
-// getScript: KEYS[1]. Replies {fingerprint, state, lease expiry, expiry, status, headers, body},
-// or nil when there is no record.
-var getScript = redis.NewScript(`
-local r = redis.call('HMGET', KEYS[1], 'fp', 'st', 'lx', 'ex', 'sc', 'hd', 'bd')
-if not r[1] then return false end
-return r
-`)
 
 // Claim implements idem.Store.
 //
@@ -138,89 +68,152 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 		return idem.Claim{}, err
 	}
 	token := idem.NewToken()
-	reply, err := claimScript.Run(ctx, s.rdb, []string{s.prefix + key}, fingerprint, token, lease.Milliseconds(), ttl.Milliseconds()).Slice()
-	if err != nil {
-		return idem.Claim{}, idem.Unavailable(ctx, "redisstore: claim "+strconv.Quote(key), err)
+	leaseMS, px := lease.Milliseconds(), max(lease, ttl).Milliseconds()
+	value := inProgress(token, fingerprint, leaseMS, px)
+	now := time.Now()
+	cmd := redis.NewStringCmd(ctx, "set", s.prefix+key, value, "px", px, "nx", "get")
+	err := s.rdb.Process(ctx, cmd)
+	if errors.Is(err, redis.Nil) {
+		return idem.Claim{Outcome: idem.Claimed, Token: token, Record: idem.Record{
+			Key:          key,
+			Fingerprint:  fingerprint,
+			State:        idem.StateInProgress,
+			LeaseExpires: now.Add(lease),
+			Expires:      now.Add(time.Duration(px) * time.Millisecond),
+		}}, nil
 	}
-	c, err := decodeClaim(key, token, reply)
+	if err != nil {
+		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
+	}
+	if old := cmd.Val(); old != "" && old[0] == 'C' {
+		c, err := claimDone(key, fingerprint, old)
+		if err != nil {
+			return idem.Claim{}, fmt.Errorf("redisstore: claim %q: %w", key, err)
+		}
+		return c, nil
+	}
+	// In progress: whether its lease is live depends on the server's clock, so a script decides,
+	// and takes the key over when the lease has lapsed.
+	reply, err := claimHeldScript.run(ctx, s.rdb, s.prefix+key, value, fingerprint, px)
+	if err != nil {
+		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
+	}
+	c, err := decodeClaimHeld(key, fingerprint, token, leaseMS, px, reply, time.Now())
 	if err != nil {
 		return idem.Claim{}, fmt.Errorf("redisstore: claim %q: %w", key, err)
 	}
 	return c, nil
 }
 
-func decodeClaim(key, token string, reply []any) (idem.Claim, error) {
-	if len(reply) < 5 {
-		return idem.Claim{}, fmt.Errorf("short reply %v", reply)
-	}
-	rec, err := decodeRecord(key, reply[1:])
+// claimDone answers a claim that found a completed record.
+func claimDone(key, fingerprint, v string) (idem.Claim, error) {
+	rec, err := decodeDone(key, v, fingerprint)
 	if err != nil {
 		return idem.Claim{}, err
 	}
-	outcome, _ := reply[0].(string)
-	var retryAfter time.Duration
-	if outcome == "busy" {
-		ms, _ := reply[5].(int64)
-		retryAfter = time.Duration(ms) * time.Millisecond
+	if rec.Fingerprint != fingerprint {
+		return idem.Claim{Outcome: idem.Mismatch, Record: rec}, nil
 	}
-	return idem.NewClaim(outcome, token, rec, retryAfter)
+	return idem.Claim{Outcome: idem.Replay, Record: rec}, nil
 }
 
-// decodeRecord reads {fingerprint, state, lease expiry, expiry[, status, headers, body]}; the
-// response, when present, only for a completed record. Lua numbers arrive as integers, hash
-// fields as strings, absent fields as nil.
-func decodeRecord(key string, f []any) (idem.Record, error) {
-	str := func(i int) string {
-		if i >= len(f) {
-			return ""
-		}
-		switch v := f[i].(type) {
-		case string:
-			return v
-		case int64:
-			return strconv.FormatInt(v, 10)
-		}
-		return ""
+// claimHeldScript runs when a claim finds a record in progress. KEYS[1]; ARGV the caller's
+// in-progress value, its fingerprint, the key's time to live in ms. Replies {'claimed'} when it
+// wrote the caller's value to a free key, {'taken', lapsed holder's value} when it took the key
+// over, {'done', value} when the record is not in progress (it has completed since), or
+// {'mismatch' | 'busy', value, pttl}.
+var claimHeldScript = newScript(`
+local v = redis.call('GET', KEYS[1])
+if v and string.byte(v) ~= 80 then return {'done', v} end
+if v then
+  local t = redis.call('PTTL', KEYS[1])
+  local a = string.find(v, '|', 2, true)
+  local b = string.find(v, '|', a + 1, true)
+  if string.sub(v, b + 1) ~= ARGV[2] then return {'mismatch', v, t} end
+  if t > tonumber(string.sub(v, a + 1, b - 1)) then return {'busy', v, t} end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+if v then return {'taken', v} end
+return {'claimed'}
+`)
+
+func decodeClaimHeld(key, fingerprint, token string, lease, px int64, reply any, now time.Time) (idem.Claim, error) {
+	r, _ := reply.([]any)
+	if len(r) == 0 {
+		return idem.Claim{}, fmt.Errorf("unexpected reply %v", reply)
 	}
-	ms := func(i int) (time.Time, error) {
-		if str(i) == "" {
-			return time.Time{}, nil
+	outcome, _ := r[0].(string)
+	switch outcome {
+	case "claimed", "taken":
+		c, err := idem.NewClaim(outcome, token, idem.Record{
+			Key:          key,
+			Fingerprint:  fingerprint,
+			State:        idem.StateInProgress,
+			LeaseExpires: now.Add(time.Duration(lease) * time.Millisecond),
+			Expires:      now.Add(time.Duration(px) * time.Millisecond),
+		}, 0)
+		if outcome == "taken" && len(r) == 2 {
+			v, _ := r[1].(string)
+			c.Previous = holder(v)
 		}
-		n, err := strconv.ParseInt(str(i), 10, 64)
+		return c, err
+	case "done":
+		v, _ := r[1].(string)
+		return claimDone(key, fingerprint, v)
+	case "mismatch", "busy":
+		if len(r) != 3 {
+			return idem.Claim{}, fmt.Errorf("unexpected reply %v", reply)
+		}
+		v, _ := r[1].(string)
+		pttl, _ := r[2].(int64)
+		rec, left, err := decodeHeld(key, v, pttl, now)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("bad time %q: %w", str(i), err)
+			return idem.Claim{}, err
 		}
-		return time.UnixMilli(n), nil
+		return idem.NewClaim(outcome, token, rec, left)
 	}
-	rec := idem.Record{Key: key, Fingerprint: str(0)}
-	var err1, err2 error
-	rec.LeaseExpires, err1 = ms(2)
-	rec.Expires, err2 = ms(3)
-	if err := errors.Join(err1, err2); err != nil {
-		return idem.Record{}, err
-	}
-	switch str(1) {
-	case "p":
-		rec.State = idem.StateInProgress
-	case "c":
-		rec.State = idem.StateCompleted
-		if len(f) < 7 {
-			break // a mismatch: the stored response is not for this caller
-		}
-		status, err := strconv.Atoi(str(4))
-		if err != nil {
-			return idem.Record{}, fmt.Errorf("bad status %q: %w", str(4), err)
-		}
-		var h http.Header
-		if err := json.Unmarshal([]byte(str(5)), &h); err != nil {
-			return idem.Record{}, fmt.Errorf("bad headers: %w", err)
-		}
-		rec.Response = idem.Response{Status: status, Header: h, Body: []byte(str(6))}
-	default:
-		return idem.Record{}, fmt.Errorf("bad state %q", str(1))
-	}
-	return rec, nil
+	return idem.Claim{}, fmt.Errorf("unexpected reply %v", reply)
 }
+
+// completeScript: KEYS[1]; ARGV the holder's prefix "P<token>|", the response as completion
+// encodes it, ttl ms. Replies 1, or 0 when the token does not hold the key.
+var completeScript = newScript(`
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+local fp = string.sub(v, string.find(v, '|', #ARGV[1] + 1, true) + 1)
+local t = redis.call('TIME')
+local ex = t[1] * 1000 + math.floor(t[2] / 1000) + ARGV[3]
+redis.call('SET', KEYS[1], string.format('C%d|%d|', ex, #fp) .. fp .. ARGV[2], 'PX', ARGV[3])
+return 1
+`)
+
+// releaseScript: KEYS[1]; ARGV the holder's prefix. Replies 1, or 0 when the token does not
+// hold the key.
+var releaseScript = newScript(`
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`)
+
+// extendScript: KEYS[1]; ARGV the holder's prefix, lease ms. Replies 1, or 0 when the token does
+// not hold the key. The key lives at least as long as the renewed lease.
+var extendScript = newScript(`
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+local lease = tonumber(ARGV[2])
+local px = math.max(redis.call('PTTL', KEYS[1]), lease)
+local rest = string.sub(v, (string.find(v, '|', #ARGV[1] + 1, true)))
+redis.call('SET', KEYS[1], ARGV[1] .. string.format('%d', px - lease) .. rest, 'PX', px)
+return 1
+`)
+
+// getScript: KEYS[1]; ARGV unused. Replies {value, pttl}, or nil when there is no record.
+var getScript = newScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+return {v, redis.call('PTTL', KEYS[1])}
+`)
 
 // Complete implements idem.Store.
 //
@@ -229,11 +222,7 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	if err := idem.CheckDuration("ttl", ttl); err != nil {
 		return err
 	}
-	header, err := json.Marshal(resp.Header)
-	if err != nil {
-		return fmt.Errorf("redisstore: complete %q: headers: %w", key, err)
-	}
-	return s.fenced(ctx, "complete", completeScript, key, token, resp.Status, header, resp.Body, ttl.Milliseconds())
+	return s.fenced(ctx, "complete", completeScript, key, token, completion(resp), ttl.Milliseconds())
 }
 
 // Release implements idem.Store.
@@ -252,12 +241,12 @@ func (s *Store) Extend(ctx context.Context, key, token string, lease time.Durati
 }
 
 // fenced runs a script that writes only when token holds the key, and replies 1 if it did.
-func (s *Store) fenced(ctx context.Context, op string, script *redis.Script, key, token string, args ...any) error {
-	n, err := script.Run(ctx, s.rdb, []string{s.prefix + key}, append([]any{token}, args...)...).Int()
+func (s *Store) fenced(ctx context.Context, op string, script *script, key, token string, args ...any) error {
+	reply, err := script.run(ctx, s.rdb, s.prefix+key, heldPrefix(token), args...)
 	if err != nil {
-		return idem.Unavailable(ctx, fmt.Sprintf("redisstore: %s %q", op, key), err)
+		return s.unavailable(ctx, op, key, err)
 	}
-	if n != 1 {
+	if n, _ := reply.(int64); n != 1 {
 		return fmt.Errorf("redisstore: %s %q: %w", op, key, idem.ErrLeaseLost)
 	}
 	return nil
@@ -265,16 +254,67 @@ func (s *Store) fenced(ctx context.Context, op string, script *redis.Script, key
 
 // Get implements idem.Store.
 func (s *Store) Get(ctx context.Context, key string) (idem.Record, error) {
-	reply, err := getScript.Run(ctx, s.rdb, []string{s.prefix + key}).Slice()
+	reply, err := getScript.run(ctx, s.rdb, s.prefix+key, "")
 	if errors.Is(err, redis.Nil) {
 		return idem.Record{}, fmt.Errorf("redisstore: get %q: %w", key, idem.ErrNotFound)
 	}
 	if err != nil {
-		return idem.Record{}, idem.Unavailable(ctx, "redisstore: get "+strconv.Quote(key), err)
+		return idem.Record{}, s.unavailable(ctx, "get", key, err)
 	}
-	rec, err := decodeRecord(key, reply)
+	rec, err := decodeGot(key, reply, time.Now())
 	if err != nil {
 		return idem.Record{}, fmt.Errorf("redisstore: get %q: %w", key, err)
 	}
 	return rec, nil
+}
+
+func decodeGot(key string, reply any, now time.Time) (idem.Record, error) {
+	r, _ := reply.([]any)
+	if len(r) != 2 {
+		return idem.Record{}, fmt.Errorf("unexpected reply %v", reply)
+	}
+	v, _ := r[0].(string)
+	if v != "" && v[0] == 'C' {
+		return decodeDone(key, v, "")
+	}
+	pttl, _ := r[1].(int64)
+	rec, _, err := decodeHeld(key, v, pttl, now)
+	return rec, err
+}
+
+// unavailable wraps a failed round trip: the store cannot answer, so the caller must fail
+// closed. A key holding something other than a string is named, with the way out.
+func (s *Store) unavailable(ctx context.Context, op, key string, err error) error {
+	what := "redisstore: " + op + " " + strconv.Quote(key)
+	if strings.Contains(err.Error(), "WRONGTYPE") {
+		what += fmt.Sprintf(": key %q is not a string: it holds another program's data or a record "+
+			"of an older redisstore (a hash); give this store a Prefix of its own, or let the old "+
+			"records expire before upgrading", s.prefix+key)
+	}
+	return idem.Unavailable(ctx, what, err)
+}
+
+// script is a Lua script run by its SHA-1, sent in full only when the server has not seen it
+// (a restart, a new master after a failover).
+type script struct {
+	src, sha string
+}
+
+func newScript(src string) *script {
+	return &script{src: src, sha: redis.NewScript(src).Hash()}
+}
+
+// run runs the script on key with arg and args; a nil reply is redis.Nil.
+func (sc *script) run(ctx context.Context, rdb Client, key string, arg any, args ...any) (any, error) {
+	argv := make([]any, 0, 5+len(args))
+	argv = append(argv, "evalsha", sc.sha, "1", key, arg)
+	argv = append(argv, args...)
+	cmd := redis.NewCmd(ctx, argv...)
+	err := rdb.Process(ctx, cmd)
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		argv[0], argv[1] = "eval", sc.src
+		cmd = redis.NewCmd(ctx, argv...)
+		err = rdb.Process(ctx, cmd)
+	}
+	return cmd.Val(), err
 }

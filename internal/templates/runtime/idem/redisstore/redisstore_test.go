@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,14 +15,18 @@ import (
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem/storetest"
 )
 
-// client connects to the test Redis, or skips (fails under CI) when there is none.
-func client(t testing.TB) *redis.Client {
+// client connects to the test Redis, or skips (fails under CI) when there is none; edit, if
+// given, changes its options first.
+func client(t testing.TB, edit ...func(*redis.Options)) *redis.Client {
 	t.Helper()
 	opt, err := redis.ParseURL(testenv.URL(t, testenv.RedisURL))
 	if err != nil {
 		t.Fatalf("%s: %v", testenv.RedisURL, err)
 	}
 	opt.PoolSize = 100 // the suite races 64 claims at once
+	for _, e := range edit {
+		e(opt)
+	}
 	rdb := redis.NewClient(opt)
 	t.Cleanup(func() { rdb.Close() })
 	if err := rdb.Ping(t.Context()).Err(); err != nil {
@@ -48,7 +53,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t testing.TB) idem.Store {
 		s, _ := newStore(t, rdb)
 		return s
-	})
+	}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
+		// A client of its own, whose connections the suite cuts; the keys are deleted through the
+		// shared one, which stays up.
+		linked := client(t, func(o *redis.Options) { o.Dialer = dial })
+		_, prefix := newStore(t, rdb)
+		return redisstore.New(linked, redisstore.Options{Prefix: prefix})
+	}))
 }
 
 // TestServerSideExpiry: every state of a record carries a Redis expiry, so a record nobody comes
@@ -103,36 +114,46 @@ func TestDefaultPrefix(t *testing.T) {
 	}
 }
 
-// TestUnavailable: with no Redis listening every operation fails with ErrStoreUnavailable, which
-// the middleware turns into a 503 without running the handler. It needs no server.
-func TestUnavailable(t *testing.T) {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: time.Second})
-	t.Cleanup(func() { rdb.Close() })
-	s := redisstore.New(rdb, redisstore.Options{})
-	ctx := t.Context()
-	for name, op := range map[string]func() error{
-		"Claim":    func() error { _, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute); return err },
-		"Complete": func() error { return s.Complete(ctx, "k", "tok", idem.Response{}, time.Minute) },
-		"Release":  func() error { return s.Release(ctx, "k", "tok") },
-		"Extend":   func() error { return s.Extend(ctx, "k", "tok", time.Minute) },
-		"Get":      func() error { _, err := s.Get(ctx, "k"); return err },
-	} {
-		if err := op(); !errors.Is(err, idem.ErrStoreUnavailable) {
-			t.Errorf("%s with Redis down = %v, want ErrStoreUnavailable", name, err)
-		}
-	}
-	if _, err := idem.Do(ctx, s, "k", "fp", func(context.Context) (idem.Response, error) {
-		t.Error("the work ran without a claim")
-		return idem.Response{}, nil
-	}); !errors.Is(err, idem.ErrStoreUnavailable) {
-		t.Errorf("Do with Redis down = %v, want ErrStoreUnavailable", err)
-	}
-}
-
 func BenchmarkStore(b *testing.B) {
 	rdb := client(b)
 	storetest.Benchmark(b, func(t testing.TB) idem.Store {
 		s, _ := newStore(t, rdb)
 		return s
 	})
+}
+
+// TestForeignKeys: a key holding something this store did not write — a hash left by an older
+// redisstore, another program's string — fails closed, and the error names the key and the way
+// out, instead of being read as a record or overwritten.
+func TestForeignKeys(t *testing.T) {
+	rdb := client(t)
+	s, prefix := newStore(t, rdb)
+	ctx := t.Context()
+	if err := rdb.HSet(ctx, prefix+"hash", "st", "c", "fp", "fp").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Set(ctx, prefix+"string", "someone else's", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, want   string
+		unavailable bool
+	}{
+		{"hash", `key "` + prefix + `hash" is not a string`, true},
+		{"string", "a Prefix no other program writes under", false},
+	} {
+		_, err := s.Claim(ctx, tc.key, "fp", time.Minute, time.Minute)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, idem.ErrStoreUnavailable) != tc.unavailable {
+			t.Errorf("claim of the %s key = %v; want an error saying %q (unavailable: %v)", tc.key, err, tc.want, tc.unavailable)
+		}
+		if _, err := idem.Do(ctx, s, tc.key, "fp", func(context.Context) (idem.Response, error) {
+			t.Errorf("the work ran over the %s key", tc.key)
+			return idem.Response{}, nil
+		}); err == nil {
+			t.Errorf("Do over the %s key succeeded", tc.key)
+		}
+	}
+	if v, err := rdb.Get(ctx, prefix+"string").Result(); err != nil || v != "someone else's" {
+		t.Errorf("the foreign string is now %q, %v", v, err)
+	}
 }

@@ -1,0 +1,128 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+)
+
+// BenchmarkVsBaseline runs the store and the least a hand-written client could do for the same
+// job side by side, in alternating rounds on the same Redis and connection pool, so that a busy
+// machine slows both alike. A new key is Claim + Complete against SET NX + SET XX (two round
+// trips, no token, lease or fingerprint check); a replay is Claim against one SET ... NX GET.
+// It reports the store's ns/op, the baseline's (base-ns/op), and the store's throughput as a
+// fraction of the baseline's (x-baseline): the goal is at least 0.9.
+func BenchmarkVsBaseline(b *testing.B) {
+	rdb := client(b)
+	fp := strings.Repeat("f", 64) // a hex SHA-256, as the middleware's fingerprints are
+	resp := idem.Response{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: make([]byte, 1024)}
+	held := "P" + idem.NewToken() + "|0|" + fp
+	done := "C" + strconv.FormatInt(time.Now().UnixMilli(), 10) + "|64|" + fp + "201|1|1|12|Content-Type1|16|application/json" + string(resp.Body)
+	ctx := context.Background()
+	for _, workers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("New/workers=%d", workers), func(b *testing.B) {
+			s, prefix := newStore(b, rdb)
+			var n atomic.Int64
+			sideBySide(b, workers, func() error {
+				key := strconv.FormatInt(n.Add(1), 10)
+				c, err := s.Claim(ctx, key, fp, time.Minute, time.Hour)
+				if err != nil {
+					return err
+				}
+				if c.Outcome != idem.Claimed {
+					return fmt.Errorf("claim of a new key = %v", c.Outcome)
+				}
+				return s.Complete(ctx, key, c.Token, resp, time.Hour)
+			}, func() error {
+				key := prefix + "base:" + strconv.FormatInt(n.Add(1), 10)
+				if err := rdb.SetArgs(ctx, key, held, redis.SetArgs{Mode: "NX", TTL: time.Hour}).Err(); err != nil {
+					return err
+				}
+				return rdb.SetArgs(ctx, key, done, redis.SetArgs{Mode: "XX", TTL: time.Hour}).Err()
+			})
+		})
+		b.Run(fmt.Sprintf("Replay/workers=%d", workers), func(b *testing.B) {
+			s, prefix := newStore(b, rdb)
+			c, err := s.Claim(ctx, "k", fp, time.Minute, time.Hour)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Complete(ctx, "k", c.Token, resp, time.Hour); err != nil {
+				b.Fatal(err)
+			}
+			if err := rdb.Set(ctx, prefix+"base", done, time.Hour).Err(); err != nil {
+				b.Fatal(err)
+			}
+			sideBySide(b, workers, func() error {
+				r, err := s.Claim(ctx, "k", fp, time.Minute, time.Hour)
+				if err == nil && (r.Outcome != idem.Replay || len(r.Record.Response.Body) != len(resp.Body)) {
+					err = fmt.Errorf("claim = %v with a body of %d bytes, want a replay of %d", r.Outcome, len(r.Record.Response.Body), len(resp.Body))
+				}
+				return err
+			}, func() error {
+				v, err := rdb.SetArgs(ctx, prefix+"base", held, redis.SetArgs{Mode: "NX", Get: true, TTL: time.Hour}).Result()
+				if err == nil && len(v) != len(done) {
+					err = fmt.Errorf("SET NX GET answered %d bytes, want %d", len(v), len(done))
+				}
+				return err
+			})
+		})
+	}
+}
+
+// sideBySide runs b.N operations of store and of base, each spread over workers goroutines, in
+// alternating rounds, and reports each one's wall time per operation and their ratio.
+func sideBySide(b *testing.B, workers int, store, base func() error) {
+	const round = 20
+	var storeTime, baseTime time.Duration
+	run := func(op func() error, ops int) time.Duration {
+		var (
+			wg   sync.WaitGroup
+			left atomic.Int64
+			fail atomic.Pointer[error]
+		)
+		left.Store(int64(ops))
+		start := time.Now()
+		for range workers {
+			wg.Go(func() {
+				for left.Add(-1) >= 0 {
+					if err := op(); err != nil {
+						fail.CompareAndSwap(nil, &err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		d := time.Since(start)
+		if err := fail.Load(); err != nil {
+			b.Fatal(*err)
+		}
+		return d
+	}
+	b.ResetTimer()
+	for done, i := 0, 0; done < b.N; i++ {
+		ops := min(round, b.N-done)
+		if i%2 == 0 {
+			storeTime += run(store, ops)
+			baseTime += run(base, ops)
+		} else {
+			baseTime += run(base, ops)
+			storeTime += run(store, ops)
+		}
+		done += ops
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(storeTime.Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64(baseTime.Nanoseconds())/float64(b.N), "base-ns/op")
+	b.ReportMetric(baseTime.Seconds()/storeTime.Seconds(), "x-baseline")
+}
