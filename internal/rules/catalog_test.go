@@ -368,3 +368,67 @@ func TestMoreProviderFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestTargets pins what each downstream target does with a repeated call,
+// from its documentation: the email, SMS and chat APIs send every call.
+func TestTargets(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		id, dedup, via, remembers, mechanism string
+	}{
+		{"stripe-api", DedupKey, "Idempotency-Key", "24h", "provider-key"},
+		{"adyen-api", DedupKey, "Idempotency-Key", "7d", "provider-key"},
+		{"paypal-api", DedupKey, "PayPal-Request-Id", "", "provider-key"},
+		{"square-api", DedupKey, "/idempotency_key", "", "provider-key"},
+		{"sqs-fifo-send", DedupKey, "MessageDeduplicationId", "5m", "message-id"},
+		{"sns-fifo-publish", DedupKey, "MessageDeduplicationId", "5m", "message-id"},
+		{"azure-service-bus-send", DedupKey, "MessageId", "1m", "message-id"},
+		{"nats-jetstream-publish", DedupKey, "Nats-Msg-Id", "2m", "message-id"},
+		{"sendgrid-mail", DedupNone, "", "", "audit-log"},
+		{"mailgun-messages", DedupNone, "", "", "audit-log"},
+		{"postmark-email", DedupNone, "", "", "audit-log"},
+		{"amazon-ses", DedupNone, "", "", "audit-log"},
+		{"twilio-messages", DedupNone, "", "", "audit-log"},
+		{"slack-chat", DedupNone, "", "", "audit-log"},
+		{"hubspot-crm", DedupNone, "", "", "search-before-create"},
+		{"google-pubsub-publish", DedupNone, "", "", "outbox"},
+		{"salesforce-upsert", DedupNatural, "ExternalIdField__c (in the URL: /sobjects/{object}/{field}/{value})", "", "natural"},
+		{"temporal-start", DedupNatural, "WorkflowId", "", "natural"},
+	} {
+		g, ok := Default().Target(tt.id)
+		if !ok {
+			t.Errorf("no target %q", tt.id)
+			continue
+		}
+		var remembers Duration
+		if tt.remembers != "" {
+			remembers = MustDuration(tt.remembers)
+		}
+		if g.Dedup != tt.dedup || g.Via.Name != tt.via || g.Remembers != remembers || g.Mechanism != tt.mechanism {
+			t.Errorf("%s = dedup %s via %q remembers %s mechanism %s; want %s %q %s %s", tt.id, g.Dedup, g.Via.Name, g.Remembers, g.Mechanism,
+				tt.dedup, tt.via, tt.remembers, tt.mechanism)
+		}
+		if err := Default().CheckMechanism(g.Mechanism, g.ID); err != nil {
+			t.Errorf("%s: its own mechanism does not fit: %v", tt.id, err)
+		}
+		if u, err := url.Parse(g.Reference); err != nil || u.Scheme != "https" {
+			t.Errorf("%s: reference %q", tt.id, g.Reference)
+		}
+	}
+}
+
+// TestNoMechanismOverclaims checks the mechanisms' own words: one that
+// relies on the target's deduplication says whose, and none says an email
+// provider deduplicates.
+func TestNoMechanismOverclaims(t *testing.T) {
+	t.Parallel()
+	for _, m := range Default().Mechanisms {
+		how := strings.ToLower(m.How)
+		if strings.Contains(how, "email provider's message id") {
+			t.Errorf("%s claims an email provider deduplicates on a message ID: %s", m.ID, m.How)
+		}
+		if (m.ID == "provider-key" || m.ID == "message-id") && m.TargetDedup != DedupKey {
+			t.Errorf("%s relies on the target's key but target_dedup is %q", m.ID, m.TargetDedup)
+		}
+	}
+}
