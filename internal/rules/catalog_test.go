@@ -392,7 +392,7 @@ func TestTargets(t *testing.T) {
 		{"slack-chat", DedupNone, "", "", "audit-log"},
 		{"hubspot-crm", DedupNone, "", "", "search-before-create"},
 		{"google-pubsub-publish", DedupNone, "", "", "outbox"},
-		{"salesforce-upsert", DedupNatural, "ExternalIdField__c (in the URL: /sobjects/{object}/{field}/{value})", "", "natural"},
+		{"salesforce-upsert", DedupNatural, "the external ID field", "", "natural"},
 		{"temporal-start", DedupNatural, "WorkflowId", "", "natural"},
 	} {
 		g, ok := Default().Target(tt.id)
