@@ -181,7 +181,7 @@ func designAnswers(opts *DesignOptions, cat *rules.Catalog) (a design.Answers, i
 		if err != nil {
 			return a, false, usageErr("%s: %v", opts.FromSpec, err)
 		}
-		a = design.AnswersFromSpec(s)
+		a = design.AnswersFromSpec(s, cat)
 	}
 	if opts.Preset != "" {
 		if err := design.ApplyPreset(cat, opts.Preset, &a); err != nil {

@@ -37,11 +37,22 @@ type KeyAnswers struct {
 	Source   string `yaml:"source"`
 	Provider string `yaml:"provider,omitempty"` // webhook or queue provider ID from the catalogue
 	Header   string `yaml:"header,omitempty"`   // client: the header carrying the key (Idempotency-Key)
+	// In and Name say where the key is read when it is not where the
+	// catalogue says: header, body (Name a JSON pointer, /event/id),
+	// attribute, record or parameter. A client key is a header by default.
+	In       string `yaml:"in,omitempty"`
+	Name     string `yaml:"name,omitempty"`
 	Workflow string `yaml:"workflow,omitempty"` // workflow: the workflow name
 	Step     string `yaml:"step,omitempty"`     // workflow: the step name
 	Param    string `yaml:"param,omitempty"`    // workflow: the deterministic parameter
 	Job      string `yaml:"job,omitempty"`      // cron: the job name
 	Schedule string `yaml:"schedule,omitempty"` // cron: slot length, e.g. 1h, 1d, 15m
+	// TimeZone is the IANA zone the schedule is written in (cron); slots
+	// are floored on its wall clock. UTC when empty.
+	TimeZone string `yaml:"time_zone,omitempty"`
+	// BusinessDate keys a daily job on the date, in TimeZone, of the slot
+	// it was scheduled for, which a late run still carries.
+	BusinessDate bool `yaml:"business_date,omitempty"`
 	// Format overrides the source's key format template. A format made of a
 	// user ID alone is rejected (key-per-user).
 	Format string `yaml:"format,omitempty"`
@@ -56,6 +67,10 @@ type KeyAnswers struct {
 	// catalogue provider says it: for a workflow step, the workflow's run
 	// timeout, because the engine retries its steps until then.
 	Window string `yaml:"window,omitempty"`
+	// WindowFrom says where the window's number comes from (the queue's
+	// retention setting, the workflow's run timeout), for the spec's TTL
+	// justification.
+	WindowFrom string `yaml:"window_from,omitempty"`
 }
 
 // HashAnswers answer Q2.

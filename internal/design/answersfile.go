@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
 )
 
@@ -102,8 +103,17 @@ func MarshalAnswers(a Answers) ([]byte, error) {
 
 // AnswersFromSpec recovers the answers a spec was decided from, so that
 // "idemkit design --from SPEC.md" can reopen it for editing and deciding
-// them again gives back the same spec.
-func AnswersFromSpec(s *spec.Spec) Answers {
+// them again gives back the same spec. A key format the answers gave
+// (one Decide would not derive from the rest) is kept as key.format.
+func AnswersFromSpec(s *spec.Spec, cat *rules.Catalog) Answers {
+	a := answersFromSpec(s, cat)
+	if d, err := Decide(a, cat); err != nil || d.Spec.Key.Format != s.Key.Format {
+		a.Key.Format = s.Key.Format
+	}
+	return a
+}
+
+func answersFromSpec(s *spec.Spec, cat *rules.Catalog) Answers {
 	a := Answers{
 		Operation:   s.Operation,
 		Description: s.Description,
@@ -120,16 +130,31 @@ func AnswersFromSpec(s *spec.Spec) Answers {
 	}
 	if s.TTL.WindowSource == "answers" {
 		a.Key.Window = s.TTL.RetryWindow.String()
+		a.Key.WindowFrom, _ = strings.CutPrefix(s.TTL.WindowReference, "the answers: ")
 	}
 	if a.Description == a.Operation {
 		a.Description = ""
 	}
 	switch s.Key.Source {
 	case "client":
-		a.Key.Header = strings.TrimPrefix(s.Key.Field, "header ")
+		if s.Key.In == "body" {
+			a.Key.In, a.Key.Name = s.Key.In, s.Key.Name
+		} else {
+			a.Key.Header = strings.TrimPrefix(s.Key.Field, "header ")
+		}
+	case "webhook", "queue":
+		// Only a location the answers gave is kept: the catalogue's own
+		// stays the catalogue's, and follows it when it is corrected.
+		if p, ok := cat.Provider(s.Key.Provider); !ok || len(p.Key.From) == 0 || p.Key.From[0].Kind != s.Key.In || p.Key.From[0].Name != s.Key.Name {
+			a.Key.In, a.Key.Name = s.Key.In, s.Key.Name
+		}
 	case "cron":
 		a.Key.Schedule = s.Key.Schedule.String()
 		a.Key.Job, _, _ = strings.Cut(s.Key.Format, ":{")
+		if s.Key.TimeZone != "UTC" {
+			a.Key.TimeZone = s.Key.TimeZone
+		}
+		a.Key.BusinessDate = s.Key.BusinessDate
 	case "workflow":
 		a.Key.Workflow, a.Key.Step, a.Key.Param = parseWorkflowField(s.Key.Field)
 	}

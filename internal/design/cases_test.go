@@ -67,7 +67,7 @@ func TestCaseGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("rendered spec does not parse: %v", err)
 			}
-			d2, err := Decide(AnswersFromSpec(parsed), cat)
+			d2, err := Decide(AnswersFromSpec(parsed, cat), cat)
 			if err != nil {
 				t.Fatalf("answers recovered from the spec do not decide: %v", err)
 			}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	_ "time/tzdata" // key.time_zone resolves the same on every machine
 	"unicode"
 
 	"github.com/idemkit/idemkit/internal/rules"
@@ -110,6 +111,9 @@ func (d *decider) operation() error {
 		return &InputError{Field: "operation", Err: err}
 	}
 	d.s.Operation, d.s.Slug = op, slug
+	if err := rules.CheckDescription(d.a.Description); err != nil {
+		return &InputError{Field: "description", Err: err}
+	}
 	d.s.Description = strings.TrimSpace(d.a.Description)
 	if d.s.Description == "" {
 		d.s.Description = op
@@ -123,9 +127,6 @@ var perAttempt = regexp.MustCompile(`(?i)\{(random|rand|nonce|now|time|timestamp
 // serverMade matches placeholders that are per-attempt unless the client
 // made them once per logical action and resends them.
 var serverMade = regexp.MustCompile(`(?i)\{(uuid|ulid)\}`)
-
-// userOnly matches a format that is nothing but a user or account ID.
-var userOnly = regexp.MustCompile(`(?i)^\{?(user|user_id|userid|customer|customer_id|account|account_id|tenant|tenant_id)\}?$`)
 
 func (d *decider) key() error {
 	k := d.a.Key
@@ -143,10 +144,14 @@ func (d *decider) key() error {
 	out := spec.Key{Source: src, Format: ks.Format, Example: ks.Example, Rationale: ks.Description}
 	for _, f := range []struct{ name, v string }{
 		{"key.header", k.Header}, {"key.workflow", k.Workflow}, {"key.step", k.Step}, {"key.param", k.Param},
-		{"key.job", k.Job}, {"key.format", k.Format}, {"key.scope", k.Scope},
+		{"key.job", k.Job}, {"key.format", k.Format}, {"key.scope", k.Scope}, {"key.name", k.Name},
+		{"key.time_zone", k.TimeZone}, {"key.window_from", k.WindowFrom},
 	} {
 		if strings.IndexFunc(f.v, unicode.IsControl) >= 0 {
 			return inputErr(f.name, "must be one line of text without control characters: it becomes part of every stored key")
+		}
+		if len(f.v) > maxAnswer {
+			return inputErr(f.name, "%d bytes, at most %d", len(f.v), maxAnswer)
 		}
 	}
 
@@ -164,62 +169,60 @@ func (d *decider) key() error {
 	}
 
 	if w := strings.TrimSpace(k.Window); w != "" {
-		if _, err := rules.ParseDuration(w); err != nil {
+		if _, err := rules.CheckTTL(w); err != nil {
 			return &InputError{Field: "key.window", Err: err}
 		}
 	}
 
 	switch src {
-	case "client":
-		h := strings.TrimSpace(k.Header)
-		if h == "" {
-			h = "Idempotency-Key"
+	case spec.SourceClient:
+		if err := d.clientKey(k, &out); err != nil {
+			return err
 		}
-		out.Field = "header " + h
-	case "workflow":
-		for _, f := range []struct{ name, v string }{{"key.workflow", k.Workflow}, {"key.step", k.Step}} {
+	case spec.SourceWorkflow:
+		for _, f := range []struct{ name, what, v string }{{"key.workflow", "workflow", k.Workflow}, {"key.step", "step", k.Step}} {
 			if strings.TrimSpace(f.v) == "" {
 				return inputErr(f.name, "required for a workflow step key {workflow_id}:{step}:{param}")
+			}
+			if err := rules.CheckKeyPart(f.what, strings.TrimSpace(f.v)); err != nil {
+				return &InputError{Field: f.name, Err: err}
 			}
 		}
 		param := strings.TrimSpace(k.Param)
 		if param == "" {
 			param = "param"
 		}
+		if err := rules.CheckKeyPart("parameter", param); err != nil {
+			return &InputError{Field: "key.param", Err: err}
+		}
 		out.Format = fmt.Sprintf("{workflow_id}:%s:{%s}", strings.TrimSpace(k.Step), param)
 		out.Example = fmt.Sprintf("%s-7f3c:%s:%s-42", slugOr(k.Workflow), strings.TrimSpace(k.Step), param)
 		out.Field = fmt.Sprintf("workflow ID of %s, step %s, parameter %s", strings.TrimSpace(k.Workflow), strings.TrimSpace(k.Step), param)
+		out.In, out.Name = rules.LocationParameter, param
 		if boundOf(d.cat, k).window == 0 {
 			return inputErr("key.window", "required for a workflow step key: the engine retries the step until the workflow times out, so give the workflow's run timeout, e.g. 7d")
 		}
-	case "cron":
-		job := strings.TrimSpace(k.Job)
-		if job == "" {
-			job = d.s.Slug
+	case spec.SourceCron:
+		if err := d.cronKey(k, &out); err != nil {
+			return err
 		}
-		sched := strings.TrimSpace(k.Schedule)
-		if sched == "" {
-			return inputErr("key.schedule", "required for a cron key: the slot length the scheduled time is floored to, e.g. 1h or 1d")
+	default:
+		if err := d.keyLocation(k, &out); err != nil {
+			return err
 		}
-		slot, err := rules.ParseDuration(sched)
-		if err != nil {
-			return &InputError{Field: "key.schedule", Err: err}
-		}
-		out.Schedule = slot
-		out.Format = job + ":{scheduled_time floored to " + slot.String() + "}"
-		out.Example = job + ":" + exampleSlot(slot)
-		out.Field = "the job's scheduled time, floored to its " + slot.String() + " slot"
 	}
 
 	if f := strings.TrimSpace(k.Format); f != "" {
-		if m := perAttempt.FindString(f); m != "" || src != "client" && serverMade.MatchString(f) {
+		if m := perAttempt.FindString(f); m != "" || src != spec.SourceClient && serverMade.MatchString(f) {
 			if m == "" {
 				m = serverMade.FindString(f) + " made by this service"
 			}
 			return reject(d.cat, "per-attempt-key", fmt.Sprintf("key format %q includes %s, which is new on every attempt", f, m))
 		}
-		if userOnly.MatchString(f) {
-			return reject(d.cat, "key-per-user", fmt.Sprintf("key format %q is the user alone, but one user legitimately repeats the action", f))
+		if err := rules.CheckKeyFormat(f); errors.Is(err, rules.ErrIdentityKey) {
+			return reject(d.cat, "key-per-user", fmt.Sprintf("key format %q names who acts but not the action, so one user's next action is taken for a retry of the last", f))
+		} else if err != nil {
+			return &InputError{Field: "key.format", Err: err}
 		}
 		out.Format = f
 	}
@@ -227,7 +230,7 @@ func (d *decider) key() error {
 	out.Scope = strings.TrimSpace(k.Scope)
 	if out.Scope == "" {
 		switch {
-		case src == "client":
+		case src == spec.SourceClient:
 			out.Scope = "tenant_id"
 		case out.Provider != "":
 			out.Scope = "provider " + out.Provider
@@ -237,6 +240,167 @@ func (d *decider) key() error {
 	}
 	d.s.Key = out
 	return nil
+}
+
+// maxAnswer bounds a one-line answer: it becomes part of a key or a spec
+// line, never a document.
+const maxAnswer = 255
+
+// clientKey reads where a client sends its key: a header (the default,
+// Idempotency-Key) or a body field. A request without one is refused with
+// 400, and the stored key is scoped by method and route as well as tenant.
+func (d *decider) clientKey(k KeyAnswers, out *spec.Key) error {
+	in := strings.ToLower(strings.TrimSpace(k.In))
+	name := strings.TrimSpace(k.Name)
+	switch in {
+	case "", rules.LocationHeader:
+		in = rules.LocationHeader
+		if h := strings.TrimSpace(k.Header); h != "" {
+			if name != "" && !strings.EqualFold(name, h) {
+				return inputErr("key.name", "%q and key.header %q name two headers; give one", name, h)
+			}
+			name = h
+		}
+		if name == "" {
+			name = "Idempotency-Key"
+		}
+		field := "key.header"
+		if k.Header == "" && k.Name != "" {
+			field = "key.name"
+		}
+		if err := rules.CheckHeaderName(name); err != nil {
+			return &InputError{Field: field, Err: err}
+		}
+		out.Field = "header " + name
+		out.Missing = "400 problem+json naming the " + name + " header; the request is not processed and nothing is stored"
+	case rules.LocationBody:
+		if k.Header != "" {
+			return inputErr("key.header", "the key is read from the body (key.in: body); drop key.header")
+		}
+		if err := rules.CheckJSONPointer(name); err != nil {
+			return &InputError{Field: "key.name", Err: err}
+		}
+		out.Field = "body " + pointerPath(name)
+		out.Missing = "400 problem+json naming the " + name + " field; the request is not processed and nothing is stored"
+	default:
+		return inputErr("key.in", "%q: a client sends its key in a header or a body field; one of header, body", in)
+	}
+	out.In, out.Name = in, name
+	return nil
+}
+
+// keyLocation reads where a webhook or queue key is: the provider's
+// record of it in the catalogue, or the answers' own key.in and key.name
+// (a broker record that carries an event ID header, a provider the
+// catalogue does not know the location of).
+func (d *decider) keyLocation(k KeyAnswers, out *spec.Key) error {
+	in, name := strings.ToLower(strings.TrimSpace(k.In)), strings.TrimSpace(k.Name)
+	if in == "" && name == "" {
+		// A team's provider may give its key_field in words only: the spec
+		// keeps those, and key.in and key.name stay empty.
+		return nil
+	}
+	if err := rules.CheckLocation(rules.Location{Kind: in, Name: name}); err != nil {
+		return &InputError{Field: "key.in", Err: err}
+	}
+	out.In, out.Name = in, name
+	switch in {
+	case rules.LocationBody:
+		out.Field = "body " + pointerPath(name)
+	default:
+		out.Field = in + " " + name
+	}
+	if strings.TrimSpace(k.Format) == "" {
+		prefix, example := "{provider}:", out.Provider+":"
+		if out.Source == spec.SourceQueue {
+			prefix, example = "{queue}:", "orders:"
+		}
+		out.Format = prefix + "{" + placeholderOf(name) + "}"
+		out.Example = example + "evt-7f3c2a91"
+	}
+	return nil
+}
+
+// cronKey makes a scheduled job's key: the job and its slot, floored in
+// the job's time zone, or its business date there for a daily job.
+func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
+	job := strings.TrimSpace(k.Job)
+	if job == "" {
+		job = d.s.Slug
+	}
+	if err := rules.CheckKeyPart("job", job); err != nil {
+		return &InputError{Field: "key.job", Err: err}
+	}
+	sched := strings.TrimSpace(k.Schedule)
+	if sched == "" {
+		return inputErr("key.schedule", "required for a cron key: the slot length the scheduled time is floored to, e.g. 1h or 1d")
+	}
+	slot, err := rules.ParseDuration(sched)
+	if err != nil {
+		return &InputError{Field: "key.schedule", Err: err}
+	}
+	zone := strings.TrimSpace(k.TimeZone)
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil || zone == "Local" {
+		return inputErr("key.time_zone", "%q is not an IANA time zone; give the zone the schedule is written in, e.g. Europe/Berlin or UTC", zone)
+	}
+	out.Schedule, out.TimeZone = slot, zone
+	out.In, out.Name = "schedule", "scheduled_time"
+	at := time.Date(2026, 3, 14, 15, 9, 26, 0, loc)
+	if k.BusinessDate {
+		if slot.Std() != 24*time.Hour {
+			return inputErr("key.business_date", "a business date names one day: it needs a 1d schedule, not %s", slot)
+		}
+		out.BusinessDate = true
+		out.Format = job + ":{scheduled_time as business date in " + zone + "}"
+		out.Example = job + ":" + at.Format(time.DateOnly)
+		out.Field = "the job's business date: the date, in " + zone + ", of the slot it was scheduled for (not the day it happens to run)"
+		return nil
+	}
+	floored := floorIn(at, slot.Std())
+	out.Format = job + ":{scheduled_time floored to " + slot.String() + "}"
+	out.Field = "the job's scheduled time, floored to its " + slot.String() + " slot"
+	if zone != "UTC" {
+		out.Format = job + ":{scheduled_time floored to " + slot.String() + " in " + zone + "}"
+		out.Field += " in " + zone
+	}
+	out.Example = job + ":" + floored.Format(time.RFC3339)
+	return nil
+}
+
+// floorIn floors t to slot on the wall clock of t's zone, so that a daily
+// slot starts at local midnight.
+func floorIn(t time.Time, slot time.Duration) time.Time {
+	_, offset := t.Zone()
+	shift := time.Duration(offset) * time.Second
+	return t.Add(shift).Truncate(slot).Add(-shift)
+}
+
+// pointerPath writes a JSON pointer as the dotted path the spec's prose
+// and the handler generator read (/data/object/id as data.object.id).
+func pointerPath(p string) string {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, part := range parts {
+		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+	}
+	return strings.Join(parts, ".")
+}
+
+// placeholderOf turns a location's name into a key placeholder:
+// X-Event-Id as x_event_id, /data/id as data_id.
+func placeholderOf(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.Trim(name, "/")) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return orWord(b.String(), "id")
 }
 
 // keyProvider resolves the provider whose retries bound the TTL. Webhook and
@@ -274,6 +438,16 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 		out.Field = p.KeyField
 		if p.KeyExample != "" {
 			out.Example = p.KeyExample
+		}
+		if len(p.Key.From) > 0 {
+			out.In, out.Name = p.Key.From[0].Kind, p.Key.From[0].Name
+		}
+		if p.Key.Format != "" {
+			prefix := "{provider}:"
+			if src == "queue" {
+				prefix = "{queue}:"
+			}
+			out.Format = prefix + p.Key.Format
 		}
 	}
 	return nil
@@ -366,9 +540,12 @@ func (d *decider) ttl() error {
 	b := boundOf(d.cat, d.a.Key)
 	ttl := b.suggested
 	if s := strings.TrimSpace(d.a.TTL); s != "" {
-		v, err := rules.ParseDuration(s)
+		v, err := rules.CheckTTL(s)
 		if errors.Is(err, rules.ErrForever) {
 			return reject(d.cat, "keys-forever", fmt.Sprintf("ttl %q: the store would grow without bound and slow down; audit history belongs in an audit table, not the key store", s))
+		}
+		if long, perr := rules.ParseDuration(s); perr == nil && long > rules.MaxTTL {
+			return reject(d.cat, "keys-forever", fmt.Sprintf("ttl %s is over %s, keeping keys forever in all but name; a retry that late is guarded by a business key (a unique constraint on the fact), not the key store", long, rules.MaxTTL))
 		}
 		if err != nil {
 			return &InputError{Field: "ttl", Err: err}
@@ -379,33 +556,46 @@ func (d *decider) ttl() error {
 		return reject(d.cat, "ttl-below-retry-window", fmt.Sprintf("ttl %s is shorter than the %s retry window of %s, so a late retry would run the operation again", ttl, b.window, b.name))
 	}
 
-	window, just := b.window, ""
+	window, just, ref := b.window, "", ""
 	switch b.source {
 	case "answers":
-		just = fmt.Sprintf("covers the %s retry window stated for this %s key (key.window)", window, d.s.Key.Source)
+		from := strings.TrimSpace(d.a.Key.WindowFrom)
+		if from == "" {
+			from = "the window given for this " + d.s.Key.Source + " key (key.window)"
+			if d.s.Key.Source == spec.SourceWorkflow {
+				from = "the workflow's run timeout (key.window), until which the engine retries the step"
+			}
+		}
+		just = fmt.Sprintf("covers the %s retry window of %s", window, from)
+		ref = "the answers: " + from
 	case "schedule":
 		just = fmt.Sprintf("covers two %s schedule slots, so a duplicate or catch-up run of the same slot is recognised", window)
+		ref = "the schedule's slot length (key.schedule)"
 	case "default":
 		// Nothing bounds the retries: the TTL itself is the window claimed.
 		window = ttl
 		just = "no upstream retry window is known for this source; the TTL is the catalogue default and bounds how late a retry is recognised"
+		ref = "the catalogue's default TTL; give key.window when you know how long retries last"
 	default:
-		just = b.from.Bound
-		if b.from.ID != d.s.Key.Provider {
+		p := b.from
+		just = p.Bound
+		if w := strings.TrimSpace(p.Window.Is); w != "" {
+			just = fmt.Sprintf("%s: %s is %s. %s", p.Name, window, w, p.Bound)
+		} else if p.ID != d.s.Key.Provider {
 			// The body names only the key's own provider; say whose window this is.
-			just = b.from.Name + ": " + just
+			just = p.Name + ": " + just
 		}
-		if b.from.Reference != "" {
-			just += " Source: " + b.from.Reference
-		}
-		if b.from.Unbounded {
-			d.notes = append(d.notes, fmt.Sprintf("%s redelivers without a time bound; %s is the catalogue's policy: set key.window to your queue's message TTL", b.from.Name, window))
+		ref = orWord(p.Window.URL, p.Reference)
+		if p.Unbounded {
+			d.notes = append(d.notes, fmt.Sprintf("%s redelivers without a time bound; %s is the catalogue's policy: set key.window to your queue's message TTL", p.Name, window))
+		} else if p.Window.Configurable && p.Window.Kind != rules.WindowPolicy {
+			d.notes = append(d.notes, fmt.Sprintf("%s's %s window is a setting of yours (the catalogue has its default or maximum); give key.window and key.window_from when yours differs", p.Name, window))
 		}
 	}
 	if st, ok := d.cat.Store(d.s.Store.Kind); ok && st.TTLMax > 0 && ttl > st.TTLMax {
 		d.notes = append(d.notes, fmt.Sprintf("ttl %s is longer than %s keeps keys in practice (%s); consider postgres", ttl, st.Name, st.TTLMax))
 	}
-	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: b.source, Justification: just}
+	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: b.source, Justification: just, WindowReference: ref}
 	return d.lease()
 }
 
@@ -541,6 +731,9 @@ const (
 )
 
 func (d *decider) downstream() error {
+	if err := rules.CheckSteps(len(d.a.Downstream)); err != nil {
+		return &InputError{Field: "downstream", Err: err}
+	}
 	steps := []spec.Step{}
 	seen := map[string]bool{}
 	for i, sa := range d.a.Downstream {
@@ -645,7 +838,7 @@ func checkPlaceholder(name string) error {
 // identityField reports a field that names who acts (a user, a tenant, an
 // account) rather than what happens.
 func identityField(name string) bool {
-	return userOnly.MatchString(name)
+	return rules.ClassifyPart(name) == rules.PartIdentity
 }
 
 func orWord(s, def string) string {
@@ -660,11 +853,4 @@ func slugOr(s string) string {
 		return slug
 	}
 	return "workflow"
-}
-
-// exampleSlot is a fixed example of a scheduled time floored to slot, so
-// that Decide stays pure and specs are reproducible.
-func exampleSlot(slot rules.Duration) string {
-	t := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC).Truncate(slot.Std())
-	return t.Format(time.RFC3339)
 }

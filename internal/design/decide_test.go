@@ -3,6 +3,7 @@ package design
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,7 +96,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("rendered spec does not parse: %v", err)
 			}
-			d2, err := Decide(AnswersFromSpec(parsed), cat)
+			d2, err := Decide(AnswersFromSpec(parsed, cat), cat)
 			if err != nil {
 				t.Fatalf("answers recovered from the spec do not decide: %v", err)
 			}
@@ -127,7 +128,15 @@ func TestDecideRejects(t *testing.T) {
 		{"attempt in key format", func(a *Answers) { a.Key.Format = "{order_id}:{attempt}" }, "per-attempt-key", []string{"{attempt}"}},
 		{"memcached", func(a *Answers) { a.Store.Kind = "memcached" }, "memcached-store", []string{"Memcached"}},
 		{"keys forever", func(a *Answers) { a.TTL = "forever" }, "keys-forever", []string{"forever"}},
-		{"user id alone", func(a *Answers) { a.Key.Format = "{user_id}" }, "key-per-user", []string{"user alone"}},
+		{"user id alone", func(a *Answers) { a.Key.Format = "{user_id}" }, "key-per-user", []string{"names who acts"}},
+		{"user id in a longer format", func(a *Answers) { a.Key.Format = "transfer:{user_id}" }, "key-per-user", []string{"transfer:{user_id}"}},
+		{"tenant and user", func(a *Answers) { a.Key.Format = "{tenant_id}:{user_id}" }, "key-per-user", []string{"names who acts"}},
+		{"user and date", func(a *Answers) { a.Key.Format = "{user_id}:{date}" }, "key-per-user", []string{"names who acts"}},
+		{"user and date for a queue", func(a *Answers) {
+			a.Key.Source, a.Key.Provider, a.TTL, a.Key.Format = "queue", "sqs-standard", "30d", "{customer_id}:{date}"
+		}, "key-per-user", []string{"names who acts"}},
+		{"business key of identity alone", func(a *Answers) { a.Downstream[0].BusinessKey = []string{"user_id", "tenant_id"} }, "key-per-user", []string{"who acts"}},
+		{"a hundred years", func(a *Answers) { a.TTL = "36500d" }, "keys-forever", []string{"in all but name"}},
 		{"no mismatch detection", func(a *Answers) { a.Hash.DetectMismatch = &no }, "no-mismatch-detection", []string{"different payload"}},
 		{"ack for a client key", func(a *Answers) { a.Collision.Completed = "ack" }, "no-response-stored", []string{"empty 200"}},
 		{"ttl below stripe window", func(a *Answers) {
@@ -197,6 +206,39 @@ func TestDecideInputErrors(t *testing.T) {
 		{"unknown mechanism", func(a *Answers) { a.Downstream[0].Mechanism = "hope" }, "downstream[0].mechanism", []string{"hope", "provider-key"}},
 		{"duplicate step", func(a *Answers) { a.Downstream[1].Name = "Charge" }, "downstream[1].name", []string{"twice"}},
 		{"step without name", func(a *Answers) { a.Downstream[0].Name = "" }, "downstream[0].name", []string{"required"}},
+		{"header with a space", func(a *Answers) { a.Key.Header = "Idempotency Key" }, "key.header", []string{"a space"}},
+		{"header with a colon", func(a *Answers) { a.Key.Header = "Idempotency-Key:" }, "key.header", []string{"a colon"}},
+		{"colon in a workflow step", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "workflow", Workflow: "orders", Step: "charge:card", Window: "7d"}
+		}, "key.step", []string{"':'"}},
+		{"colon in a workflow parameter", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "workflow", Workflow: "orders", Step: "charge", Param: "a:b", Window: "7d"}
+		}, "key.param", []string{"':'"}},
+		{"colon in a job", func(a *Answers) { a.Key = KeyAnswers{Source: "cron", Job: "a:b", Schedule: "1h"} }, "key.job", []string{"':'"}},
+		{"megabyte description", func(a *Answers) { a.Description = strings.Repeat("x", 1<<20) }, "description", []string{"too long"}},
+		{"five thousand steps", func(a *Answers) {
+			a.Downstream = make([]StepAnswers, 5000)
+			for i := range a.Downstream {
+				a.Downstream[i] = StepAnswers{Name: fmt.Sprintf("s%d", i)}
+			}
+		}, "downstream", []string{"too many", "5000"}},
+		{"body key without a pointer", func(a *Answers) { a.Key.Header, a.Key.In, a.Key.Name = "", "body", "key" }, "key.name", []string{"start with '/'"}},
+		{"client key in an attribute", func(a *Answers) { a.Key.In, a.Key.Name = "attribute", "k" }, "key.in", []string{"header or a body field"}},
+		{"unknown key location", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "queue", Provider: "sqs-standard", In: "cookie", Name: "id"}
+			a.TTL = "30d"
+		}, "key.in", []string{"cookie"}},
+		{"unknown time zone", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "cron", Job: "j", Schedule: "1d", TimeZone: "Mars/Olympus"}
+		}, "key.time_zone", []string{"IANA"}},
+		{"business date of an hourly job", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "cron", Job: "j", Schedule: "1h", BusinessDate: true}
+		}, "key.business_date", []string{"1d"}},
+		{"item that is not a field", func(a *Answers) { a.Downstream[0].Item = "{customer}" }, "downstream[0].item", []string{"not a field name"}},
+		{"item and business key", func(a *Answers) {
+			a.Downstream[0].Item, a.Downstream[0].BusinessKey = "customer_id", []string{"order_id"}
+		}, "downstream[0].business_key", []string{"not both"}},
+		{"window out of range", func(a *Answers) { a.Key.Window = "500d" }, "key.window", []string{"366d"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,7 +317,7 @@ func TestDecideCronAndWorkflow(t *testing.T) {
 	if cron.Spec.TTL.RetryWindow != rules.MustDuration("1h") || cron.Spec.TTL.Duration < rules.MustDuration("2h") {
 		t.Errorf("cron TTL = %+v, want at least two 1h slots", cron.Spec.TTL)
 	}
-	wf, err := Decide(Answers{Operation: "reserve stock", Key: KeyAnswers{Source: "workflow", Workflow: "order fulfilment", Step: "reserve", Param: "sku", Window: "7d"}}, cat)
+	wf, err := Decide(Answers{Operation: "reserve stock", Key: KeyAnswers{Source: "workflow", Workflow: "order-fulfilment", Step: "reserve", Param: "sku", Window: "7d"}}, cat)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func newSpecView(s *spec.Spec) *specView {
 		S:            s,
 		Source:       sourceText(&s.Key),
 		WindowSource: windowSource(s),
-		Scope:        scopeText(s.Key.Scope),
+		Scope:        scopeText(&s.Key),
 		Algorithm:    algorithmText(s.Hash.Algorithm),
 		Included:     includedText(s.Hash.Include),
 		Lease:        leaseText(&s.TTL),
@@ -265,11 +265,18 @@ func windowSource(s *spec.Spec) string {
 	return inline(s.TTL.WindowSource)
 }
 
-func scopeText(scope string) string {
-	if scope == "unscoped" {
+func scopeText(k *spec.Key) string {
+	if k.Source == spec.SourceClient {
+		scope := "the namespace, " + code(k.Scope) + ", the method and the route, then the client's key — equal keys sent by two tenants or to two routes never collide"
+		if k.Scope == "unscoped" {
+			scope = "the namespace, the method and the route, then the client's key (no tenant: global on purpose)"
+		}
+		return scope
+	}
+	if k.Scope == "unscoped" {
 		return "unscoped — the key is global on purpose"
 	}
-	return code(scope) + " — the stored key is prefixed with it, so equal keys under two of its values never collide"
+	return code(k.Scope) + " — the stored key is prefixed with it, so equal keys under two of its values never collide"
 }
 
 func algorithmText(alg string) string {

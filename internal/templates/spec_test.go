@@ -285,7 +285,7 @@ func TestRenderSpecSections(t *testing.T) {
 		"# Idempotency Design: charge card\n",
 		"- Source: client — the caller makes one key per logical action",
 		"- Format: `{uuid}`\n- Example: `8e03978e-40d5-43e8-bc93-6894a57f9324`\n- Read from: header Idempotency-Key\n",
-		"- Scope: `tenant_id` — the stored key is prefixed with it",
+		"- Scope: the namespace, `tenant_id`, the method and the route, then the client's key",
 		"- Included fields: `customer_id`, `order_id`, `amount`, `currency`\n",
 		"| `request_id` | new on every attempt; it traces, it does not identify |\n",
 		"- TTL: 1d, for the 5m retry window of internal HTTP retry policy — a page reload a day later is still the same press of Pay\n",
