@@ -91,6 +91,10 @@ type StoreAnswers struct {
 	// AuditRow asks for a Postgres audit row besides the store; nil means
 	// "yes for payment and billing operations".
 	AuditRow *bool `yaml:"audit_row,omitempty"`
+	// AckFirst says a webhook is acknowledged (2xx) before it is processed,
+	// from a queue or an inbox of its own: the payload must be persisted
+	// before the acknowledgement, because the sender will not resend it.
+	AckFirst bool `yaml:"ack_first,omitempty"`
 }
 
 // CollisionAnswers answer Q5 where there is a choice.

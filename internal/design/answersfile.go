@@ -125,7 +125,7 @@ func answersFromSpec(s *spec.Spec, cat *rules.Catalog) Answers {
 			Scope:     s.Key.Scope,
 			RetriedBy: append([]string(nil), s.Key.RetriedBy...),
 		},
-		Store: StoreAnswers{Kind: s.Store.Kind, AuditRow: ptr(s.Store.AuditRow)},
+		Store: StoreAnswers{Kind: s.Store.Kind, AuditRow: ptr(s.Store.AuditRow), AckFirst: s.Store.AckFirst},
 		TTL:   s.TTL.Duration.String(),
 	}
 	if s.TTL.WindowSource == "answers" {

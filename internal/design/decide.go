@@ -533,7 +533,40 @@ func (d *decider) store() error {
 		audit = *d.a.Store.AuditRow
 	}
 	d.s.Store = spec.Store{Kind: st.ID, Name: st.Name, Primitive: st.Primitive, AuditRow: audit, Rationale: st.When}
+	if d.a.Store.AckFirst && d.s.Key.Source != spec.SourceWebhook {
+		return inputErr("store.ack_first", "only a webhook is acknowledged before it is processed; a %s key answers when the work is done", d.s.Key.Source)
+	}
+	d.s.Store.AckFirst = d.a.Store.AckFirst
+	d.s.Store.Implies = d.implications(st.ID)
 	return nil
+}
+
+// implications says what the store choice commits the code to, for this
+// source: where the claim commits relative to the business write, and
+// when the delivery may be acknowledged.
+func (d *decider) implications(store string) []string {
+	var out []string
+	switch store {
+	case "postgres":
+		out = append(out, "the claim row is inserted in the same transaction as the business write, so both commit or neither does: a crash between them leaves no claimed key without its effect")
+	case "redis", "dynamodb":
+		out = append(out, "the claim is not in the business write's transaction: complete the key only after the business write commits, and let each downstream step's own key absorb a crash between the two")
+	case "workflow":
+		out = append(out, "the engine's history records the activity's result; the side effects the activity makes still need keys of their own")
+	}
+	switch d.s.Key.Source {
+	case spec.SourceWebhook:
+		if d.a.Store.AckFirst {
+			out = append(out, "the webhook is acknowledged before it is processed, so its payload is persisted (an inbox row under the event's key) before the 2xx: the sender will not resend an acknowledged event, and a crash after the 2xx would lose it")
+		} else {
+			out = append(out, "the webhook is answered 2xx only after the work commits, within the sender's timeout; a slower handler acknowledges first and persists the payload before it (store.ack_first)")
+		}
+	case spec.SourceQueue:
+		out = append(out, "the message is acked (or the consumer offset committed) only after the database commit; a crash between the two redelivers it, and the key absorbs the redelivery")
+	case spec.SourceCron:
+		out = append(out, "the slot is completed in the same commit as the job's last write where the store allows it, so a finished run is never repeated")
+	}
+	return out
 }
 
 func (d *decider) ttl() error {

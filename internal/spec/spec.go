@@ -91,6 +91,9 @@ type Store struct {
 	// payment and billing operations.
 	AuditRow  bool   `yaml:"audit_row"`
 	Rationale string `yaml:"rationale"`
+	// AckFirst is true when a webhook is acknowledged before it is
+	// processed, so its payload is persisted first.
+	AckFirst bool `yaml:"ack_first,omitempty"`
 	// Implies lists what the choice commits the code to: the claim in the
 	// business write's transaction, the payload persisted before a webhook
 	// is acknowledged, the offset committed after the database commit.
