@@ -2,11 +2,13 @@ package idem
 
 import (
 	"bytes"
-	"cmp"
+	"encoding/binary"
 	"fmt"
+	"hash"
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -15,35 +17,75 @@ import (
 // body cannot exhaust the stack.
 const maxDepth = 10000
 
-// canonicalizer writes the RFC 8785 (JCS) canonical form of one I-JSON document in a single pass:
-// members sorted by the UTF-16 code units of their names, strings with the minimal escapes,
-// numbers as ECMAScript prints them, no whitespace. It is strict where JSON parsers are lenient:
-// a duplicate member name, invalid UTF-8, an unpaired surrogate escape or a number a float64
-// cannot carry exactly is an error (ErrNotIJSON), and so is anything after the value. Members on
-// an exclude path are parsed and checked like the rest, then left out.
+// canonicalizer writes the RFC 8785 (JCS) canonical form of one I-JSON document in a single pass
+// over its bytes, straight into one buffer: members sorted by the UTF-16 code units of their
+// names, strings with the minimal escapes, numbers as ECMAScript prints them, no whitespace. No
+// tree is built: an object's members are written as they come, and only an object whose names
+// arrive out of order is rearranged in place when it closes. It is strict where JSON parsers are
+// lenient: a duplicate member name, invalid UTF-8, an unpaired surrogate escape or a number a
+// float64 cannot carry exactly is an error (ErrNotIJSON), and so is anything after the value.
+// Members on an exclude path are parsed and checked like the rest, then left out.
+//
+// Its buffers are kept between documents (canonicalizers are pooled), so a request's fingerprint
+// allocates nothing for the canonical form.
 type canonicalizer struct {
 	data  []byte
 	pos   int
 	depth int
+	out   []byte
+	// members holds the members of the objects open at pos, innermost last.
+	members []member
+	// names holds the unescaped names that had escapes in the input; other names are slices of
+	// data.
+	names []byte
+	// escapedName says that the name string last returned is in names.
+	escapedName bool
+	scratch     []byte
+	// Fingerprint's hash and the parts it hashes before the body.
+	hash   hash.Hash
+	prefix []byte
+	sum    [32]byte
 }
 
-// member is an object member on its way to being sorted.
+// member is an object member written to out, waiting for its object to close. It holds no
+// pointers, so that recording one costs no write barrier.
 type member struct {
-	name  string
-	value []byte // canonical; nil when excluded
+	key        uint64 // sortKey of the name
+	name       int    // the unescaped name: data[name:name+size], or c.names[...] if escaped
+	size       int
+	start, end int  // its `"name":value` in out
+	escaped    bool // the name is in c.names
+	drop       bool // excluded: checked, not written
 }
 
-func canonicalize(body []byte, paths [][]string) ([]byte, error) {
-	c := &canonicalizer{data: body}
-	out, err := c.value(make([]byte, 0, len(body)), paths)
-	if err != nil {
+// maxPooledBuffer keeps the pool from holding on to the buffers of a rare huge document.
+const maxPooledBuffer = 64 << 10
+
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
+func getCanonicalizer() *canonicalizer { return canonicalizers.Get().(*canonicalizer) }
+
+func (c *canonicalizer) release() {
+	if cap(c.out) > maxPooledBuffer || cap(c.scratch) > maxPooledBuffer || cap(c.names) > maxPooledBuffer || cap(c.members) > maxPooledBuffer/64 {
+		return
+	}
+	c.data, c.names, c.members = nil, c.names[:0], c.members[:0]
+	canonicalizers.Put(c)
+}
+
+// canonicalize writes the canonical form of body, without the members ex excludes, to c.out and
+// returns it; it is valid until c is released.
+func (c *canonicalizer) canonicalize(body []byte, ex *excludeNode) ([]byte, error) {
+	c.data, c.pos, c.depth = body, 0, 0
+	c.out, c.names, c.members = c.out[:0], c.names[:0], c.members[:0]
+	if err := c.value(ex); err != nil {
 		return nil, err
 	}
 	c.space()
 	if c.pos != len(c.data) {
 		return nil, c.errorf("data after the JSON value")
 	}
-	return out, nil
+	return c.out, nil
 }
 
 func (c *canonicalizer) errorf(format string, args ...any) error {
@@ -62,39 +104,34 @@ func (c *canonicalizer) space() {
 	}
 }
 
-// value appends the canonical form of the next value to out. paths are the exclude paths that
+// value appends the canonical form of the next value to c.out. ex holds the exclude paths that
 // apply inside it.
-func (c *canonicalizer) value(out []byte, paths [][]string) ([]byte, error) {
+func (c *canonicalizer) value(ex *excludeNode) error {
 	c.space()
 	if c.pos >= len(c.data) {
-		return nil, c.errorf("unexpected end of JSON")
+		return c.errorf("unexpected end of JSON")
 	}
 	switch b := c.data[c.pos]; {
 	case b == '{':
-		return c.object(out, paths)
+		return c.object(ex)
 	case b == '[':
-		return c.array(out, paths)
+		return c.array(ex)
 	case b == '"':
-		s, err := c.string()
-		if err != nil {
-			return nil, err
-		}
-		return appendString(out, s), nil
+		_, err := c.string(false)
+		return err
 	case b == '-' || ('0' <= b && b <= '9'):
-		return c.number(out)
-	case c.literal("true"):
-		return append(out, "true"...), nil
-	case c.literal("false"):
-		return append(out, "false"...), nil
-	case c.literal("null"):
-		return append(out, "null"...), nil
+		return c.number()
+	case c.literal("true"), c.literal("false"), c.literal("null"):
+		return nil
 	}
-	return nil, c.errorf("unexpected %q", c.data[c.pos])
+	return c.errorf("unexpected %q", c.data[c.pos])
 }
 
+// literal copies word to c.out if it comes next.
 func (c *canonicalizer) literal(word string) bool {
-	if bytes.HasPrefix(c.data[c.pos:], []byte(word)) {
+	if len(c.data)-c.pos >= len(word) && string(c.data[c.pos:c.pos+len(word)]) == word {
 		c.pos += len(word)
+		c.out = append(c.out, word...)
 		return true
 	}
 	return false
@@ -108,242 +145,382 @@ func (c *canonicalizer) enter() error {
 	return nil
 }
 
-func (c *canonicalizer) object(out []byte, paths [][]string) ([]byte, error) {
+func (c *canonicalizer) object(ex *excludeNode) error {
 	if err := c.enter(); err != nil {
-		return nil, err
+		return err
 	}
-	defer func() { c.depth-- }()
 	c.pos++ // {
-	var members []member
+	open := len(c.out)
+	c.out = append(c.out, '{')
+	base := len(c.members)
 	c.space()
 	if c.pos < len(c.data) && c.data[c.pos] == '}' {
 		c.pos++
-		return append(out, "{}"...), nil
+		c.depth--
+		c.out = append(c.out, '}')
+		return nil
 	}
+	// Members are written in input order, comma-separated, and recorded; sorted stays true while
+	// each name comes after the one before, which leaves nothing to rearrange.
+	sorted, written := true, 0
 	for {
 		c.space()
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
-			return nil, c.errorf("expected a member name")
+			return c.errorf("expected a member name")
 		}
-		name, err := c.string()
+		mark := len(c.out)
+		if written > 0 {
+			c.out = append(c.out, ',')
+		}
+		m := member{start: len(c.out)}
+		name, err := c.string(true)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		m.key, m.size = sortKey(name), len(name)
+		if m.escaped = c.escapedName; m.escaped {
+			m.name = len(c.names) - len(name)
+		} else {
+			m.name = c.pos - 1 - len(name)
 		}
 		c.space()
 		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
-			return nil, c.errorf("expected ':' after a member name")
+			return c.errorf("expected ':' after a member name")
 		}
 		c.pos++
-		drop, sub := excluded(name, paths)
-		value, err := c.value(nil, sub)
-		if err != nil {
-			return nil, err
+		c.out = append(c.out, ':')
+		sub := ex.child(name)
+		if err := c.value(sub); err != nil {
+			return err
 		}
-		m := member{name: name}
-		if !drop {
-			m.value = value
+		m.end = len(c.out)
+		if sub != nil && sub.drop {
+			m.drop = true
+			c.out = c.out[:mark]
+		} else {
+			written++
 		}
-		members = append(members, m)
+		if n := len(c.members); n > base && c.compare(&c.members[n-1], &m) >= 0 {
+			sorted = false // or a duplicate, found once sorted
+		}
+		c.members = append(c.members, m)
 		c.space()
 		if c.pos >= len(c.data) {
-			return nil, c.errorf("unterminated object")
+			return c.errorf("unterminated object")
 		}
 		if c.data[c.pos] == ',' {
 			c.pos++
 			continue
 		}
 		if c.data[c.pos] != '}' {
-			return nil, c.errorf("expected ',' or '}' in an object")
+			return c.errorf("expected ',' or '}' in an object")
 		}
 		c.pos++
 		break
 	}
-	slices.SortFunc(members, func(a, b member) int { return compareUTF16(a.name, b.name) })
-	out = append(out, '{')
-	first := true
-	for i, m := range members {
-		if i > 0 && members[i-1].name == m.name {
-			return nil, fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, m.name)
+	if !sorted {
+		if err := c.reorder(open, c.members[base:]); err != nil {
+			return err
 		}
-		if m.value == nil {
-			continue // excluded
-		}
-		if !first {
-			out = append(out, ',')
-		}
-		first = false
-		out = appendString(out, m.name)
-		out = append(out, ':')
-		out = append(out, m.value...)
 	}
-	return append(out, '}'), nil
+	c.members = c.members[:base]
+	c.depth--
+	c.out = append(c.out, '}')
+	return nil
 }
 
-// compareUTF16 orders two names by their UTF-16 code units, as RFC 8785 sorts members: as
-// code points, except that a character beyond U+FFFF (a surrogate pair, from U+D800) comes
-// before U+E000 to U+FFFF.
-func compareUTF16(a, b string) int {
-	for a != "" && b != "" {
-		ra, na := utf8.DecodeRuneInString(a)
-		rb, nb := utf8.DecodeRuneInString(b)
-		if ra != rb {
-			ha, la := utf16Units(ra)
-			hb, lb := utf16Units(rb)
-			if ha != hb {
-				return cmp.Compare(ha, hb)
+// reorder sorts the members of the object opened at out[open] and rewrites them in that order.
+func (c *canonicalizer) reorder(open int, ms []member) error {
+	if len(ms) <= 32 {
+		// Insertion sort: objects are small, and most names differ in their keys.
+		for i := 1; i < len(ms); i++ {
+			m := ms[i]
+			j := i
+			for ; j > 0 && (ms[j-1].key > m.key || ms[j-1].key == m.key && c.compare(&ms[j-1], &m) > 0); j-- {
+				ms[j] = ms[j-1]
 			}
-			return cmp.Compare(la, lb)
+			ms[j] = m
 		}
-		a, b = a[na:], b[nb:]
+	} else {
+		slices.SortFunc(ms, func(a, b member) int { return c.compare(&a, &b) })
 	}
-	return cmp.Compare(len(a), len(b))
+	for i := 1; i < len(ms); i++ {
+		if c.compare(&ms[i-1], &ms[i]) == 0 {
+			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(&ms[i]))
+		}
+	}
+	body := open + 1
+	c.scratch = append(c.scratch[:0], c.out[body:]...)
+	c.out = c.out[:body]
+	for i := range ms {
+		if m := &ms[i]; !m.drop {
+			if len(c.out) > body {
+				c.out = append(c.out, ',')
+			}
+			c.out = append(c.out, c.scratch[m.start-body:m.end-body]...)
+		}
+	}
+	return nil
 }
 
-// utf16Units is r's first UTF-16 code unit and its second (0 for a single unit).
-func utf16Units(r rune) (first, second rune) {
-	if r < 0x10000 {
-		return r, 0
+// name is m's name, unescaped.
+func (c *canonicalizer) name(m *member) []byte {
+	if m.escaped {
+		return c.names[m.name : m.name+m.size]
 	}
-	return utf16.EncodeRune(r)
+	return c.data[m.name : m.name+m.size]
 }
 
-// excluded reports whether the member name is excluded at this level, and which paths apply
-// inside its value.
-func excluded(name string, paths [][]string) (drop bool, sub [][]string) {
-	for _, p := range paths {
-		if p[0] != name {
-			continue
+// compare orders two members by their names, as RFC 8785 sorts them; most are told apart by
+// their keys alone.
+func (c *canonicalizer) compare(a, b *member) int {
+	if a.key != b.key {
+		if a.key < b.key {
+			return -1
 		}
-		if len(p) == 1 {
-			return true, nil
-		}
-		sub = append(sub, p[1:])
+		return 1
 	}
-	return false, sub
+	return compareUTF16(c.name(a), c.name(b))
 }
 
-func (c *canonicalizer) array(out []byte, paths [][]string) ([]byte, error) {
+// utf16Order maps each byte of UTF-8 text to one whose byte order is the order of the text's
+// UTF-16 code units, as RFC 8785 sorts member names: code point order — UTF-8's own byte order —
+// except that a character beyond U+FFFF (lead byte F0 to F4; a surrogate pair in UTF-16, from
+// U+D800) sorts before one from U+E000 to U+FFFF (lead byte EE or EF). Where two names first
+// differ, both are at a lead byte or both inside characters of one lead byte, so comparing the
+// mapped bytes there decides.
+var utf16Order = func() (t [256]byte) {
+	for b := range t {
+		t[b] = byte(b)
+	}
+	for b := 0xF0; b <= 0xF4; b++ {
+		t[b] = byte(b - 2) // EE to F2
+	}
+	t[0xEE], t[0xEF] = 0xF3, 0xF4
+	return t
+}()
+
+// compareUTF16 orders two names by their UTF-16 code units.
+func compareUTF16(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	return int(utf16Order[a[i]]) - int(utf16Order[b[i]])
+}
+
+// sortKey is the first 8 bytes of a name mapped by utf16Order, zero-padded, as a big-endian
+// number: when two keys differ, they order their names.
+func sortKey(name []byte) uint64 {
+	var b [8]byte
+	copy(b[:], name)
+	k := binary.BigEndian.Uint64(b[:])
+	if k&0x8080808080808080 != 0 {
+		for i, x := range b {
+			b[i] = utf16Order[x]
+		}
+		k = binary.BigEndian.Uint64(b[:])
+	}
+	return k
+}
+
+func (c *canonicalizer) array(ex *excludeNode) error {
 	if err := c.enter(); err != nil {
-		return nil, err
+		return err
 	}
-	defer func() { c.depth-- }()
 	c.pos++ // [
-	out = append(out, '[')
+	c.out = append(c.out, '[')
 	c.space()
 	if c.pos < len(c.data) && c.data[c.pos] == ']' {
 		c.pos++
-		return append(out, ']'), nil
+		c.depth--
+		c.out = append(c.out, ']')
+		return nil
 	}
 	for i := 0; ; i++ {
 		if i > 0 {
-			out = append(out, ',')
+			c.out = append(c.out, ',')
 		}
-		var err error
 		// An array applies the rest of the path to every element.
-		if out, err = c.value(out, paths); err != nil {
-			return nil, err
+		if err := c.value(ex); err != nil {
+			return err
 		}
 		c.space()
 		if c.pos >= len(c.data) {
-			return nil, c.errorf("unterminated array")
+			return c.errorf("unterminated array")
 		}
 		if c.data[c.pos] == ',' {
 			c.pos++
 			continue
 		}
 		if c.data[c.pos] != ']' {
-			return nil, c.errorf("expected ',' or ']' in an array")
+			return c.errorf("expected ',' or ']' in an array")
 		}
 		c.pos++
-		return append(out, ']'), nil
+		c.depth--
+		c.out = append(c.out, ']')
+		return nil
 	}
 }
 
-// string reads a string literal, unescaped; it must be UTF-8 and its escapes must pair their
-// surrogates.
-func (c *canonicalizer) string() (string, error) {
-	c.pos++ // "
-	start := c.pos
-	// The common case: no escapes, all printable.
-	for c.pos < len(c.data) {
-		b := c.data[c.pos]
-		if b == '"' {
-			s := c.data[start:c.pos]
-			if !utf8.Valid(s) {
-				return "", c.errorf("invalid UTF-8 in a string")
-			}
-			c.pos++
-			return string(s), nil
-		}
-		if b == '\\' || b < 0x20 {
-			break
-		}
-		c.pos++
+// plain marks the bytes a string can hold that need no attention: printable ASCII other than
+// the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for b := 0x20; b < 0x80; b++ {
+		t[b] = b != '"' && b != '\\'
 	}
-	buf := append([]byte(nil), c.data[start:c.pos]...)
-	for c.pos < len(c.data) {
-		b := c.data[c.pos]
+	return t
+}()
+
+// plain8 reports whether the 8 bytes in w are all plain, by the bit tricks of "Bit Twiddling
+// Hacks" (a byte under 0x20, a byte equal to '"' or '\\', a byte with its top bit set), which tell
+// exactly whether any byte matches.
+func plain8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	control := w - ones*0x20
+	return (control|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs == 0
+}
+
+// string reads a string literal, which must be UTF-8 and pair the surrogates of its escapes,
+// and appends its canonical form to c.out. It returns the string unescaped, for a member name
+// (name set): a slice of the input, or of c.names when it had escapes.
+func (c *canonicalizer) string(name bool) ([]byte, error) {
+	d := c.data
+	start := c.pos + 1
+	i := start
+	c.escapedName = false
+	for {
+		for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			c.pos = i
+			return nil, c.errorf("unterminated string")
+		}
+		switch b := d[i]; {
+		case b == '"':
+			// Without escapes the input is already canonical: RFC 8785 escapes only what
+			// JSON requires escaped.
+			c.out = append(c.out, d[start-1:i+1]...)
+			c.pos = i + 1
+			return d[start:i], nil
+		case b == '\\':
+			c.pos = i
+			return c.escaped(start, name)
+		case b < 0x20:
+			c.pos = i
+			return nil, c.errorf("control character in a string")
+		default:
+			if r, n := utf8.DecodeRune(d[i:]); r == utf8.RuneError && n == 1 {
+				c.pos = i
+				return nil, c.errorf("invalid UTF-8 in a string")
+			} else {
+				i += n
+			}
+		}
+	}
+}
+
+// escaped finishes a string that started at data[start] and has an escape at c.pos.
+func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
+	d := c.data
+	c.out = append(c.out, d[start-1:c.pos]...)
+	unescaped := len(c.names)
+	if name {
+		c.names = append(c.names, d[start:c.pos]...)
+	}
+	for c.pos < len(d) {
+		b := d[c.pos]
 		switch {
 		case b == '"':
 			c.pos++
-			if !utf8.Valid(buf) {
-				return "", c.errorf("invalid UTF-8 in a string")
+			c.out = append(c.out, '"')
+			if name {
+				c.escapedName = true
+				return c.names[unescaped:], nil
 			}
-			return string(buf), nil
+			return nil, nil
 		case b < 0x20:
-			return "", c.errorf("control character in a string")
-		case b != '\\':
-			buf = append(buf, b)
+			return nil, c.errorf("control character in a string")
+		case b < 0x80 && b != '\\':
+			c.out = append(c.out, b)
+			if name {
+				c.names = append(c.names, b)
+			}
 			c.pos++
 			continue
+		case b >= 0x80:
+			r, n := utf8.DecodeRune(d[c.pos:])
+			if r == utf8.RuneError && n == 1 {
+				return nil, c.errorf("invalid UTF-8 in a string")
+			}
+			c.out = append(c.out, d[c.pos:c.pos+n]...)
+			if name {
+				c.names = append(c.names, d[c.pos:c.pos+n]...)
+			}
+			c.pos += n
+			continue
 		}
-		c.pos++
-		if c.pos >= len(c.data) {
+		c.pos++ // backslash
+		if c.pos >= len(d) {
 			break
 		}
-		e := c.data[c.pos]
-		c.pos++
-		switch e {
+		var r rune
+		switch e := d[c.pos]; e {
 		case '"', '\\', '/':
-			buf = append(buf, e)
+			r = rune(e)
 		case 'b':
-			buf = append(buf, '\b')
+			r = '\b'
 		case 'f':
-			buf = append(buf, '\f')
+			r = '\f'
 		case 'n':
-			buf = append(buf, '\n')
+			r = '\n'
 		case 'r':
-			buf = append(buf, '\r')
+			r = '\r'
 		case 't':
-			buf = append(buf, '\t')
+			r = '\t'
 		case 'u':
-			r, err := c.hex4()
-			if err != nil {
-				return "", err
+			c.pos++
+			var err error
+			if r, err = c.hex4(); err != nil {
+				return nil, err
 			}
 			switch {
 			case utf16.IsSurrogate(r) && r < 0xDC00:
-				if !bytes.HasPrefix(c.data[c.pos:], []byte(`\u`)) {
-					return "", c.errorf("unpaired surrogate \\u%04x", r)
+				if !bytes.HasPrefix(d[c.pos:], []byte(`\u`)) {
+					return nil, c.errorf("unpaired surrogate \\u%04x", r)
 				}
 				c.pos += 2
 				r2, err := c.hex4()
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				if r2 < 0xDC00 || r2 > 0xDFFF {
-					return "", c.errorf("unpaired surrogate \\u%04x", r)
+					return nil, c.errorf("unpaired surrogate \\u%04x", r)
 				}
 				r = utf16.DecodeRune(r, r2)
 			case utf16.IsSurrogate(r):
-				return "", c.errorf("unpaired surrogate \\u%04x", r)
+				return nil, c.errorf("unpaired surrogate \\u%04x", r)
 			}
-			buf = utf8.AppendRune(buf, r)
+			c.pos-- // hex4 left pos after the escape; the common step below undoes this
 		default:
-			return "", c.errorf("invalid escape \\%c", e)
+			return nil, c.errorf("invalid escape \\%c", e)
+		}
+		c.pos++
+		c.out = appendRune(c.out, r)
+		if name {
+			c.names = utf8.AppendRune(c.names, r)
 		}
 	}
-	return "", c.errorf("unterminated string")
+	return nil, c.errorf("unterminated string")
 }
 
 func (c *canonicalizer) hex4() (rune, error) {
@@ -368,68 +545,190 @@ func (c *canonicalizer) hex4() (rune, error) {
 	return r, nil
 }
 
-// number reads a number per the JSON grammar and appends it as ECMAScript prints the float64 it
-// denotes; a number the float64 does not carry exactly is refused (I-JSON).
-func (c *canonicalizer) number(out []byte) ([]byte, error) {
-	start := c.pos
-	digits := func() int {
-		n := 0
-		for c.pos < len(c.data) && '0' <= c.data[c.pos] && c.data[c.pos] <= '9' {
-			c.pos++
-			n++
-		}
-		return n
+// appendRune appends r as it stands in an RFC 8785 string: the two-character escapes for \b
+// \t \n \f \r " and \, \u00xx (lower-case hex) for the other control characters, every other
+// character as itself.
+func appendRune(out []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	switch r {
+	case '"', '\\':
+		return append(out, '\\', byte(r))
+	case '\b':
+		return append(out, '\\', 'b')
+	case '\t':
+		return append(out, '\\', 't')
+	case '\n':
+		return append(out, '\\', 'n')
+	case '\f':
+		return append(out, '\\', 'f')
+	case '\r':
+		return append(out, '\\', 'r')
 	}
-	if c.data[c.pos] == '-' {
-		c.pos++
+	if r < 0x20 {
+		return append(out, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
 	}
-	switch {
-	case c.pos < len(c.data) && c.data[c.pos] == '0':
-		c.pos++
-	case digits() == 0:
-		return nil, c.errorf("invalid number")
-	}
-	if c.pos < len(c.data) && c.data[c.pos] == '.' {
-		c.pos++
-		if digits() == 0 {
-			return nil, c.errorf("invalid number")
-		}
-	}
-	if c.pos < len(c.data) && (c.data[c.pos] == 'e' || c.data[c.pos] == 'E') {
-		c.pos++
-		if c.pos < len(c.data) && (c.data[c.pos] == '+' || c.data[c.pos] == '-') {
-			c.pos++
-		}
-		if digits() == 0 {
-			return nil, c.errorf("invalid number")
-		}
-	}
-	text := c.data[start:c.pos]
-	if plainInt(text) {
-		if string(text) == "-0" {
-			return append(out, '0'), nil
-		}
-		return append(out, text...), nil // already as ECMAScript prints it
-	}
-	return appendExact(out, string(text))
+	return utf8.AppendRune(out, r)
 }
 
-// plainInt reports whether a number of the JSON grammar is an integer of at most 15 digits,
-// which a float64 carries exactly and ECMAScript prints as written.
-func plainInt(text []byte) bool {
-	digits := text
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
+// Bounds of the fast path of number: at most 15 significant digits, which every float64 in its
+// normal range carries exactly, and a value well inside that range (1e-307 to 1e308).
+const (
+	exactDigits = 15
+	minPoint    = -306
+	maxPoint    = 308
+)
+
+// number reads a number per the JSON grammar and appends it as ECMAScript prints the float64 it
+// denotes; a number the float64 does not carry exactly is refused (I-JSON).
+//
+// A number of at most 15 significant digits within the float64's normal range is exact, and its
+// digits are the shortest that round-trip: it is printed from its own digits, without a
+// float64. The rest — more digits, extreme exponents — go through strconv (appendExact).
+func (c *canonicalizer) number() error {
+	d := c.data
+	i := c.pos
+	neg := d[i] == '-'
+	if neg {
+		i++
 	}
-	if len(digits) == 0 || len(digits) > 15 {
-		return false
+	var (
+		mant   uint64 // the significant digits; value = mant × 10^exp
+		digits int    // in mant
+		exp    int
+		slow   bool // more digits than mant holds
+	)
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
+			if digits == 19 {
+				slow = true
+				continue
+			}
+			mant = mant*10 + uint64(d[i]-'0')
+			digits++
+		}
+	default:
+		c.pos = i
+		return c.errorf("invalid number")
 	}
-	for _, b := range digits {
-		if b < '0' || b > '9' {
-			return false
+	if i < len(d) && d[i] == '.' {
+		i++
+		first := i
+		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
+			exp--
+			switch {
+			case mant == 0 && d[i] == '0': // a leading zero
+			case digits == 19:
+				slow = true
+			default:
+				mant = mant*10 + uint64(d[i]-'0')
+				digits++
+			}
+		}
+		if i == first {
+			c.pos = i
+			return c.errorf("invalid number")
 		}
 	}
-	return true
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			eneg = d[i] == '-'
+			i++
+		}
+		first := i
+		e := 0
+		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
+			if e < 1e6 {
+				e = e*10 + int(d[i]-'0')
+			} else {
+				slow = true
+			}
+		}
+		if i == first {
+			c.pos = i
+			return c.errorf("invalid number")
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	text := d[c.pos:i]
+	c.pos = i
+	if mant == 0 {
+		c.out = append(c.out, '0') // zero, minus zero, 0.0e-9: all print as 0
+		return nil
+	}
+	for mant%10 == 0 {
+		mant /= 10
+		digits--
+		exp++
+	}
+	if slow || digits > exactDigits || exp+digits < minPoint || exp+digits > maxPoint {
+		out, err := appendExact(c.out, string(text))
+		if err != nil {
+			return err
+		}
+		c.out = out
+		return nil
+	}
+	if neg {
+		c.out = append(c.out, '-')
+	}
+	var buf [20]byte
+	c.out = appendES6Digits(c.out, strconv.AppendUint(buf[:0], mant, 10), exp)
+	return nil
+}
+
+// appendES6Digits appends the positive number digits × 10^exp, where digits are the shortest
+// that round-trip its float64, as ECMAScript's Number.prototype.toString prints it (RFC 8785
+// adopts it): in fixed notation from 1e-6 up to 1e21, otherwise in exponent notation ("1e+21",
+// "1.5e-7").
+func appendES6Digits(out, digits []byte, exp int) []byte {
+	k := len(digits)
+	n := exp + k // the value is 0.digits × 10^n
+	switch {
+	case k <= n && n <= 21:
+		out = append(out, digits...)
+		for range n - k {
+			out = append(out, '0')
+		}
+	case 0 < n && n <= 21:
+		out = append(out, digits[:n]...)
+		out = append(out, '.')
+		out = append(out, digits[n:]...)
+	case -6 < n && n <= 0:
+		out = append(out, '0', '.')
+		for range -n {
+			out = append(out, '0')
+		}
+		out = append(out, digits...)
+	default:
+		out = append(out, digits[0])
+		if k > 1 {
+			out = append(out, '.')
+			out = append(out, digits[1:]...)
+		}
+		out = append(out, 'e')
+		if n-1 < 0 {
+			out = append(out, '-')
+		} else {
+			out = append(out, '+')
+		}
+		out = strconv.AppendInt(out, int64(abs(n-1)), 10)
+	}
+	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // appendExact appends the number text as ECMAScript prints its float64, unless the float64 does
@@ -442,57 +741,18 @@ func appendExact(out []byte, text string) ([]byte, error) {
 	return appendES6Number(out, f), nil
 }
 
-// appendES6Number appends f as ECMAScript's Number.prototype.toString prints it, which RFC 8785
-// adopts: the shortest digits that round-trip, in fixed notation from 1e-6 up to 1e21 and in
-// exponent notation ("1e+21", "1.5e-7") outside; minus zero is "0".
+// appendES6Number appends f as ECMAScript's Number.prototype.toString prints it; minus zero is
+// "0".
 func appendES6Number(out []byte, f float64) []byte {
 	if f == 0 {
 		return append(out, '0')
 	}
-	if abs := math.Abs(f); abs < 1e21 && abs >= 1e-6 {
-		return strconv.AppendFloat(out, f, 'f', -1, 64)
+	if f < 0 {
+		out = append(out, '-')
 	}
-	s := strconv.AppendFloat(nil, f, 'e', -1, 64) // 1.5e-07, 1e+21
-	i := bytes.IndexByte(s, 'e')
-	out = append(out, s[:i+2]...) // mantissa, 'e', sign
-	exp := s[i+2:]
-	for len(exp) > 1 && exp[0] == '0' {
-		exp = exp[1:]
-	}
-	return append(out, exp...)
-}
-
-// appendString appends s as a JSON string with RFC 8785's escapes: the two-character forms
-// for \b \t \n \f \r " and \, \u00xx (lower-case hex) for the other control characters, every
-// other character as itself.
-func appendString(out []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	out = append(out, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if b >= 0x20 && b != '"' && b != '\\' {
-			continue
-		}
-		out = append(out, s[start:i]...)
-		switch b {
-		case '"', '\\':
-			out = append(out, '\\', b)
-		case '\b':
-			out = append(out, '\\', 'b')
-		case '\t':
-			out = append(out, '\\', 't')
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\f':
-			out = append(out, '\\', 'f')
-		case '\r':
-			out = append(out, '\\', 'r')
-		default:
-			out = append(out, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-		}
-		start = i + 1
-	}
-	out = append(out, s[start:]...)
-	return append(out, '"')
+	s := strconv.AppendFloat(nil, math.Abs(f), 'e', -1, 64) // 1.5e-07, 1e+21
+	e := bytes.IndexByte(s, 'e')
+	exp, _ := strconv.Atoi(string(s[e+1:]))
+	digits := append(s[:1:1], s[min(2, e):e]...) // without the point
+	return appendES6Digits(out, digits, exp-len(digits)+1)
 }

@@ -1,12 +1,12 @@
 package idem
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"mime"
 	"strconv"
 	"strings"
@@ -27,11 +27,17 @@ var ErrNotIJSON = errors.New("idem: not I-JSON")
 // ("items.price"). A member name that itself contains a dot cannot be excluded. An empty entry or
 // segment is an error (ErrInvalid), as is a body that is not I-JSON (ErrNotIJSON).
 func CanonicalJSON(body []byte, exclude []string) ([]byte, error) {
-	paths, err := parseExclude(exclude)
+	ex, err := compileExclude(exclude)
 	if err != nil {
 		return nil, err
 	}
-	return canonicalize(body, paths)
+	c := getCanonicalizer()
+	defer c.release()
+	out, err := c.canonicalize(body, ex)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(out), nil
 }
 
 // Fingerprint identifies a request for the "same key, different request" check: a SHA-256 over
@@ -41,33 +47,70 @@ func CanonicalJSON(body []byte, exclude []string) ([]byte, error) {
 // still matches. Any other body, or a JSON body that is not I-JSON, is hashed as raw bytes: a
 // retry must then resend the same bytes, as retrying clients do. The error is ErrInvalid for a
 // malformed exclude list, which would otherwise go unnoticed until a mismatch.
+//
+// Fingerprint compiles exclude on every call; a server that fingerprints every request with the
+// same list holds a Fingerprinter instead.
 func Fingerprint(method, route string, body []byte, contentType string, exclude []string) (string, error) {
-	paths, err := parseExclude(exclude)
+	f, err := NewFingerprinter(exclude)
 	if err != nil {
 		return "", err
 	}
+	return f.Fingerprint(method, route, body, contentType), nil
+}
+
+// Fingerprinter computes Fingerprint with one exclude list, compiled once. It is safe for
+// concurrent use, and fingerprinting a request allocates only the returned string.
+type Fingerprinter struct {
+	exclude *excludeNode
+}
+
+// NewFingerprinter compiles the exclude list (see CanonicalJSON); a malformed one is ErrInvalid.
+func NewFingerprinter(exclude []string) (*Fingerprinter, error) {
+	ex, err := compileExclude(exclude)
+	if err != nil {
+		return nil, err
+	}
+	return &Fingerprinter{exclude: ex}, nil
+}
+
+// Fingerprint is the package's Fingerprint with f's exclude list.
+func (f *Fingerprinter) Fingerprint(method, route string, body []byte, contentType string) string {
+	c := getCanonicalizer()
+	defer c.release()
 	kind, payload := "raw", body
 	if isJSON(contentType) {
-		if c, err := canonicalize(body, paths); err == nil {
-			kind, payload = "jcs", c
+		if out, err := c.canonicalize(body, f.exclude); err == nil {
+			kind, payload = "jcs", out
 		}
 	}
-	h := sha256.New()
+	if c.hash == nil {
+		c.hash = sha256.New()
+	}
 	// Every part is length-prefixed so no choice of method, route and body can shift bytes from
 	// one part into another; the kind keeps a raw body from colliding with a canonical one.
-	for _, part := range [][]byte{[]byte("idem-fingerprint-v1"), []byte(method), []byte(route), []byte(kind), payload} {
-		writePart(h, part)
+	p := c.prefix[:0]
+	for _, part := range [...]string{"idem-fingerprint-v1", method, route, kind} {
+		p = binary.AppendUvarint(p, uint64(len(part)))
+		p = append(p, part...)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	p = binary.AppendUvarint(p, uint64(len(payload)))
+	c.prefix = p
+	c.hash.Reset()
+	c.hash.Write(p)
+	c.hash.Write(payload)
+	const prefix = "sha256:"
+	var text [len(prefix) + 2*sha256.Size]byte
+	copy(text[:], prefix)
+	hex.Encode(text[len(prefix):], c.hash.Sum(c.sum[:0]))
+	return string(text[:])
 }
 
-func writePart(h hash.Hash, b []byte) {
-	var n [binary.MaxVarintLen64]byte
-	h.Write(n[:binary.PutUvarint(n[:], uint64(len(b)))])
-	h.Write(b)
-}
-
+// isJSON reports whether a Content-Type names JSON: application/json or a +json type, with any
+// parameters. The common spellings are recognised without parsing.
 func isJSON(contentType string) bool {
+	if strings.EqualFold(contentType, "application/json") || strings.EqualFold(contentType, "application/json; charset=utf-8") {
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return false
@@ -75,18 +118,55 @@ func isJSON(contentType string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-func parseExclude(exclude []string) ([][]string, error) {
-	paths := make([][]string, 0, len(exclude))
+// excludeNode is a compiled exclude list: the member names excluded at one level of a document
+// (drop) or with paths continuing inside them (children).
+type excludeNode struct {
+	drop     bool
+	children []excludeChild
+}
+
+type excludeChild struct {
+	name string
+	node *excludeNode
+}
+
+// compileExclude turns exclude paths into a tree walked alongside the document; nil when there
+// are none.
+func compileExclude(exclude []string) (*excludeNode, error) {
+	if len(exclude) == 0 {
+		return nil, nil
+	}
+	root := &excludeNode{}
 	for _, e := range exclude {
-		p := strings.Split(e, ".")
-		for _, seg := range p {
+		n := root
+		for seg := range strings.SplitSeq(e, ".") {
 			if seg == "" {
 				return nil, fmt.Errorf("%w: exclude path %q has an empty segment", ErrInvalid, e)
 			}
+			next := n.child([]byte(seg))
+			if next == nil {
+				next = &excludeNode{}
+				n.children = append(n.children, excludeChild{seg, next})
+			}
+			n = next
 		}
-		paths = append(paths, p)
+		n.drop = true
 	}
-	return paths, nil
+	return root, nil
+}
+
+// child is the node for the member name inside n, or nil when no path goes through it. A nil n
+// has no children.
+func (n *excludeNode) child(name []byte) *excludeNode {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.children {
+		if c.name == string(name) {
+			return c.node
+		}
+	}
+	return nil
 }
 
 // exactInFloat64 reports whether the JSON number s has the same value as the float64 it parses
