@@ -21,11 +21,9 @@
 package idemhttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -163,8 +161,9 @@ func KeyFromContext(ctx context.Context) (k RequestKey, ok bool) {
 
 type middleware struct {
 	Options
-	methods map[string]bool
-	log     *slog.Logger
+	methods     map[string]bool
+	fingerprint *idem.Fingerprinter
+	log         *slog.Logger
 }
 
 // New checks opts and returns the middleware. It refuses a configuration that would silently
@@ -178,10 +177,11 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 	case opts.Tenant != nil && opts.Unscoped:
 		return nil, errors.New("idemhttp: Options.Tenant and Options.Unscoped exclude each other")
 	}
-	if _, err := idem.Fingerprint("", "", nil, "", opts.Exclude); err != nil {
+	fp, err := idem.NewFingerprinter(opts.Exclude)
+	if err != nil {
 		return nil, fmt.Errorf("idemhttp: Options.Exclude: %w", err)
 	}
-	m := &middleware{Options: opts, methods: map[string]bool{}, log: opts.Logger}
+	m := &middleware{Options: opts, methods: map[string]bool{}, fingerprint: fp, log: opts.Logger}
 	if m.Header == "" {
 		m.Header = HeaderKey
 	}
@@ -232,8 +232,9 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 			return
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, m.MaxBodyBytes))
-	if err != nil {
+	x := getExchange()
+	if err := x.readBody(w, r, m.MaxBodyBytes); err != nil {
+		x.release()
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			writeProblem(w, problemTooLarge.with(fmt.Sprintf("the limit is %d bytes", m.MaxBodyBytes)))
@@ -242,63 +243,46 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		writeProblem(w, problemMalformed.with("reading the body: "+err.Error()))
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	x.m, x.next, x.r, x.origBody = m, next, r, r.Body
+	r.Body = &x.reader
 	route := m.route(r)
-	// Exclude was checked in New, so Fingerprint cannot fail here.
-	fp, _ := idem.Fingerprint(r.Method, route, body, r.Header.Get("Content-Type"), m.Exclude)
-	// Lengths make the scope unambiguous whatever the tenant and route contain.
-	scoped := fmt.Sprintf("%s:%d:%s:%s:%d:%s:%s", m.Namespace, len(tenant), tenant, r.Method, len(route), route, key)
+	fp := m.fingerprint.Fingerprint(r.Method, route, x.body, r.Header.Get("Content-Type"))
+	x.rk = RequestKey{Key: key, Tenant: tenant, Scoped: x.scope(m.Namespace, tenant, r.Method, route, key)}
 
-	var (
-		rec        *recorder
-		unrecorded error // BeforeStore's
-	)
-	res, err := m.Keeper.Do(r.Context(), scoped, fp, func(ctx context.Context) (idem.Response, error) {
-		rec = newRecorder()
-		rk := RequestKey{Key: key, Tenant: tenant, Scoped: scoped}
-		r := r.WithContext(context.WithValue(ctx, requestKeyCtx{}, rk))
-		next.ServeHTTP(rec, r)
-		resp := m.toStore(rec)
-		if m.BeforeStore != nil && m.Keeper.Caches(resp) {
-			if err := m.BeforeStore(r, rk, resp); err != nil {
-				unrecorded = err
-				return resp, err
-			}
-		}
-		return resp, nil
-	})
-	log := m.log.With("key", key, "tenant", tenant, "method", r.Method, "route", route)
+	res, err := m.Keeper.Do(r.Context(), x.rk.Scoped, fp, x.work)
 	var (
 		inProgress *idem.InProgressError
 		mismatch   *idem.MismatchError
 	)
 	switch {
-	case unrecorded != nil:
-		log.Error("idempotency: handler ran but BeforeStore failed; key released for a retry", "err", err)
+	case x.unrecorded != nil:
+		msg := "idempotency: handler ran but BeforeStore failed; key released for a retry"
+		if errors.Is(err, idem.ErrNotReleased) || errors.Is(err, idem.ErrLeaseLost) {
+			// The key stays claimed (by this request until its lease runs out, or by whoever
+			// took it over): a retry meanwhile gets 409, not a run.
+			msg = "idempotency: handler ran but BeforeStore failed, and the key could not be released; retries get 409 until its lease runs out"
+		}
+		m.event(r, slog.LevelError, msg, key, tenant, route, slog.Any("err", err), slog.Attr{})
 		m.Hooks.storeError(r, key, err)
 		w.Header().Set("Retry-After", "1")
 		writeProblem(w, problemUnrecorded)
-	case rec != nil: // the handler ran for this request: its client gets its response
+	case x.ran: // the handler ran for this request: its client gets its response
 		if err != nil {
-			m.ranWithError(r, log, key, err)
+			m.ranWithError(r, key, tenant, route, err)
 		}
-		send(w, rec.header, rec.statusCode(), rec.body.Bytes())
+		send(w, x.rec.header, x.rec.statusCode(), x.rec.body.Bytes(), false)
 	case err == nil && res.Replayed:
-		log.Info("idempotency: replayed stored response", "status", res.Response.Status)
+		m.event(r, slog.LevelDebug, "idempotency: replayed stored response", key, tenant, route, slog.Int("status", res.Response.Status), slog.Attr{})
 		m.Hooks.replay(r, key)
-		h := res.Response.Header.Clone()
-		if h == nil {
-			h = http.Header{}
-		}
-		h.Set(HeaderReplayed, "true")
-		send(w, h, res.Response.Status, res.Response.Body)
+		send(w, res.Response.Header, res.Response.Status, res.Response.Body, true)
 	case errors.As(err, &inProgress):
-		log.Info("idempotency: request in progress", "retry_after", inProgress.RetryAfter)
+		m.event(r, slog.LevelDebug, "idempotency: request in progress", key, tenant, route, slog.Duration("retry_after", inProgress.RetryAfter), slog.Attr{})
 		m.Hooks.conflict(r, key, inProgress.RetryAfter)
 		w.Header().Set("Retry-After", retryAfter(inProgress.RetryAfter))
 		writeProblem(w, problemInProgress)
 	case errors.As(err, &mismatch):
-		log.Warn("idempotency: key reused for a different request", "stored_fingerprint", mismatch.Stored, "fingerprint", mismatch.Got)
+		m.event(r, slog.LevelWarn, "idempotency: key reused for a different request", key, tenant, route,
+			slog.String("stored_fingerprint", mismatch.Stored), slog.String("fingerprint", mismatch.Got))
 		m.Hooks.mismatch(r, key, mismatch)
 		writeProblem(w, problemMismatch)
 	case errors.Is(err, idem.ErrInvalid):
@@ -306,15 +290,28 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	case r.Context().Err() != nil:
 		// The client left before anything ran; there is no one to answer.
 	case m.FailOpen:
-		log.Warn("idempotency: store unavailable, handler runs unprotected (fail open)", "err", err)
+		m.event(r, slog.LevelWarn, "idempotency: store unavailable, handler runs unprotected (fail open)", key, tenant, route, slog.Any("err", err), slog.Attr{})
 		m.Hooks.bypass(r, key, err)
 		next.ServeHTTP(w, r)
 	default:
-		log.Error("idempotency: store unavailable, request refused", "err", err)
+		m.event(r, slog.LevelError, "idempotency: store unavailable, request refused", key, tenant, route, slog.Any("err", err), slog.Attr{})
 		m.Hooks.storeError(r, key, err)
 		w.Header().Set("Retry-After", "1")
 		writeProblem(w, problemUnavailable)
 	}
+	x.release()
+}
+
+// event logs one of the middleware's events with the request's key and scope, and up to two
+// attributes of its own (a zero Attr is left out). Nothing is built unless the logger takes the
+// level: replays and conflicts, logged at DEBUG, cost nothing in production.
+func (m *middleware) event(r *http.Request, level slog.Level, msg, key, tenant, route string, a1, a2 slog.Attr) {
+	ctx := r.Context()
+	if !m.log.Enabled(ctx, level) {
+		return
+	}
+	m.log.LogAttrs(ctx, level, msg, slog.String("key", key), slog.String("tenant", tenant),
+		slog.String("method", r.Method), slog.String("route", route), a1, a2)
 }
 
 // toStore is what gets stored for a response: itself without hop-by-hop headers, or, when its
@@ -335,16 +332,16 @@ func (m *middleware) toStore(rec *recorder) idem.Response {
 
 // ranWithError reports what went wrong around a handler that did run: its lease was lost (another
 // holder may have run it too), or its response could not be stored or its key released.
-func (m *middleware) ranWithError(r *http.Request, log *slog.Logger, key string, err error) {
+func (m *middleware) ranWithError(r *http.Request, key, tenant, route string, err error) {
 	if errors.Is(err, idem.ErrLeaseLost) {
-		log.Error("idempotency: lease lost while the handler ran; another request may have run it too", "err", err)
+		m.event(r, slog.LevelError, "idempotency: lease lost while the handler ran; another request may have run it too", key, tenant, route, slog.Any("err", err), slog.Attr{})
 		m.Hooks.leaseLost(r, key, err)
 		return
 	}
 	if r.Context().Err() != nil && errors.Is(err, r.Context().Err()) {
 		return // the client left; the key was released for its retry
 	}
-	log.Error("idempotency: handler ran but its outcome was not recorded", "err", err)
+	m.event(r, slog.LevelError, "idempotency: handler ran but its outcome was not recorded", key, tenant, route, slog.Any("err", err), slog.Attr{})
 	m.Hooks.storeError(r, key, err)
 }
 
@@ -358,9 +355,15 @@ func (m *middleware) route(r *http.Request) string {
 	return r.URL.EscapedPath()
 }
 
-func send(w http.ResponseWriter, h http.Header, status int, body []byte) {
+// send writes a response. Its header values are shared with h, not copied, each capped at its
+// length so that an Add further out cannot write into h; replayed adds Idempotent-Replayed.
+func send(w http.ResponseWriter, h http.Header, status int, body []byte, replayed bool) {
+	dst := w.Header()
 	for k, v := range h {
-		w.Header()[k] = v
+		dst[k] = v[:len(v):len(v)]
+	}
+	if replayed {
+		dst.Set(HeaderReplayed, "true")
 	}
 	if status == 0 {
 		status = http.StatusOK

@@ -592,3 +592,114 @@ func TestBeforeStore(t *testing.T) {
 		t.Errorf("handler ran %d times, want 3 (k1 twice, k2 once)", n)
 	}
 }
+
+// logRecorder keeps the level and message of every record logged through it.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []string
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, r.Level.String()+" "+r.Message)
+	return nil
+}
+
+func (l *logRecorder) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.records
+	l.records = nil
+	return out
+}
+
+// TestLogLevels: replays and 409s are routine under retries and log at DEBUG only; a reused key
+// is a client bug and logs at WARN.
+func TestLogLevels(t *testing.T) {
+	t.Parallel()
+	logs := &logRecorder{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	f := newFixture(t, idemhttp.Options{Logger: slog.New(logs)}, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(idemhttp.HeaderKey) == "slow" {
+			close(entered)
+			<-release
+		}
+		created(w, r)
+	})
+	f.do(request{key: "k"})
+	if got := logs.take(); len(got) != 0 {
+		t.Errorf("a first run logged %q, want nothing", got)
+	}
+	f.do(request{key: "k"})
+	if got := logs.take(); fmt.Sprint(got) != "[DEBUG idempotency: replayed stored response]" {
+		t.Errorf("a replay logged %q, want one DEBUG record", got)
+	}
+	done := make(chan struct{})
+	go func() { f.do(request{key: "slow"}); close(done) }()
+	<-entered
+	problem(t, f.do(request{key: "slow"}), http.StatusConflict, "in-progress")
+	close(release)
+	<-done
+	if got := logs.take(); fmt.Sprint(got) != "[DEBUG idempotency: request in progress]" {
+		t.Errorf("a 409 logged %q, want one DEBUG record", got)
+	}
+	problem(t, f.do(request{key: "k", body: `{"amount":6}`}), http.StatusUnprocessableEntity, "key-reused")
+	if got := logs.take(); fmt.Sprint(got) != "[WARN idempotency: key reused for a different request]" {
+		t.Errorf("a mismatch logged %q, want one WARN record", got)
+	}
+}
+
+// failingRelease is a store whose Release fails, as when the store goes down mid-request.
+type failingRelease struct{ idem.Store }
+
+func (failingRelease) Release(context.Context, string, string) error {
+	return fmt.Errorf("%w: connection reset", idem.ErrStoreUnavailable)
+}
+
+// TestBeforeStoreAndReleaseFail: when BeforeStore fails and the release fails too, the key stays
+// claimed, and the log says so rather than that it was released for a retry.
+func TestBeforeStoreAndReleaseFail(t *testing.T) {
+	t.Parallel()
+	logs := &logRecorder{}
+	store := idem.NewMemoryStore(idem.MemoryOptions{})
+	f := newFixture(t, idemhttp.Options{
+		Keeper: &idem.Keeper{Store: failingRelease{store}},
+		Logger: slog.New(logs),
+		BeforeStore: func(*http.Request, idemhttp.RequestKey, idem.Response) error {
+			return errors.New("audit table unreachable")
+		},
+	}, created)
+	w := f.do(request{key: "k"})
+	problem(t, w, http.StatusServiceUnavailable, "outcome-unrecorded")
+	got := logs.take()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "ERROR ") || !strings.Contains(got[0], "could not be released") || strings.Contains(got[0], "released for a retry") {
+		t.Errorf("logged %q, want one ERROR saying the key could not be released", got)
+	}
+	if n := store.Len(); n != 1 {
+		t.Errorf("the store holds %d records, want the key still claimed", n)
+	}
+	problem(t, f.do(request{key: "k"}), http.StatusConflict, "in-progress")
+}
+
+// TestBodyNotSharedAfterServe: the middleware reads bodies into pooled buffers; once it returns,
+// the request holds its own body again, so a later read of it (by a middleware further out)
+// cannot see the body of a request served since.
+func TestBodyNotSharedAfterServe(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	first := httptest.NewRequest(http.MethodPost, "/charges", strings.NewReader(`{"amount":1}`))
+	first.Header.Set("X-Tenant", "acme")
+	first.Header.Set(idemhttp.HeaderKey, "k1")
+	f.handler.ServeHTTP(httptest.NewRecorder(), first)
+	f.do(request{key: "k2", body: `{"secret":"of another request"}`})
+	if rest, _ := io.ReadAll(first.Body); strings.Contains(string(rest), "secret") {
+		t.Errorf("the first request's body reads %q, another request's", rest)
+	}
+}

@@ -14,7 +14,13 @@ type recorder struct {
 	body   bytes.Buffer
 }
 
-func newRecorder() *recorder { return &recorder{header: http.Header{}} }
+// reset readies the recorder for another response. The body buffer is dropped, not reused: the
+// response it held went to the store and to BeforeStore, which may keep it.
+func (r *recorder) reset() {
+	clear(r.header)
+	r.status = 0
+	r.body = bytes.Buffer{}
+}
 
 func (r *recorder) Header() http.Header { return r.header }
 

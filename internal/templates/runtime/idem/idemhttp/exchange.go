@@ -1,0 +1,129 @@
+package idemhttp
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+)
+
+// exchange is one request's passage through the middleware: what the handler's run needs, and
+// the buffers it reuses. Exchanges are pooled, and work is bound once per exchange, so a request
+// hands Keeper.Do its work without allocating a closure.
+type exchange struct {
+	m    *middleware
+	next http.Handler
+	r    *http.Request
+	rk   RequestKey
+	// body is the request body, read whole; reader serves it again to the handler.
+	body   []byte
+	reader bodyReader
+	scoped []byte
+	rec    recorder
+	// origBody is the request's own body, put back when the exchange is done with it.
+	origBody io.ReadCloser
+	// ran says that the handler ran for this request; unrecorded is BeforeStore's error.
+	ran        bool
+	unrecorded error
+	work       idem.Func
+}
+
+// maxPooledBody keeps the pool from holding on to the buffer of a rare large body.
+const maxPooledBody = 64 << 10
+
+var exchanges = sync.Pool{New: func() any {
+	x := &exchange{rec: recorder{header: http.Header{}}}
+	x.work = x.run
+	return x
+}}
+
+func getExchange() *exchange { return exchanges.Get().(*exchange) }
+
+// release returns x to the pool once the response is sent. The handler has returned by then, and
+// with it every use of the request body; what was stored holds copies (the recorder's body is
+// left to the store and never reused). The request gets its own body back, so that nothing that
+// reads it later can see another request's body through the pooled reader.
+func (x *exchange) release() {
+	if x.r != nil {
+		x.r.Body = x.origBody
+	}
+	x.m, x.next, x.r, x.origBody, x.rk, x.ran, x.unrecorded = nil, nil, nil, nil, RequestKey{}, false, nil
+	x.reader.Reset(nil)
+	x.rec.reset()
+	if cap(x.body) > maxPooledBody {
+		x.body = nil
+	}
+	exchanges.Put(x)
+}
+
+// readBody reads the request body whole into x.body, at most max bytes (http.MaxBytesError
+// beyond, and the connection is closed after the answer).
+func (x *exchange) readBody(w http.ResponseWriter, r *http.Request, max int64) error {
+	src := http.MaxBytesReader(w, r.Body, max)
+	buf := x.body[:0]
+	if n := r.ContentLength; n >= int64(cap(buf)) && n < max {
+		buf = make([]byte, 0, n+1) // +1: the read that finds the end needs no growth
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			x.body = buf
+			return err
+		}
+	}
+	x.body = buf
+	x.reader.Reset(buf)
+	return nil
+}
+
+// scope is the key in the store: namespace, tenant, method, route and the client's key, with the
+// lengths that make it unambiguous whatever the tenant and route contain.
+func (x *exchange) scope(namespace, tenant, method, route, key string) string {
+	b := append(x.scoped[:0], namespace...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(len(tenant)), 10)
+	b = append(b, ':')
+	b = append(b, tenant...)
+	b = append(b, ':')
+	b = append(b, method...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(len(route)), 10)
+	b = append(b, ':')
+	b = append(b, route...)
+	b = append(b, ':')
+	b = append(b, key...)
+	x.scoped = b
+	return string(b)
+}
+
+// run is the work Keeper.Do runs for a request that holds its key: the handler, recorded.
+func (x *exchange) run(ctx context.Context) (idem.Response, error) {
+	x.ran = true
+	m := x.m
+	r := x.r.WithContext(context.WithValue(ctx, requestKeyCtx{}, x.rk))
+	x.next.ServeHTTP(&x.rec, r)
+	resp := m.toStore(&x.rec)
+	if m.BeforeStore != nil && m.Keeper.Caches(resp) {
+		if err := m.BeforeStore(r, x.rk, resp); err != nil {
+			x.unrecorded = err
+			return resp, err
+		}
+	}
+	return resp, nil
+}
+
+// bodyReader serves the body read by the middleware to the handler.
+type bodyReader struct{ bytes.Reader }
+
+func (*bodyReader) Close() error { return nil }
