@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/idemkit/idemkit/internal/genplan"
 )
 
 // Exit codes shared by every command (DESIGN.md, CLI contract).
@@ -36,9 +38,19 @@ func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
+	var (
+		ee       *ExitError
+		input    *genplan.InputError
+		conflict *genplan.ConflictError
+		drift    *genplan.DriftError
+	)
+	switch {
+	case errors.As(err, &ee):
 		return ee.Code
+	case errors.As(err, &input), errors.As(err, &conflict):
+		return ExitUsage
+	case errors.As(err, &drift):
+		return ExitFindings
 	}
 	return ExitUsage
 }

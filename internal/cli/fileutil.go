@@ -1,57 +1,20 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/idemkit/idemkit/internal/genplan"
 )
 
 // errExists is returned by writeFileAtomic when the target exists and
 // overwriting was not asked for.
-var errExists = errors.New("file exists")
+var errExists = genplan.ErrExists
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so a reader sees the old file or the new one, never half of
-// one. Without force an existing file is left alone: the new file is linked
-// into place, which fails if the name is taken, so there is no window
-// between checking and writing.
+// writeFileAtomic writes data to path atomically; without force it never
+// replaces an existing file (see genplan.WriteFile). Specs and fixes are
+// written the way generated code is.
 func writeFileAtomic(path string, data []byte, force bool) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		return err
-	}
-	if force {
-		return os.Rename(name, path)
-	}
-	if err := os.Link(name, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: %w", path, errExists)
-		}
-		return err
-	}
-	return nil
+	return genplan.WriteFile(path, data, force)
 }
 
 // resolve makes p absolute against the factory's working directory.

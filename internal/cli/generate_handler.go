@@ -3,17 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/idemkit/idemkit/internal/genplan"
 	"github.com/idemkit/idemkit/internal/spec"
 	"github.com/idemkit/idemkit/internal/templates"
 	"github.com/idemkit/idemkit/internal/version"
@@ -109,7 +106,7 @@ func generateHandlerRun(opts *GenerateHandlerOptions) error {
 		return err
 	}
 	if opts.Check {
-		return p.check()
+		return p.plan.Check(opts.IO.Out, p.show)
 	}
 	return p.apply()
 }
@@ -117,58 +114,29 @@ func generateHandlerRun(opts *GenerateHandlerOptions) error {
 // handlerPlan is a generated handler and what writing it would do, decided before anything is
 // written, so that design --generate can check it before writing the spec too.
 type handlerPlan struct {
-	opts    *GenerateHandlerOptions
 	spec    *spec.Spec
-	target  string
+	target  *genplan.HandlerTarget
 	handler *templates.Handler
-	// runtime is the core package's import path; rtDir its directory.
-	runtime, rtDir string
-	// changes covers the generated files; work is the skeleton, nil unless this is the first
-	// generation.
-	changes []change
-	work    *change
+	plan    *genplan.Plan
+	force   bool
+	io      *IOStreams
+	show    func(string) string
 }
 
 // planHandler generates the handler for s into opts.Dir and compares it with the disk. specPath
 // is the spec's file, which need not exist yet; the comments cite it relative to the module.
 func planHandler(opts *GenerateHandlerOptions, s *spec.Spec, specPath string) (*handlerPlan, error) {
 	f := opts.factory
-	target, err := realPath(f.resolve(opts.Dir))
-	if err != nil {
-		return nil, usageErr("--dir %s: %v", opts.Dir, err)
-	}
-	if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
-		return nil, usageErr("--dir %s is a file, not a directory", opts.Dir)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, usageErr("--dir %s: %v", opts.Dir, err)
-	}
-	root, gomod, err := findModule(target)
+	t, err := genplan.ResolveHandler(genplan.HandlerRequest{WD: f.Dir, Dir: opts.Dir, Runtime: opts.Runtime, Package: opts.Package})
 	if err != nil {
 		return nil, err
 	}
-	rel, err := filepath.Rel(root, target)
-	if err != nil {
-		return nil, usageErr("--dir %s: %v", opts.Dir, err)
-	}
-	rtDir, rtPkg, err := opts.findRuntime(root)
-	if err != nil {
-		return nil, err
-	}
-	if inside(rtDir, target) {
-		return nil, usageErr("--dir %s is inside the runtime's directory %s, whose files idemkit generate runtime owns; choose a directory of its own", opts.Dir, opts.show(rtDir))
-	}
-	pkg, err := opts.packageName(target)
-	if err != nil {
-		return nil, err
-	}
-	rtRel, _ := filepath.Rel(root, rtDir)
-	importPath := path.Join(gomod.Module.Mod.Path, filepath.ToSlash(rtRel))
 	h, err := templates.GenerateHandler(s, templates.HandlerOptions{
-		Package:        pkg,
-		Runtime:        importPath,
-		RuntimePackage: rtPkg,
-		SpecPath:       specRel(root, specPath),
-		Dir:            filepath.ToSlash(rel),
+		Package:        t.Package,
+		Runtime:        t.RuntimeImport,
+		RuntimePackage: t.RuntimePackage,
+		SpecPath:       t.Cite(specPath),
+		Dir:            t.Rel(),
 		Version:        version.String(),
 	})
 	var oe *templates.OptionError
@@ -180,171 +148,17 @@ func planHandler(opts *GenerateHandlerOptions, s *spec.Spec, specPath string) (*
 	case err != nil:
 		return nil, usageErr("%s: %v", opts.Spec, err)
 	}
-	p := &handlerPlan{opts: opts, spec: s, target: target, handler: h, runtime: importPath, rtDir: rtDir}
-	if p.changes, err = planRuntime(target, &templates.Runtime{Files: h.Files}); err != nil {
-		return nil, err
-	}
-	// The skeleton comes with the first generation only: once the wiring exists, a missing
-	// skeleton was moved or deleted by its owner, and the wiring does not need it.
-	first := true
-	for _, c := range p.changes {
-		first = first && c.action == actCreate
-	}
-	work := filepath.Join(target, h.WorkPath)
-	if _, err := os.Lstat(work); first && errors.Is(err, fs.ErrNotExist) {
-		p.work = &change{abs: work, action: actCreate, data: h.Work}
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return p, nil
-}
-
-// specRel is the spec's path as generated comments cite it: relative to the module root, or just
-// its name when it lies outside the module, so the generated code never holds a path of one
-// machine.
-func specRel(root, specPath string) string {
-	if real, err := realPath(specPath); err == nil {
-		if rel, err := filepath.Rel(root, real); err == nil && filepath.IsLocal(rel) {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return filepath.Base(specPath)
-}
-
-// findRuntime returns the directory and package name of the runtime's core package: --runtime,
-// or else the one directory of the module that generate runtime wrote it into.
-func (o *GenerateHandlerOptions) findRuntime(root string) (dir, pkg string, err error) {
-	if o.Runtime != "" {
-		dir, err := realPath(o.factory.resolve(o.Runtime))
-		if err != nil {
-			return "", "", usageErr("--runtime %s: %v", o.Runtime, err)
-		}
-		if !inside(root, dir) {
-			return "", "", usageErr("--runtime %s is outside the module at %s; the handler imports the runtime from its own module", o.Runtime, o.show(root))
-		}
-		pkg, ok := runtimeCore(dir)
-		if !ok {
-			return "", "", usageErr("--runtime %s holds no runtime generated by idemkit (its do.go and store.go); run 'idemkit generate runtime --dir %s' first", o.Runtime, o.Runtime)
-		}
-		return dir, pkg, nil
-	}
-	var found []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		name := d.Name()
-		if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules") {
-			return filepath.SkipDir
-		}
-		if p != root {
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-				return filepath.SkipDir // another module
-			}
-		}
-		if _, ok := runtimeCore(p); ok {
-			found = append(found, p)
-			return filepath.SkipDir
-		}
-		return nil
-	})
+	plan, err := genplan.New(t.Dir, genplan.Files{Generated: h.Files, Once: map[string][]byte{filepath.ToSlash(h.WorkPath): h.Work}})
 	if err != nil {
-		return "", "", usageErr("looking for the runtime in %s: %v", o.show(root), err)
+		return nil, err
 	}
-	switch len(found) {
-	case 0:
-		return "", "", usageErr("no runtime generated by idemkit in the module at %s; run 'idemkit generate runtime --dir internal/idem' first (or pass --runtime DIR)", o.show(root))
-	case 1:
-		pkg, _ := runtimeCore(found[0])
-		return found[0], pkg, nil
-	}
-	shown := make([]string, len(found))
-	for i, d := range found {
-		shown[i] = o.show(d)
-	}
-	return "", "", usageErr("the module has %d generated runtimes (%s); pass --runtime DIR to choose one", len(found), strings.Join(shown, ", "))
-}
-
-// runtimeCore reports whether dir holds the core package generate runtime writes, recognised by
-// two of its files carrying idemkit's header, and returns the package's name.
-func runtimeCore(dir string) (pkg string, ok bool) {
-	for _, name := range []string{"store.go", "do.go"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || templates.Inspect(data) == templates.NotGenerated {
-			return "", false
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, data, parser.PackageClauseOnly)
-		if err != nil {
-			return "", false
-		}
-		pkg = f.Name.Name
-	}
-	return pkg, true
-}
-
-// packageName is --package, or the package the Go files in dir already declare, or dir's name.
-// A --package that disagrees with the files already there is refused: the result would not build.
-func (o *GenerateHandlerOptions) packageName(dir string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", usageErr("--dir %s: %v", o.Dir, err)
-	}
-	var existing, from string
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.PackageClauseOnly)
-		if err != nil {
-			continue
-		}
-		existing, from = f.Name.Name, name
-		break
-	}
-	switch {
-	case existing != "" && o.Package != "" && o.Package != existing:
-		return "", usageErr("--package %q: %s already holds package %s (%s)", o.Package, o.Dir, existing, from)
-	case existing != "":
-		return existing, nil
-	case o.Package != "":
-		return o.Package, nil
-	}
-	name := filepath.Base(dir)
-	if !token.IsIdentifier(name) || token.IsKeyword(name) {
-		return "", usageErr("--dir %s: %q cannot name a Go package; pass --package NAME", o.Dir, name)
-	}
-	return name, nil
-}
-
-// show is p as the user should read it.
-func (o *GenerateHandlerOptions) show(p string) string {
-	return (&GenerateRuntimeOptions{factory: o.factory}).show(p)
-}
-
-// check reports drift of the generated files without writing, as generate runtime --check does.
-// The skeleton is the user's, so its absence is no drift.
-func (p *handlerPlan) check() error {
-	return checkRuntime(&GenerateRuntimeOptions{IO: p.opts.IO, factory: p.opts.factory}, p.target, p.changes)
+	return &handlerPlan{spec: s, target: t, handler: h, plan: plan, force: opts.Force, io: opts.IO, show: genplan.Relative(f.Dir)}, nil
 }
 
 // conflicts refuses to go on when a generated file was edited by hand or is not idemkit's,
 // unless --force.
 func (p *handlerPlan) conflicts() error {
-	var refused []string
-	for _, c := range p.changes {
-		if c.conflict != "" {
-			refused = append(refused, fmt.Sprintf("  %s (%s)", p.opts.show(c.abs), c.conflict))
-		}
-	}
-	if len(refused) == 0 || p.opts.Force {
-		return nil
-	}
-	return usageErr("nothing written: these files are not as idemkit generated them, and regenerating would lose their changes:\n%s\nMove your changes into %s, or pass --force to overwrite them.",
-		strings.Join(refused, "\n"), p.handler.WorkPath)
+	return p.plan.Refuse(p.force, p.show, p.handler.WorkPath)
 }
 
 // apply writes the planned files and says what it did and what comes next.
@@ -352,40 +166,20 @@ func (p *handlerPlan) apply() error {
 	if err := p.conflicts(); err != nil {
 		return err
 	}
-	out := p.opts.IO.Out
-	written, unchanged := 0, 0
-	for _, c := range p.changes {
-		if c.action == actNone {
-			unchanged++
-			continue
-		}
-		if err := writeFileAtomic(c.abs, c.data, c.action == actUpdate); err != nil {
-			return fmt.Errorf("write %s: %w", p.opts.show(c.abs), err)
-		}
-		written++
-		fmt.Fprintf(out, "wrote %s\n", p.opts.show(c.abs))
-	}
-	work := filepath.Join(p.target, p.handler.WorkPath)
-	if p.work != nil {
-		// Linked into place without overwriting: if the file appeared since the plan, it is kept.
-		switch err := writeFileAtomic(p.work.abs, p.work.data, false); {
-		case errors.Is(err, errExists):
-		case err != nil:
-			return fmt.Errorf("write %s: %w", p.opts.show(work), err)
-		default:
-			written++
-			fmt.Fprintf(out, "wrote %s\n", p.opts.show(work))
-		}
+	out := p.io.Out
+	n, err := p.plan.Apply(out, p.show)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "Generated the %s handler of %s (runtime %s) in %s: %d written, %d unchanged.\n",
-		p.handler.Kind, p.spec.Operation, p.runtime, p.opts.show(p.target), written, unchanged)
-	pkg := p.opts.show(p.target)
+		p.handler.Kind, p.spec.Operation, p.target.RuntimeImport, p.show(p.target.Dir), n.Written, n.Unchanged)
+	pkg := p.show(p.target.Dir)
 	if !filepath.IsAbs(pkg) {
 		pkg = "./" + filepath.ToSlash(pkg)
 	}
-	if p.work != nil {
+	if len(p.plan.Once) > 0 {
 		fmt.Fprintf(out, "Write the operation's code in %s and pass it to %s; the tests run now: go test %s\n",
-			p.opts.show(work), p.handler.Constructor, pkg)
+			p.show(filepath.Join(p.target.Dir, p.handler.WorkPath)), p.handler.Constructor, pkg)
 	}
 	if p.spec.Store.AuditRow {
 		p.auditHint()
@@ -396,10 +190,10 @@ func (p *handlerPlan) apply() error {
 // auditHint says where the audit row the spec keeps comes from, and how to get the Postgres
 // store that writes it when the runtime was generated without one.
 func (p *handlerPlan) auditHint() {
-	out, rt := p.opts.IO.Out, p.opts.show(p.rtDir)
+	out, rt := p.io.Out, p.show(p.target.RuntimeDir)
 	var stores []string // those generated into the runtime
 	for _, name := range templates.StoreNames() {
-		if fi, err := os.Stat(filepath.Join(p.rtDir, templates.StoreDir(name))); err == nil && fi.IsDir() {
+		if fi, err := os.Stat(filepath.Join(p.target.RuntimeDir, templates.StoreDir(name))); err == nil && fi.IsDir() {
 			stores = append(stores, name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemkit/idemkit/internal/genplan"
 	"github.com/idemkit/idemkit/internal/spec"
 	"github.com/idemkit/idemkit/internal/templates"
 )
@@ -38,7 +39,7 @@ const chargeSpec = "knowledge/projects/idempotency-charge-card.md"
 func TestGenerateHandlerBadInput(t *testing.T) {
 	t.Parallel()
 	noModule := t.TempDir()
-	if _, _, err := findModule(noModule); err == nil {
+	if _, err := genplan.ResolveTarget(noModule, "."); err == nil {
 		t.Skipf("%s is inside a Go module, so the no-module case cannot be shown here", noModule)
 	}
 	demo := chargeCardSpec(t)

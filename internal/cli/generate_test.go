@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/idemkit/idemkit/internal/genplan"
 	"github.com/idemkit/idemkit/internal/templates"
 	"github.com/idemkit/idemkit/internal/version"
 )
@@ -38,7 +39,7 @@ func newModule(t *testing.T) string {
 func TestGenerateRuntimeBadInput(t *testing.T) {
 	t.Parallel()
 	noModule := t.TempDir()
-	if _, _, err := findModule(noModule); err == nil {
+	if _, err := genplan.ResolveTarget(noModule, "."); err == nil {
 		t.Skipf("%s is inside a Go module, so the no-module case cannot be shown here", noModule)
 	}
 	cases := []struct {
