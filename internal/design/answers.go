@@ -115,7 +115,10 @@ type CollisionAnswers struct {
 
 // StepAnswers answer Q6 for one downstream side effect.
 type StepAnswers struct {
-	Name      string `yaml:"name"`
+	Name string `yaml:"name"`
+	// Target is the system the step calls: a catalogue target ID
+	// (stripe-api, sendgrid-mail), whose record says whether it
+	// deduplicates, or words for one the catalogue does not know.
 	Target    string `yaml:"target,omitempty"`
 	Mechanism string `yaml:"mechanism,omitempty"` // provider-key, on-conflict, audit-log, message-id, natural, guard-row, outbox, search-before-create
 	// Item is the business identity of one item of a batch or scheduled
@@ -126,6 +129,10 @@ type StepAnswers struct {
 	// (order_id, reason): its key is STEP:{order_id}:{reason}, the same
 	// whichever delivery or run causes it.
 	BusinessKey []string `yaml:"business_key,omitempty"`
+	// Why says, for a naturally idempotent step, which kind it is (a PUT of
+	// the whole resource, an upsert on a business key, a deterministic
+	// overwrite, a conditional UPDATE) and so why it needs no key.
+	Why string `yaml:"why,omitempty"`
 	// Operation names another operation with a spec of its own that this
 	// step calls; the spec links it.
 	Operation string `yaml:"operation,omitempty"`

@@ -191,7 +191,7 @@ func answersFromSpec(s *spec.Spec, cat *rules.Catalog) Answers {
 		a.Collision.DeadLetter = s.Failure.DeadLetter
 	}
 	for _, st := range s.Downstream {
-		sa := StepAnswers{Name: st.Name, Target: st.Target, Mechanism: st.Mechanism, Item: st.Item, BusinessKey: slices.Clone(st.BusinessKey)}
+		sa := StepAnswers{Name: st.Name, Target: st.Target, Mechanism: st.Mechanism, Item: st.Item, BusinessKey: slices.Clone(st.BusinessKey), Why: st.Why}
 		if slug, ok := strings.CutPrefix(strings.TrimSuffix(st.Spec, ".md"), "idempotency-"); ok {
 			sa.Operation = slug
 		}

@@ -707,13 +707,18 @@ func (d *decider) collisions() error {
 	if strings.EqualFold(strings.TrimSpace(c.Completed), "ack") && src == spec.SourceClient {
 		return reject(d.cat, "no-response-stored", "collision.completed is ack for a client key, so a client retrying after a lost response gets an empty 200 instead of its result")
 	}
-	completed, err := t.policy("collision.completed", c.Completed, t.completed, src)
-	if err != nil {
-		return err
-	}
-	inProgress, err := t.policy("collision.in_progress", c.InProgress, t.inProgress, src)
-	if err != nil {
-		return err
+	answers := map[string]*rules.CollisionAnswer{}
+	for _, q := range []struct{ row, field, answer string }{
+		{spec.CaseCompleted, "collision.completed", c.Completed},
+		{spec.CaseInProgress, "collision.in_progress", c.InProgress},
+		{spec.CaseMismatch, "collision.mismatch", ""},
+		{spec.CaseExpired, "collision.expired", ""},
+	} {
+		a, err := t.answer(d.cat, q.field, q.row, q.answer)
+		if err != nil {
+			return err
+		}
+		answers[q.row] = a
 	}
 	maxDeliveries := c.MaxDeliveries
 	switch {
@@ -739,16 +744,14 @@ func (d *decider) collisions() error {
 		if !ok {
 			return fmt.Errorf("catalogue has no %q collision row", id)
 		}
-		row := spec.Collision{Case: id, When: col.Case}
-		switch id {
-		case spec.CaseCompleted:
-			row.Policy = completed
-		case spec.CaseInProgress:
-			row.Policy = inProgress
+		row := t.row(id, answers[id], d.s, retryAfter)
+		row.When = col.Case
+		if id == spec.CaseInProgress {
 			row.RetryAfter = retryAfter
 		}
-		ans := t.row(id, row.Policy, d.s, retryAfter)
-		row.Action, row.Response, row.Status = ans.action, ans.response, ans.status
+		if id == spec.CaseMismatch || id == spec.CaseExpired {
+			row.Policy = ""
+		}
 		rows = append(rows, row)
 	}
 	d.s.Collisions = rows
@@ -805,6 +808,9 @@ func (d *decider) downstream() error {
 		if err := d.stepKey(field, slug, sa, &st); err != nil {
 			return err
 		}
+		if err := d.stepTarget(field, sa, &st); err != nil {
+			return err
+		}
 		steps = append(steps, st)
 	}
 	d.s.Downstream = steps
@@ -850,6 +856,53 @@ func (d *decider) stepKey(field, slug string, sa StepAnswers, st *spec.Step) err
 			return &InputError{Field: field + ".operation", Err: err}
 		}
 		st.Spec = spec.FileName(slug)
+	}
+	return nil
+}
+
+// stepTarget checks the mechanism against what the target does with a
+// repeated call, from the catalogue's record of it: no mechanism may rely
+// on deduplication the target does not have, and a target that forgets
+// its keys sooner than the operation's retries last needs a guard row.
+func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error {
+	why := strings.TrimSpace(sa.Why)
+	if len(why) > maxAnswer || strings.IndexFunc(why, unicode.IsControl) >= 0 {
+		return inputErr(field+".why", "one line of at most %d bytes", maxAnswer)
+	}
+	if st.Mechanism == spec.MechanismNatural {
+		if why == "" {
+			return inputErr(field+".why", "say why %s needs no key: a PUT of the whole resource, an upsert on a business key, a deterministic overwrite or a conditional UPDATE", st.Name)
+		}
+		st.Why = why
+	} else if why != "" {
+		return inputErr(field+".why", "only a naturally idempotent step (mechanism natural) says why it needs no key")
+	}
+	t, ok := d.cat.Target(strings.ToLower(strings.TrimSpace(sa.Target)))
+	if !ok {
+		return nil
+	}
+	if err := d.cat.CheckMechanism(st.Mechanism, t.ID); err != nil {
+		return &InputError{Field: field + ".mechanism", Err: err}
+	}
+	switch t.Dedup {
+	case rules.DedupKey:
+		st.Dedup = fmt.Sprintf("%s deduplicates on a key sent in the %s %s", t.Name, t.Via.Kind, t.Via.Name)
+		if t.Remembers > 0 {
+			st.Dedup += fmt.Sprintf(" for %s", t.Remembers)
+		} else if t.RemembersNote != "" {
+			st.Dedup += " (" + strings.TrimSpace(t.RemembersNote) + ")"
+		}
+	case rules.DedupNatural:
+		st.Dedup = t.Name + " is idempotent by itself on " + t.Via.Name
+	default:
+		st.Dedup = t.Name + " does not deduplicate: every call it receives is performed"
+	}
+	st.Dedup += ". " + strings.TrimSpace(t.Note)
+	if t.Reference != "" {
+		st.Dedup += " Source: " + t.Reference
+	}
+	if st.Mechanism == spec.MechanismProviderKey && t.Remembers > 0 && t.Remembers < d.s.TTL.RetryWindow {
+		return inputErr(field+".mechanism", "%s remembers a key for %s, but retries of this operation last %s (%s): a late retry would call it again as new; use guard-row (keep the ID its first call returns, and look it up before calling again), still sending the key", t.Name, t.Remembers, d.s.TTL.RetryWindow, d.s.TTL.WindowSource)
 	}
 	return nil
 }

@@ -239,6 +239,22 @@ func TestDecideInputErrors(t *testing.T) {
 			a.Downstream[0].Item, a.Downstream[0].BusinessKey = "customer_id", []string{"order_id"}
 		}, "downstream[0].business_key", []string{"not both"}},
 		{"window out of range", func(a *Answers) { a.Key.Window = "500d" }, "key.window", []string{"366d"}},
+		{"provider key for an email API", func(a *Answers) {
+			a.Downstream[2].Target, a.Downstream[2].Mechanism = "sendgrid-mail", "provider-key"
+		}, "downstream[2].mechanism", []string{"does not", "guard"}},
+		{"message id for an email API", func(a *Answers) {
+			a.Downstream[2].Target, a.Downstream[2].Mechanism = "sendgrid-mail", "message-id"
+		}, "downstream[2].mechanism", []string{"SendGrid"}},
+		{"stripe key under stripe's webhook window", func(a *Answers) {
+			a.Key = KeyAnswers{Source: "webhook", Provider: "stripe"}
+			a.TTL, a.Collision = "7d", CollisionAnswers{}
+			a.Downstream[0].Target = "stripe-api"
+		}, "downstream[0].mechanism", []string{"1d", "3d", "guard-row"}},
+		{"natural without a reason", func(a *Answers) { a.Downstream[1].Mechanism = "natural" }, "downstream[1].why", []string{"conditional UPDATE"}},
+		{"a reason for a keyed step", func(a *Answers) { a.Downstream[1].Why = "it is an upsert" }, "downstream[1].why", []string{"only a naturally idempotent"}},
+		{"natural for an email API", func(a *Answers) {
+			a.Downstream[2].Target, a.Downstream[2].Mechanism, a.Downstream[2].Why = "sendgrid-mail", "natural", "hope"
+		}, "downstream[2].mechanism", []string{"natural"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,11 +26,11 @@ func TestCollisionsInTransportTerms(t *testing.T) {
 		{"client", KeyAnswers{Source: "client"}, CollisionAnswers{}, "replay,conflict,reject,process", "200,409,422,0", []string{"5xx", "releases the key"}},
 		{"webhook", KeyAnswers{Source: "webhook", Provider: "stripe"}, CollisionAnswers{}, "ack,conflict,reject,process", "200,409,422,0", []string{"sender redelivers"}},
 		{"queue", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{MaxDeliveries: 7, DeadLetter: "orders-dlq"},
-			"ack,nack,dead-letter,process", "0,0,0,0", []string{"after 7 deliveries", "orders-dlq", "reason"}},
+			"ack,requeue,dead-letter,process", "0,0,0,0", []string{"after 7 deliveries", "orders-dlq", "reason"}},
 		{"workflow", KeyAnswers{Source: "workflow", Workflow: "fulfil", Step: "charge", Param: "order_id", Window: "7d"}, CollisionAnswers{},
-			"replay,retryable-error,non-retryable-error,process", "0,0,0,0", []string{"retryable", "non-retryable"}},
+			"replay,retry,non-retryable,process", "0,0,0,0", []string{"retryable", "non-retryable"}},
 		{"cron", KeyAnswers{Source: "cron", Job: "rollup", Schedule: "1h"}, CollisionAnswers{Completed: "ack", InProgress: "conflict"},
-			"skip,skip,refuse,process", "0,0,0,0", []string{"exit non-zero"}},
+			"skip,skip,fail,process", "0,0,0,0", []string{"exit non-zero"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

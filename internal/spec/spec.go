@@ -127,9 +127,9 @@ type Collision struct {
 	// or skip for completed; conflict, wait, requeue, retry or skip for
 	// in_progress.
 	Policy string `yaml:"policy,omitempty"`
-	// Action is the answer in the transport's own terms: replay, reject,
-	// conflict, ack, nack, dead-letter, retryable-error,
-	// non-retryable-error, skip, refuse, process.
+	// Action is the catalogue's answer to the row in the transport's own
+	// terms: replay, ack, skip, conflict, wait, requeue, retry, reject,
+	// dead-letter, non-retryable, fail, process.
 	Action     string         `yaml:"action,omitempty"`
 	When       string         `yaml:"when"` // "Same key, same hash, completed"
 	Response   string         `yaml:"response"`
@@ -151,6 +151,8 @@ type Step struct {
 	// records (order_id, reason); its key is made of them, not of the
 	// delivery that caused it.
 	BusinessKey []string `yaml:"business_key,omitempty"`
+	// Why says why a naturally idempotent step needs no key.
+	Why string `yaml:"why,omitempty"`
 	// Dedup is what the target itself does with a repeated call, from the
 	// catalogue's record of it; empty when the target is not known.
 	Dedup string `yaml:"dedup,omitempty"`

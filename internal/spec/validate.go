@@ -76,8 +76,8 @@ var (
 	keyLocations = []string{"header", "body", "attribute", "parameter", "record", "schedule"}
 	// actions are the collision answers in transport terms; a mismatch is
 	// never answered with one that processes or accepts the payload.
-	actions         = []string{"replay", "ack", "conflict", "nack", "retryable-error", "skip", "reject", "dead-letter", "non-retryable-error", "refuse", "process"}
-	mismatchActions = []string{"reject", "dead-letter", "non-retryable-error", "refuse"}
+	actions         = []string{"replay", "ack", "skip", "conflict", "wait", "requeue", "retry", "reject", "dead-letter", "non-retryable", "fail", "process"}
+	mismatchActions = []string{"reject", "dead-letter", "non-retryable", "fail"}
 )
 
 // Mechanisms lists the downstream mechanisms a spec may name.

@@ -223,6 +223,9 @@ func stepHow(st *spec.Step) string {
 	if st.How != "" {
 		parts = append(parts, st.How)
 	}
+	if st.Why != "" {
+		parts = append(parts, "No key needed: "+st.Why+".")
+	}
 	if st.Dedup != "" {
 		parts = append(parts, "Target: "+st.Dedup)
 	}
