@@ -132,7 +132,7 @@ func TestProviderFacts(t *testing.T) {
 	}
 }
 
-// TestWebhookTTLs holds the webhook providers to the seed's webhook
+// TestWebhookTTLs holds the webhook providers to idemkit's webhook
 // pattern: keep keys at least twice the retry window.
 func TestWebhookTTLs(t *testing.T) {
 	t.Parallel()
@@ -228,7 +228,7 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestPresets pins the seed's common patterns where other packages and the
+// TestPresets pins idemkit's common patterns where other packages and the
 // generated specs depend on them.
 func TestPresets(t *testing.T) {
 	t.Parallel()

@@ -180,3 +180,56 @@ func pick[T any](s []T, id func(T) (string, bool)) []string {
 	}
 	return out
 }
+
+// Window is a retry window as a spec's TTL justification states it: the
+// number, what it is, where it is written, and whose it is.
+type Window struct {
+	Duration     Duration // zero when Unbounded
+	Unbounded    bool     // no clock bounds a redelivery (Bound says what does)
+	Kind         string   // retry-schedule, manual-redelivery, retention, timeout, policy
+	Is           string   // what the number is, in one line
+	URL          string   // the page that states it
+	Configurable bool     // the user's own setting: ask for it
+	Provider     string   // the provider it comes from
+	SuggestedTTL Duration // that provider's suggested key TTL
+	Unverified   string   // what of it the catalogue could not check
+}
+
+// WindowOf returns provider p's retry window.
+func WindowOf(p *Provider) Window {
+	url := p.Window.URL
+	if url == "" {
+		url = p.Reference
+	}
+	return Window{Duration: p.RetryWindow, Unbounded: p.Unbounded, Kind: p.Window.Kind, Is: p.Window.Is, URL: url,
+		Configurable: p.Window.Configurable, Provider: p.ID, SuggestedTTL: p.SuggestedTTL, Unverified: p.Unverified}
+}
+
+// DefaultWindow is the retry window a design starts from for key source
+// src: provider's when one is named, else the longest of the source's
+// default providers (an unbounded one counts as the longest). ok is false
+// when the source has neither: the design must ask for the window.
+func (c *Catalog) DefaultWindow(src, provider string) (w Window, ok bool) {
+	if provider != "" {
+		p, found := c.Provider(provider)
+		if !found {
+			return Window{}, false
+		}
+		return WindowOf(p), true
+	}
+	k, found := c.KeySource(src)
+	if !found {
+		return Window{}, false
+	}
+	for _, id := range k.DefaultProviders {
+		p, found := c.Provider(id)
+		if !found {
+			continue
+		}
+		cand := WindowOf(p)
+		if !ok || cand.Unbounded && !w.Unbounded || !w.Unbounded && cand.Duration > w.Duration {
+			w, ok = cand, true
+		}
+	}
+	return w, ok
+}

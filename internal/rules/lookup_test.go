@@ -194,3 +194,50 @@ func TestCheckMechanism(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultWindow(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		src, provider string
+		ok            bool
+		want          string // duration, or "unbounded"
+		from, kind    string
+	}{
+		{"client", "", true, "1h", "ui", WindowPolicy},
+		{"webhook", "stripe", true, "3d", "stripe", WindowRetrySchedule},
+		{"queue", "rabbitmq", true, "unbounded", "rabbitmq", WindowRetention},
+		{"queue", "sqs-fifo", true, "14d", "sqs-fifo", WindowRetention},
+		{"webhook", "", false, "", "", ""},
+		{"cron", "", false, "", "", ""},
+		{"webhook", "fax", false, "", "", ""},
+		{"nope", "", false, "", "", ""},
+	} {
+		w, ok := c.DefaultWindow(tt.src, tt.provider)
+		if ok != tt.ok {
+			t.Errorf("DefaultWindow(%s, %s) ok = %v", tt.src, tt.provider, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		got := w.Duration.String()
+		if w.Unbounded {
+			got = "unbounded"
+		}
+		if got != tt.want && w.Duration != MustDuration(tt.want) || w.Provider != tt.from || w.Kind != tt.kind || w.URL == "" || w.Is == "" {
+			t.Errorf("DefaultWindow(%s, %s) = %+v, want %s from %s (%s)", tt.src, tt.provider, w, tt.want, tt.from, tt.kind)
+		}
+	}
+	// an unbounded default wins over any clock
+	o, err := LoadOverrides("t.yaml", []byte("key_sources:\n  - id: client\n    default_providers: [internal-http, rabbitmq, ui]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := o.DefaultWindow("client", ""); !w.Unbounded || w.Provider != "rabbitmq" {
+		t.Errorf("an unbounded default provider should win: %+v", w)
+	}
+	if _, err := LoadOverrides("t.yaml", []byte("key_sources:\n  - id: client\n    default_providers: [uii]\n")); err == nil || !strings.Contains(err.Error(), `"uii" is not a provider`) {
+		t.Errorf("an unknown default provider: %v", err)
+	}
+}

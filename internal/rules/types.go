@@ -71,6 +71,11 @@ type KeySource struct {
 	// server-generated per-attempt key); AntiPattern names the reason.
 	Rejected    bool   `yaml:"rejected,omitempty"`
 	AntiPattern string `yaml:"anti_pattern,omitempty"`
+	// DefaultProviders are the providers whose retry windows apply when a
+	// design names none (a client key: people and our own retry policies);
+	// empty when the design must name one (which webhook sender, which
+	// queue).
+	DefaultProviders []string `yaml:"default_providers,omitempty"`
 }
 
 // Provider is an upstream system that retries or redelivers. Its retry

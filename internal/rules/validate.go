@@ -31,6 +31,7 @@ func (c *Catalog) Validate() error {
 	v.antiPatterns()
 	v.keySources()
 	v.providers()
+	v.defaultProviders()
 	v.volatileFields()
 	v.stores()
 	v.collisions()
@@ -164,6 +165,16 @@ func (v *validator) keySources() {
 	for i, k := range ks {
 		v.require("key_sources", "key source", i, "title", k.Title, "format", k.Format, "example", k.Example, "description", k.Description)
 		v.rejection("key_sources", "key source", i, k.Rejected, k.AntiPattern)
+	}
+}
+
+// defaultProviders checks the providers a key source defaults to; it runs
+// after providers, whose IDs it needs.
+func (v *validator) defaultProviders() {
+	for i, k := range v.c.KeySources {
+		for j, id := range k.DefaultProviders {
+			v.ref(id, "provider", v.providerIDs, at("key_sources", i, fmt.Sprintf("default_providers[%d]", j)))
+		}
 	}
 }
 
