@@ -282,6 +282,19 @@ func (s *scope) helperClaims(f *Func, helpers map[*types.Func]*Func) {
 		h := helpers[fn.Origin()]
 		c := &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(),
 			Lock: !slices.ContainsFunc(h.Claims, func(c *Claim) bool { return !c.Lock })}
+		// The helper's rows are the caller's to release or complete: a
+		// DELETE from the same table, or a helper inferred to make one,
+		// settles the claim handed on.
+		for _, hc := range h.Claims {
+			for _, t := range append([]string{hc.Table}, hc.Tables...) {
+				if t != "" && !slices.Contains(c.Tables, t) {
+					c.Tables = append(c.Tables, t)
+				}
+			}
+			if c.Key == nil {
+				c.Key = s.handedKey(fn, hc, call)
+			}
+		}
 		if g == nil {
 			g = s.graph(f)
 		}
@@ -513,3 +526,36 @@ const advisoryTable = "pg_advisory_lock"
 // notClaimWords name a key that SET NX fills without claiming work: a rate
 // limit or cooldown meant to outlive a failure, a cache entry.
 var notClaimWords = []string{"rate", "ratelimit", "limit", "limiter", "throttle", "cooldown", "quota", "cache", "cached"}
+
+// handedKey returns the argument of call that the helper fn built its
+// claim hc's key from: the parameter its key, or its INSERT's values,
+// name. It is nil when none does.
+func (s *scope) handedKey(fn *types.Func, hc *Claim, call *ast.CallExpr) ast.Expr {
+	params := fn.Signature().Params()
+	exprs := hc.Call.Args
+	if hc.Key != nil {
+		exprs = []ast.Expr{hc.Key}
+	}
+	var found ast.Expr
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if !ok || found != nil {
+				return found == nil
+			}
+			for i := range params.Len() {
+				if s.pass.TypesInfo.Uses[id] == params.At(i) && i < len(call.Args) && !isContext(params.At(i).Type()) {
+					found = call.Args[i]
+				}
+			}
+			return found == nil
+		})
+	}
+	return found
+}
+
+// isContext reports whether t is context.Context.
+func isContext(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
