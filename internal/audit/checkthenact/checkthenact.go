@@ -654,6 +654,9 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		if !s.use.External && (s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape || s.use.Record == w.use.Record) {
 			continue
 		}
+		if s.use.External && len(s.use.Keys) > 0 && effect.SameKey(rd.atoms, s.atoms, rd.use.Keys, s.use.Keys) {
+			continue // sent under an idempotency key made from the key checked: its receiver runs it once
+		}
 		if !f.reachesNode(side, s, gate) {
 			continue
 		}

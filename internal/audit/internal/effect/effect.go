@@ -86,6 +86,9 @@ func (s *Summary) String() string {
 		}
 		if e.External {
 			parts = append(parts, "external "+e.What)
+			if len(e.Params) > 0 {
+				parts[len(parts)-1] += fmt.Sprintf(" keyed%v", e.Params)
+			}
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s%v", e.Op, e.Record, e.Params))
@@ -350,6 +353,18 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		}
 		return true
 	})
+	// Side effects sent under an idempotency key made from parameters
+	// are keyed by them: a caller that sends them twice under one key
+	// causes them once.
+	if slices.ContainsFunc(s.Effects, func(e Effect) bool { return e.External && len(e.Params) == 0 }) {
+		if keyed := keyedParams(r.pass.TypesInfo, defs, params, decl.Body); len(keyed) > 0 {
+			for i := range s.Effects {
+				if s.Effects[i].External && len(s.Effects[i].Params) == 0 {
+					s.Effects[i].Params = keyed
+				}
+			}
+		}
+	}
 	// A function that reads a record and writes it too settles the
 	// question itself (a get-or-create, a check-then-act reported here):
 	// its callers see the write, not a check.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/http"
 )
 
 // A store whose statements all pass through two small helpers, as many
@@ -30,7 +31,7 @@ func (w *wrapped) Redeem(ctx context.Context, code, user string) error {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	return w.exec(ctx, `INSERT INTO redemptions (code, user_id) VALUES ($1, $2)`, code, user) // want `INSERT into redemptions \(by exec, at wrappers.go:15\) after the SELECT in queryRow at wrappers.go:20, called at wrappers.go:26 races`
+	return w.exec(ctx, `INSERT INTO redemptions (code, user_id) VALUES ($1, $2)`, code, user) // want `INSERT into redemptions \(by exec, at wrappers.go:16\) after the SELECT in queryRow at wrappers.go:21, called at wrappers.go:27 races`
 }
 
 // RedeemOnce claims through the same helper: ON CONFLICT settles it.
@@ -62,5 +63,53 @@ func (w *wrapped) Grant(ctx context.Context, code, user string) error {
 		return nil
 	}
 	put := w.exec
-	return put(ctx, `INSERT INTO redemptions (code, user_id) VALUES ($1, $2)`, code, user) // want `INSERT into redemptions \(by exec, at wrappers.go:15\) after the SELECT in queryRow at wrappers.go:20, called at wrappers.go:\d+ races`
+	return put(ctx, `INSERT INTO redemptions (code, user_id) VALUES ($1, $2)`, code, user) // want `INSERT into redemptions \(by exec, at wrappers.go:16\) after the SELECT in queryRow at wrappers.go:21, called at wrappers.go:\d+ races`
+}
+
+// refundKeyed posts a refund under an idempotency key made from id; its
+// receiver runs it once per key.
+func refundKeyed(ctx context.Context, id string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://pay.example/refunds", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Idempotency-Key", "refund-"+id)
+	_, err = http.DefaultClient.Do(req)
+	return err
+}
+
+// refundBare posts the same refund with no key.
+func refundBare(ctx context.Context, id string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://pay.example/refunds?id="+id, nil)
+	if err != nil {
+		return err
+	}
+	_, err = http.DefaultClient.Do(req)
+	return err
+}
+
+// RefundOnce checks a done mark, refunds under a key made from the same
+// id, then marks: two racing retries refund once, at the payment API.
+func (w *wrapped) RefundOnce(ctx context.Context, id string) error {
+	var one int
+	if err := w.queryRow(ctx, `SELECT 1 FROM refund_marks WHERE id = $1`, id).Scan(&one); err == nil {
+		return nil
+	}
+	if err := refundKeyed(ctx, id); err != nil {
+		return err
+	}
+	return w.exec(ctx, `INSERT INTO refund_marks (id) VALUES ($1) ON CONFLICT DO NOTHING`, id)
+}
+
+// RefundRacy does the same with a refund sent without a key: both racing
+// retries refund.
+func (w *wrapped) RefundRacy(ctx context.Context, id string) error {
+	var one int
+	if err := w.queryRow(ctx, `SELECT 1 FROM refund_marks WHERE id = $1`, id).Scan(&one); err == nil {
+		return nil
+	}
+	if err := refundBare(ctx, id); err != nil {
+		return err
+	}
+	return w.exec(ctx, `INSERT INTO refund_marks (id) VALUES ($1) ON CONFLICT DO NOTHING`, id) // want `http.Do runs after the SELECT in queryRow of refund_marks`
 }

@@ -116,3 +116,15 @@ func Run(ctx context.Context, db *sql.DB, table string) error {
 	_, err := db.ExecContext(ctx, "TRUNCATE "+table)
 	return err
 }
+
+// Refund calls a payment API under an idempotency key made from its
+// second parameter: its receiver runs it once per key.
+func Refund(ctx context.Context, client *http.Client, requestID string) error { // want Refund:`effects\(external http.Do keyed\[2\]\)`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://pay.example/refunds", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Idempotency-Key", "refund-"+requestID)
+	_, err = client.Do(req)
+	return err
+}
