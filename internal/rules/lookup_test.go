@@ -77,7 +77,7 @@ func TestProviderIDs(t *testing.T) {
 		{KindCron, []string{"eventbridge-scheduler", "kubernetes-cronjob"}},
 		{KindInternal, []string{"internal-http"}},
 		{KindUI, []string{"ui"}},
-		{KindWebhook, []string{"adyen", "github", "gitlab", "hubspot", "mailgun", "paypal", "postmark", "salesforce", "sendgrid", "shopify", "slack",
+		{KindWebhook, []string{"adyen", "bitbucket", "github", "gitlab", "hubspot", "mailgun", "paypal", "postmark", "salesforce", "sendgrid", "shopify", "slack",
 			"square", "standard-webhooks", "stripe", "svix", "twilio", "zendesk"}},
 		{"fax", nil},
 	} {
