@@ -1,6 +1,7 @@
 // Package testenv connects tests to the real servers named by the environment. Tests read only
-// IDEMKIT_TEST_REDIS_URL and IDEMKIT_TEST_DATABASE_URL (scripts/testenv.sh starts local servers
-// and prints them), so any Redis or Postgres can be pointed at. Without a server a test skips —
+// IDEMKIT_TEST_REDIS_URL, IDEMKIT_TEST_REDIS_CLUSTER_ADDRS and IDEMKIT_TEST_DATABASE_URL
+// (scripts/testenv.sh starts local servers and prints them), so any Redis, Redis Cluster or
+// Postgres can be pointed at. Without a server a test skips —
 // except under CI=true, where a missing server must fail the run rather than pass it empty.
 package testenv
 
@@ -15,8 +16,12 @@ import (
 
 // The variables the store tests read.
 const (
-	RedisURL    = "IDEMKIT_TEST_REDIS_URL"
-	DatabaseURL = "IDEMKIT_TEST_DATABASE_URL"
+	RedisURL = "IDEMKIT_TEST_REDIS_URL"
+	// RedisClusterAddrs lists a Redis Cluster's nodes as comma-separated host:port. The failover
+	// tests stall its masters (DEBUG SLEEP) and promote its replicas, so point it only at a
+	// cluster kept for tests.
+	RedisClusterAddrs = "IDEMKIT_TEST_REDIS_CLUSTER_ADDRS"
+	DatabaseURL       = "IDEMKIT_TEST_DATABASE_URL"
 )
 
 // URL returns the server URL in the variable name, or skips the test (fails it under CI) when the
