@@ -252,7 +252,7 @@ func TestPresets(t *testing.T) {
 		id, source, provider, store, ttl, inProgress, completed string
 		mechanisms                                              []string
 	}{
-		{"payment", "client", "", "redis", "24h", "conflict", "replay", []string{"provider-key", "on-conflict", "message-id"}},
+		{"payment", "client", "", "redis", "24h", "conflict", "replay", []string{"provider-key", "on-conflict", "audit-log"}},
 		{"webhook", "webhook", "stripe", "postgres", "", "conflict", "ack", []string{"on-conflict"}},
 		{"queue", "queue", "sqs-standard", "redis", "", "requeue", "ack", []string{"on-conflict"}},
 		{"workflow", "workflow", "", "workflow", "", "", "", []string{"provider-key"}},
