@@ -587,7 +587,7 @@ func reportsOnly(sig *types.Signature) bool {
 
 // The words an interface method's name is read by.
 var (
-	shapeRelease  = []string{"release", "unlock", "del", "delete", "remove", "forget", "unmark", "clear", "free", "abort", "cancel"}
+	shapeRelease  = []string{"release", "unlock", "del", "delete", "remove", "forget", "unmark", "clear", "free", "abort", "cancel", "abandon", "drop", "discard", "rollback", "revert", "undo", "evict", "expire", "reset"}
 	shapeComplete = []string{"complete", "completed", "finish", "finished", "done", "succeed", "succeeded"}
 	shapeClaim    = []string{"claim", "acquire", "lock", "trylock", "reserve", "obtain", "nx", "absent"}
 	shapeTry      = []string{"try", "mark", "begin", "start", "take"} // a claim when it answers with a bool

@@ -162,6 +162,8 @@ type Repo interface {
 	MarkCompleted(ctx context.Context, key string) error                       // want MarkCompleted:"inferred complete of parameter 1, status only"
 	SaveResponse(ctx context.Context, key string, code int, body []byte) error // want SaveResponse:"inferred complete of parameter 1$"
 	Set(ctx context.Context, key, value string, ttl time.Duration) error       // want Set:"inferred complete of parameter 1$"
+	AbandonRequest(ctx context.Context, key string) error                      // want AbandonRequest:"inferred release of parameter 1"
+	DropKey(ctx context.Context, key string) error                             // want DropKey:"inferred release of parameter 1"
 
 	// Look-alikes: a lookup, a Begin that answers no bool, a method
 	// taking no key.
