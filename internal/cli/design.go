@@ -14,6 +14,7 @@ import (
 	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
 	"github.com/idemkit/idemkit/internal/templates"
+	"github.com/idemkit/idemkit/knowledge"
 )
 
 // DesignOptions are the inputs of idemkit design.
@@ -153,6 +154,9 @@ func designRun(opts *DesignOptions) error {
 		return fmt.Errorf("write spec: %w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "Wrote %s\n", f.rel(path))
+	if err := writePatterns(f, filepath.Dir(path), opts.IO); err != nil {
+		return err
+	}
 	if handler != nil {
 		return handler.apply()
 	}
@@ -225,4 +229,17 @@ func decide(a design.Answers, cat *rules.Catalog) (design.Design, error) {
 		return d, &ExitError{Code: ExitUsage, Err: err}
 	}
 	return d, nil
+}
+
+// writePatterns writes the patterns page every spec links beside the
+// specs, once: a copy already there, edited or not, is left alone.
+func writePatterns(f *Factory, dir string, io *IOStreams) error {
+	patterns := filepath.Join(dir, filepath.FromSlash(spec.PatternsLink))
+	switch err := writeFileAtomic(patterns, knowledge.Patterns, false); {
+	case err == nil:
+		fmt.Fprintf(io.Out, "Wrote %s (the patterns every spec links; edit it freely, idemkit never overwrites it)\n", f.rel(patterns))
+	case !errors.Is(err, errExists):
+		return fmt.Errorf("write patterns: %w", err)
+	}
+	return nil
 }

@@ -106,6 +106,13 @@ func specsRun(opts *SpecsOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	changed, err := writeIndex(dir)
+	if err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	if changed {
+		fmt.Fprintf(opts.IO.ErrOut, "Updated %s\n", f.rel(filepath.Join(dir, indexName)))
+	}
 	if invalid > 0 {
 		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%d of %d specs invalid", invalid, len(names))}
 	}
@@ -142,4 +149,68 @@ func checkSpecFile(path, name string) (s *spec.Spec, problems []string) {
 // cell keeps one table cell on one line.
 func cell(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// indexName is the index page of a directory of specs.
+const indexName = "index.md"
+
+// writeIndex writes the index page of the specs in dir: one row per spec
+// with its key source, store, TTL and the specs it calls downstream, and a
+// link to the patterns. It writes only when the page would change, and
+// reports whether it did. A spec that does not parse is listed by its file
+// name, so the index never hides one.
+func writeIndex(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	var b bytes.Buffer
+	b.WriteString("# Idempotency specs\n\n")
+	b.WriteString("Written by `idemkit specs` and `idemkit design` from the specs in this directory; edits are lost.\n")
+	b.WriteString("Every spec follows the [idempotency patterns](" + spec.PatternsLink + ").\n\n")
+	b.WriteString("| Operation | Key source | Store | TTL | Calls |\n|---|---|---|---|---|\n")
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, "idempotency-") || !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		n++
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return false, err
+		}
+		s, err := spec.Parse(data)
+		if err != nil {
+			fmt.Fprintf(&b, "| [%s](%s) (does not parse) | | | | |\n", name, name)
+			continue
+		}
+		src := s.Key.Source
+		if s.Key.Provider != "" {
+			src += " (" + s.Key.Provider + ")"
+		}
+		var calls []string
+		for _, st := range s.Downstream {
+			if st.Spec != "" {
+				calls = append(calls, fmt.Sprintf("[%s](%s)", indexCell(strings.TrimSuffix(strings.TrimPrefix(st.Spec, "idempotency-"), ".md")), st.Spec))
+			}
+		}
+		fmt.Fprintf(&b, "| [%s](%s) | %s | %s | %s | %s |\n", indexCell(s.Operation), name, indexCell(src), indexCell(s.Store.Kind), s.TTL.Duration, strings.Join(calls, ", "))
+	}
+	if n == 0 {
+		return false, nil
+	}
+	path := filepath.Join(dir, indexName)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {
+		return false, nil
+	}
+	if err := writeFileAtomic(path, b.Bytes(), true); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// indexCell keeps user text from breaking the index's table or links.
+func indexCell(s string) string {
+	return strings.NewReplacer("|", "\\|", "[", "\\[", "]", "\\]", "<", "&lt;").Replace(cell(s))
 }

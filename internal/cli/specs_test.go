@@ -133,3 +133,75 @@ func TestRepositorySpecs(t *testing.T) {
 		t.Errorf("idemkit specs on knowledge/projects: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestKnowledgeGraph checks that design writes the patterns page its specs
+// link once, never over an edited copy, and that specs keeps an index page
+// that links every spec and the specs each one calls.
+func TestKnowledgeGraph(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	projects := writeSpec(t, dir, "charge card")
+	patterns := filepath.Join(dir, "knowledge", "patterns", "idempotency-patterns.md")
+	data, err := os.ReadFile(patterns)
+	if err != nil {
+		t.Fatalf("design did not write the patterns page its spec links: %v", err)
+	}
+	if !strings.HasPrefix(string(data), "# Idempotency patterns") {
+		t.Errorf("patterns page starts %q", strings.SplitN(string(data), "\n", 2)[0])
+	}
+	edited := append(data, "\nOur own note.\n"...)
+	writeFile(t, patterns, string(edited))
+
+	writeFile(t, filepath.Join(dir, "b.yaml"), `operation: issue refund
+key: {source: client}
+downstream:
+  - {name: credit, target: ledger, mechanism: on-conflict, operation: charge card}
+`)
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--answers", "b.yaml"); code != 0 {
+		t.Fatalf("design: exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(patterns); string(got) != string(edited) {
+		t.Errorf("design overwrote the edited patterns page")
+	}
+	if code, _, stderr := run(t, dir, "", false, nil, "specs"); code != 0 || !strings.Contains(stderr, "Updated") {
+		t.Fatalf("specs: exit %d, stderr %q; want the index written", code, stderr)
+	}
+	index, err := os.ReadFile(filepath.Join(projects, "index.md"))
+	if err != nil {
+		t.Fatalf("no index page: %v", err)
+	}
+	for _, want := range []string{
+		"[charge card](idempotency-charge-card.md)",
+		"[issue refund](idempotency-issue-refund.md)",
+		"[charge-card](idempotency-charge-card.md) |",
+		"(../patterns/idempotency-patterns.md)",
+	} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index lacks %q:\n%s", want, index)
+		}
+	}
+	if !strings.Contains(string(mustRead(t, filepath.Join(projects, "idempotency-issue-refund.md"))), "[idempotency-charge-card.md](idempotency-charge-card.md)") {
+		t.Errorf("the refund spec does not link the spec of the operation it calls")
+	}
+
+	// specs rewrites a stale index and leaves a current one alone.
+	writeFile(t, filepath.Join(projects, "index.md"), "stale\n")
+	if code, _, stderr := run(t, dir, "", false, nil, "specs"); code != 0 || !strings.Contains(stderr, "Updated") {
+		t.Fatalf("specs: exit %d, stderr %q; want the stale index updated", code, stderr)
+	}
+	if got := mustRead(t, filepath.Join(projects, "index.md")); string(got) != string(index) {
+		t.Errorf("specs wrote another index the second time:\n%s", got)
+	}
+	if _, _, stderr := run(t, dir, "", false, nil, "specs"); strings.Contains(stderr, "Updated") {
+		t.Errorf("specs rewrote a current index: %s", stderr)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
