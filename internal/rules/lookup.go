@@ -233,3 +233,18 @@ func (c *Catalog) DefaultWindow(src, provider string) (w Window, ok bool) {
 	}
 	return w, ok
 }
+
+// BodyPointer returns the JSON pointer, from the root of the body, of body
+// location l of this key in the i-th event of a batch (i is ignored when
+// the delivery is not a batch): "/notificationItems/0/NotificationRequestItem/pspReference"
+// for Adyen's first event. ok is false for a location that is not in the
+// body.
+func (k ProviderKey) BodyPointer(l Location, i int) (ptr string, ok bool) {
+	if l.Kind != LocationBody {
+		return "", false
+	}
+	if !k.Batch {
+		return l.Name, true
+	}
+	return fmt.Sprintf("%s/%d%s", k.Items, i, l.Name), true
+}

@@ -241,3 +241,25 @@ func TestDefaultWindow(t *testing.T) {
 		t.Errorf("an unknown default provider: %v", err)
 	}
 }
+
+func TestBodyPointer(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for _, tt := range []struct {
+		provider string
+		i        int
+		want     string
+		ok       bool
+	}{
+		{"adyen", 0, "/notificationItems/0/NotificationRequestItem/pspReference", true},
+		{"sendgrid", 3, "/3/sg_event_id", true},
+		{"stripe", 7, "/id", true},
+		{"github", 0, "", false},
+	} {
+		p, _ := c.Provider(tt.provider)
+		got, ok := p.Key.BodyPointer(p.Key.From[0], tt.i)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s[%d]: %q, %v; want %q, %v", tt.provider, tt.i, got, ok, tt.want, tt.ok)
+		}
+	}
+}
