@@ -508,6 +508,9 @@ func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 	if call, ok := last.(*ast.CallExpr); ok && answers(w.info, call) {
 		return false // return c.JSON(http.StatusOK, resp): echo's answer, whose error is the write's
 	}
+	if call, ok := last.(*ast.CallExpr); ok && acks(w.info, call) {
+		return false // return m.Ack(): the work is done; its error is the acknowledgement's
+	}
 	if v := w.s.varOf(last); v != nil && v == w.c.err && st.errLive {
 		return false // the claim's own failure: then nothing was taken
 	}
@@ -881,4 +884,16 @@ func numeric(v constant.Value) bool {
 		return true
 	}
 	return false
+}
+
+// ackNames are the calls a consumer acknowledges a message with once its
+// work is done: NATS's Ack, AckSync and DoubleAck, Kafka readers'
+// CommitMessages, AMQP's Ack.
+var ackNames = []string{"Ack", "AckSync", "DoubleAck", "Acknowledge", "CommitMessages", "CommitOffsets", "MarkMessage"}
+
+// acks reports whether call acknowledges a message: a method named so, of
+// a type in another package.
+func acks(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && fn.Signature().Recv() != nil && slices.Contains(ackNames, fn.Name())
 }
