@@ -13,6 +13,10 @@
 // backend meets; MemoryStore is the embedded one-process default, and the storetest package is
 // the conformance suite every backend passes.
 //
+// For operations: Keeper logs a takeover of a lapsed lease at WARN and a key it could not release
+// at ERROR, and Observe wraps any Store with Hooks that count claims by outcome, takeovers, store
+// errors and latency, for a metrics adapter.
+//
 // The functions that claim, complete and release carry the //idemkit:claim, //idemkit:complete
 // and //idemkit:release directives, so idemkit's audit checks recognise code that calls them.
 package idem

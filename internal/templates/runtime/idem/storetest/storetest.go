@@ -4,6 +4,9 @@
 // Leases and TTLs in the suite are real and short, and every wait polls the store against a
 // deadline rather than sleeping for a fixed time, so a slow machine makes the suite slower, not
 // flaky. Backends whose clock is a server's cannot be moved forward; the suite does not ask them to.
+//
+// A backend with a server also passes the outage tests (WithOutage): the suite cuts its
+// connections and checks that it fails closed and keeps what it stored.
 package storetest
 
 import (
