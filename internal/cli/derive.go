@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/idemkit/idemkit/internal/design"
+	"github.com/idemkit/idemkit/internal/spec"
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
 )
 
@@ -77,11 +80,15 @@ func deriveRun(opts *DeriveOptions) error {
 	if err != nil {
 		return usageErr("%s: %v", opts.Payload, err)
 	}
-	var exclude []string
+	var exclude, paths []string
 	for _, e := range p.Exclude {
-		exclude = append(exclude, e.Name)
+		path, err := design.FieldPath(e.Name)
+		if err != nil {
+			return usageErr("%s: %v", opts.Payload, err)
+		}
+		exclude, paths = append(exclude, e.Name), append(paths, path)
 	}
-	canon, err := idem.CanonicalJSON(data, exclude)
+	canon, err := idem.CanonicalJSON(data, paths)
 	if err != nil {
 		return usageErr("%s: %v", opts.Payload, err)
 	}
@@ -103,8 +110,34 @@ func deriveRun(opts *DeriveOptions) error {
 	}
 	fmt.Fprintf(w, "\nCanonical JSON (RFC 8785, excluded fields removed)\n  %s\n", canon)
 	fmt.Fprintf(w, "SHA-256\n  %s\n", hex.EncodeToString(sum[:]))
-	fmt.Fprintf(w, "\nFor the answers file:\nhash:\n  include: [%s]\n  exclude: [%s]\n", strings.Join(p.Include, ", "), strings.Join(exclude, ", "))
+	snippet, err := hashSnippet(p.Include, p.Exclude)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nFor the answers file (idemkit design --answers takes it as printed):\n%s", snippet)
 	return nil
+}
+
+// hashSnippet is the hash answer for the proposal, as YAML an answers file
+// takes: every exclusion with its reason, so design needs nothing more.
+func hashSnippet(include []string, exclude []spec.Field) ([]byte, error) {
+	h := design.HashAnswers{Include: include}
+	for _, e := range exclude {
+		h.Exclude = append(h.Exclude, e.Name)
+		if h.Reasons == nil {
+			h.Reasons = map[string]string{}
+		}
+		h.Reasons[e.Name] = e.Reason
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(struct {
+		Hash design.HashAnswers `yaml:"hash"`
+	}{h}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
 }
 
 func orNone(s string) string {

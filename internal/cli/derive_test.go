@@ -26,10 +26,10 @@ func TestDerive(t *testing.T) {
 	canon := `{"amount":1000,"currency":"eur","customer_id":"cus_1"}`
 	sum := sha256.Sum256([]byte(canon))
 	for _, w := range []string{
-		`field: idempotency_key (sample value "k1")`,
-		"include: amount, currency, customer_id",
-		"posted_at: a timestamp",
-		"trace_id:",
+		`field: /idempotency_key (sample value "k1")`,
+		"include: /amount, /currency, /customer_id",
+		"/posted_at: a timestamp",
+		"/trace_id:",
 		canon,
 		hex.EncodeToString(sum[:]),
 	} {
@@ -44,8 +44,74 @@ func TestDerive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, `field: id (sample value "evt_1")`) || !strings.Contains(stdout, "include: data, type") {
+	if !strings.Contains(stdout, `field: /id (sample value "evt_1")`) || !strings.Contains(stdout, "include: /data, /type") {
 		t.Errorf("stripe proposal:\n%s", stdout)
+	}
+}
+
+// TestDeriveNested checks the walk over a nested payload: exclusions by
+// JSON pointer at any depth, business dates kept, the provider's delivery
+// metadata and attempt counters left out, a scheduled job's parameters all
+// kept; and that the snippet derive prints is taken by design as printed.
+func TestDeriveNested(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, payload, source string
+		want, not             []string
+		answers               string // answers the snippet is appended to
+	}{
+		{
+			name:    "stripe invoice event",
+			payload: `{"id":"evt_1","type":"invoice.paid","pending_webhooks":2,"data":{"object":{"id":"in_1","amount_due":5000,"due_date":"2026-04-01","status_transitions":{"paid_at":"2026-03-14T10:00:00Z"}}}}`,
+			source:  "webhook:stripe",
+			want:    []string{"/pending_webhooks: delivery metadata", "/data/object/status_transitions/paid_at: a timestamp", "/data/object/due_date", `"due_date":"2026-04-01"`},
+			not:     []string{"/data/object/due_date: a timestamp", `"pending_webhooks"`},
+			answers: "operation: invoice paid\nkey: {source: webhook, provider: stripe}\nstore: {kind: postgres}\n",
+		},
+		{
+			name:    "queue message with counters",
+			payload: `{"order_id":"o_1","value_date":"2026-03-14","delivery":{"attempt":3,"delivery_id":"d9"},"lines":[{"sku":"a","qty":1}]}`,
+			source:  "queue:sqs-standard",
+			want:    []string{"/delivery/attempt: delivery metadata", "/delivery/delivery_id: delivery metadata", "/value_date", "/lines"},
+			not:     []string{"/value_date: a timestamp"},
+			answers: "operation: apply order\nkey: {source: queue, provider: sqs-standard}\nttl: 30d\n",
+		},
+		{
+			name:    "scheduled job parameters",
+			payload: `{"business_date":"2026-03-14","run_at":"2026-03-15T01:00:00Z","attempt":2,"region":"eu"}`,
+			source:  "cron",
+			want:    []string{"include: /attempt, /business_date, /region, /run_at", "exclude: none", "the job's parameters"},
+			answers: "operation: nightly\nkey: {source: cron, job: nightly, schedule: 1d}\nttl: 7d\n",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "p.json"), tc.payload)
+			code, stdout, stderr := run(t, dir, "", false, nil, "derive", "--payload", "p.json", "--source", tc.source)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(stdout, w) {
+					t.Errorf("output has %q:\n%s", w, stdout)
+				}
+			}
+			_, snippet, ok := strings.Cut(stdout, "takes it as printed):\n")
+			if !ok {
+				t.Fatalf("no answers snippet:\n%s", stdout)
+			}
+			writeFile(t, filepath.Join(dir, "a.yaml"), tc.answers+snippet)
+			if code, out, stderr := run(t, dir, "", false, nil, "design", "--answers", "a.yaml", "--print"); code != 0 {
+				t.Fatalf("design refused the snippet as printed: exit %d: %s\n%s", code, stderr, out)
+			}
+		})
 	}
 }
 

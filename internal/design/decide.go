@@ -470,10 +470,10 @@ func (d *decider) hash() error {
 	}
 	out := spec.Hash{Algorithm: "sha256-jcs", Include: []string{}, Exclude: []spec.Field{}}
 	seen := map[string]string{}
-	for i, f := range h.Include {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			return inputErr(fmt.Sprintf("hash.include[%d]", i), "empty field name")
+	for i, raw := range h.Include {
+		f, err := FieldPath(raw)
+		if err != nil {
+			return &InputError{Field: fmt.Sprintf("hash.include[%d]", i), Err: err}
 		}
 		if seen[f] != "" {
 			continue
@@ -481,13 +481,13 @@ func (d *decider) hash() error {
 		seen[f] = "include"
 		out.Include = append(out.Include, f)
 		if _, volatile := d.cat.VolatileField(f); volatile {
-			d.notes = append(d.notes, fmt.Sprintf("hash.include has %s, which is usually noise; a retry that changes it will be answered 422", f))
+			d.notes = append(d.notes, fmt.Sprintf("hash.include has %s, which is usually noise; a retry that changes it will be answered as a mismatch", f))
 		}
 	}
-	for i, f := range h.Exclude {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			return inputErr(fmt.Sprintf("hash.exclude[%d]", i), "empty field name")
+	for i, raw := range h.Exclude {
+		f, err := FieldPath(raw)
+		if err != nil {
+			return &InputError{Field: fmt.Sprintf("hash.exclude[%d]", i), Err: err}
 		}
 		switch seen[f] {
 		case "include":
@@ -496,13 +496,19 @@ func (d *decider) hash() error {
 			continue
 		}
 		seen[f] = "exclude"
-		reason := strings.TrimSpace(h.Reasons[f])
+		reason := strings.TrimSpace(h.Reasons[raw])
+		if reason == "" {
+			reason = strings.TrimSpace(h.Reasons[f])
+		}
 		if reason == "" {
 			if vf, ok := d.cat.VolatileField(f); ok {
 				reason = vf.Reason
 			} else {
 				return inputErr("hash.reasons."+f, "say why %s is noise for this operation (the catalogue does not know it)", f)
 			}
+		}
+		if len(reason) > maxAnswer*4 || strings.IndexFunc(reason, unicode.IsControl) >= 0 {
+			return inputErr("hash.reasons."+f, "one line of at most %d bytes", maxAnswer*4)
 		}
 		out.Exclude = append(out.Exclude, spec.Field{Name: f, Reason: reason})
 	}

@@ -3,6 +3,7 @@ package design
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -64,6 +65,53 @@ func FuzzAnswers(f *testing.F) {
 		again, err := templates.RenderSpec(back)
 		if err != nil || string(again) != string(doc) {
 			t.Fatalf("render(parse(render)) differs (err %v)", err)
+		}
+	})
+}
+
+// FuzzProposeFields feeds arbitrary payloads to derive's walk: it never
+// panics, every proposed field is a JSON pointer FieldPath takes (or one it
+// names as unusable), and no member is both included and excluded.
+func FuzzProposeFields(f *testing.F) {
+	f.Add(`{"id":"evt_1","pending_webhooks":1,"data":{"object":{"due_date":"2026-01-01","paid_at":"2026-01-01T00:00:00Z"}}}`, "webhook:stripe")
+	f.Add(`{"a/b":{"c~d":1},"x.y":2,"":3}`, "queue:sqs-standard")
+	f.Add(`{"p":1}`, "cron")
+	cat := rules.Default()
+	f.Fuzz(func(t *testing.T, payload, source string) {
+		p, err := ProposeFields([]byte(payload), source, cat)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, in := range p.Include {
+			seen[in] = true
+		}
+		for _, ex := range p.Exclude {
+			if seen[ex.Name] {
+				t.Fatalf("%s is both included and excluded", ex.Name)
+			}
+			if ex.Reason == "" {
+				t.Fatalf("%s is excluded without a reason", ex.Name)
+			}
+		}
+	})
+}
+
+// FuzzFieldPath checks that a path FieldPath accepts has no empty segment,
+// which the runtime's canonical form would refuse.
+func FuzzFieldPath(f *testing.F) {
+	for _, s := range []string{"/a/b", "a.b", "/a~1b", "/a.b", "//", "a..b", "/~2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		path, err := FieldPath(in)
+		if err != nil {
+			return
+		}
+		for _, seg := range strings.Split(path, ".") {
+			if seg == "" {
+				t.Fatalf("FieldPath(%q) = %q, with an empty segment", in, path)
+			}
 		}
 	})
 }

@@ -151,3 +151,27 @@ func TestLease(t *testing.T) {
 		})
 	}
 }
+
+func TestFieldPath(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want, err string }{
+		{"/amount", "amount", ""},
+		{"/data/object/id", "data.object.id", ""},
+		{"customer.id", "customer.id", ""},
+		{"/a~1b", "a/b", ""},
+		{"/a.b", "", "holding a dot"},
+		{"a..b", "", "empty segment"},
+		{"/", "", "whole body"},
+		{"", "", "empty"},
+		{"/x~2", "", "~0"},
+	}
+	for _, tc := range cases {
+		got, err := FieldPath(tc.in)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("FieldPath(%q) = %q, %v; want an error saying %q", tc.in, got, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("FieldPath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
