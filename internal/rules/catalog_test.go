@@ -377,7 +377,7 @@ func TestTargets(t *testing.T) {
 		id, dedup, via, remembers, mechanism string
 	}{
 		{"stripe-api", DedupKey, "Idempotency-Key", "24h", "provider-key"},
-		{"adyen-api", DedupKey, "Idempotency-Key", "7d", "provider-key"},
+		{"adyen-api", DedupKey, "Idempotency-Key", "31d", "provider-key"},
 		{"paypal-api", DedupKey, "PayPal-Request-Id", "", "provider-key"},
 		{"square-api", DedupKey, "/idempotency_key", "", "provider-key"},
 		{"sqs-fifo-send", DedupKey, "MessageDeduplicationId", "5m", "message-id"},
