@@ -71,8 +71,9 @@ it off.
 The same checks run under go vet:
   go vet -vettool=$(command -v idemkit) ./...
 
-Exit status: 0 clean, 1 findings, 2 a package that could not be loaded or
-type-checked (the others are still audited), or bad usage.`,
+Exit status: 0 clean, 1 findings, 2 bad usage (a flag, a pattern that
+matches no package), 3 a package that could not be loaded or type-checked
+(the others are still audited) or fixes that could not be written.`,
 		Example: `  idemkit audit
   idemkit audit ./internal/payments/...
   idemkit audit --format sarif > idemkit.sarif
@@ -119,7 +120,7 @@ func auditRun(opts *AuditOptions) error {
 		return usageErr("%v: no Go code there (patterns are resolved in %s)", err, f.Dir)
 	}
 	if err != nil {
-		return usageErr("%v", err)
+		return &ExitError{Code: ExitFailure, Err: err}
 	}
 
 	findings := res.Findings
@@ -149,7 +150,7 @@ func auditRun(opts *AuditOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "idemkit: %s\n", e)
 	}
 	if len(res.Errors) > 0 {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s not audited; %s", countOf(len(res.Errors), "package"), countOf(len(findings), "finding"))}
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s not audited; %s", countOf(len(res.Errors), "package"), countOf(len(findings), "finding"))}
 	}
 	count := fmt.Sprintf("%s in %s", countOf(len(findings), "finding"), countOf(res.Packages, "package"))
 	if opts.Format == "text" {
@@ -173,7 +174,7 @@ func applyFixes(opts *AuditOptions, res *driver.Result) ([]driver.Finding, error
 	f := opts.factory
 	plan, err := res.PlanFixes(os.ReadFile)
 	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err}
+		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
 	files := make([]string, 0, len(plan.Files))
 	for name := range plan.Files {
@@ -182,7 +183,7 @@ func applyFixes(opts *AuditOptions, res *driver.Result) ([]driver.Finding, error
 	slices.Sort(files)
 	for _, name := range files {
 		if err := writeFileAtomic(name, plan.Files[name], true); err != nil {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("write fixes to %s: %w", f.rel(name), err)}
+			return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("write fixes to %s: %w", f.rel(name), err)}
 		}
 	}
 	for _, s := range plan.Skipped {

@@ -174,8 +174,8 @@ func TestAuditBrokenPackages(t *testing.T) {
 	t.Parallel()
 	dir := drivertest.WriteTree(t, drivertest.Module)
 	code, stdout, stderr := runAudit(t, dir, false, badcall)
-	if code != ExitUsage {
-		t.Errorf("exit %d, want 2", code)
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
 	}
 	if !strings.HasPrefix(stdout, "a/a.go:5:23: badcall: call to Bad") {
 		t.Errorf("the packages that load must still be reported:\n%s", stdout)
@@ -193,7 +193,7 @@ func TestAuditBrokenPackages(t *testing.T) {
 	// JSON names them too, under the analyzer that could not run on them.
 	code, stdout, _ = runAudit(t, dir, false, badcall, "--format", "json")
 	var tree map[string]map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(stdout), &tree); err != nil || code != ExitUsage {
+	if err := json.Unmarshal([]byte(stdout), &tree); err != nil || code != ExitFailure {
 		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
 	}
 	for pkg, want := range map[string]string{
@@ -215,17 +215,18 @@ func TestAuditBadInput(t *testing.T) {
 		name   string
 		dir    string
 		args   []string
+		code   int
 		stderr []string
 	}{
-		{name: "unknown format", args: []string{"audit", "--format", "xml", "./a"}, stderr: []string{`unknown --format "xml"; use one of text, json, sarif`}},
-		{name: "unknown flag", args: []string{"audit", "--frmat", "json"}, stderr: []string{"unknown flag: --frmat"}},
-		{name: "malformed pattern", args: []string{"audit", "example.com/["}, stderr: []string{`malformed import path "example.com/["`, "1 package not audited"}},
-		{name: "pattern that is a flag", args: []string{"audit", "--", "-json"}, stderr: []string{`malformed import path "-json": leading dash`}},
-		{name: "missing directory", args: []string{"audit", "./nowhere"}, stderr: []string{"./nowhere: stat ", "directory not found"}},
-		{name: "directory without Go code", args: []string{"audit", "./empty"}, stderr: []string{"./empty: no Go files in " + filepath.Join(dir, "empty")}},
-		{name: "pattern matching no packages", args: []string{"audit", "./empty/..."}, stderr: []string{"no Go packages match ./empty/...: no Go code there"}},
-		{name: "outside a module", dir: outside, args: []string{"audit"}, stderr: []string{"does not contain main module"}},
-		{name: "type errors", args: []string{"audit", "./broken"}, stderr: []string{"example.com/m/broken: not audited: it does not type-check", "broken/b.go:3:23: undefined: undefined"}},
+		{name: "unknown format", args: []string{"audit", "--format", "xml", "./a"}, code: ExitUsage, stderr: []string{`unknown --format "xml"; use one of text, json, sarif`}},
+		{name: "unknown flag", args: []string{"audit", "--frmat", "json"}, code: ExitUsage, stderr: []string{"unknown flag: --frmat"}},
+		{name: "malformed pattern", args: []string{"audit", "example.com/["}, code: ExitFailure, stderr: []string{`malformed import path "example.com/["`, "1 package not audited"}},
+		{name: "pattern that is a flag", args: []string{"audit", "--", "-json"}, code: ExitFailure, stderr: []string{`malformed import path "-json": leading dash`}},
+		{name: "missing directory", args: []string{"audit", "./nowhere"}, code: ExitFailure, stderr: []string{"./nowhere: stat ", "directory not found"}},
+		{name: "directory without Go code", args: []string{"audit", "./empty"}, code: ExitFailure, stderr: []string{"./empty: no Go files in " + filepath.Join(dir, "empty")}},
+		{name: "pattern matching no packages", args: []string{"audit", "./empty/..."}, code: ExitUsage, stderr: []string{"no Go packages match ./empty/...: no Go code there"}},
+		{name: "outside a module", dir: outside, args: []string{"audit"}, code: ExitFailure, stderr: []string{"does not contain main module"}},
+		{name: "type errors", args: []string{"audit", "./broken"}, code: ExitFailure, stderr: []string{"example.com/m/broken: not audited: it does not type-check", "broken/b.go:3:23: undefined: undefined"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,8 +236,8 @@ func TestAuditBadInput(t *testing.T) {
 				d = tc.dir
 			}
 			code, stdout, stderr := run(t, d, "", false, nil, tc.args...)
-			if code != ExitUsage {
-				t.Errorf("exit %d, want 2", code)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d", code, tc.code)
 			}
 			if strings.TrimSpace(stdout) != "" {
 				t.Errorf("stdout should be empty:\n%s", stdout)

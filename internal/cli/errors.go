@@ -7,11 +7,13 @@ import (
 	"github.com/idemkit/idemkit/internal/genplan"
 )
 
-// Exit codes shared by every command (DESIGN.md, CLI contract).
+// Exit codes shared by every command (DESIGN.md, CLI contract; the
+// package doc says which failure gets which).
 const (
 	ExitOK       = 0
 	ExitFindings = 1 // audit findings, a rejected design, an invalid spec, drift
 	ExitUsage    = 2 // bad flags or bad input
+	ExitFailure  = 3 // could not be carried out: a read or write, a load, go list
 	ExitAborted  = 130
 )
 
@@ -33,7 +35,8 @@ func usageErr(format string, a ...any) error {
 // only the exit code is left to set.
 var errSilent = errors.New("")
 
-// exitCode maps an error from a command to the process exit code.
+// exitCode maps an error from a command to the process exit code, by its
+// type: an error nothing classified is a failure, not bad usage.
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
@@ -52,5 +55,5 @@ func exitCode(err error) int {
 	case errors.As(err, &drift):
 		return ExitFindings
 	}
-	return ExitUsage
+	return ExitFailure
 }
