@@ -30,6 +30,11 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && slices.Contains([]string{"-h", "-help", "--help"}, os.Args[1]) {
+		// unitchecker answers -h with a short usage and exit 1; its help
+		// command gives the full help, analyzers and flags, and exits 0.
+		os.Args[1] = "help"
+	}
 	if parent := os.Getenv(handoff.EnvParent); parent != "" && slices.ContainsFunc(os.Args[1:], isVersionFlag) {
 		self, _ := debug.ReadBuildInfo()
 		if err := sameBuild(self, parent); err != nil {

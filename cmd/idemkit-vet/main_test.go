@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -72,5 +73,26 @@ func TestSameBuildUnreadable(t *testing.T) {
 	err := sameBuild(self, notGo)
 	if err == nil || !strings.Contains(err.Error(), "cannot read the build of "+notGo) || !strings.Contains(err.Error(), "IDEMKIT_VET_INPROCESS=1") {
 		t.Errorf("sameBuild(a shell script) = %v, want an error naming it and IDEMKIT_VET_INPROCESS=1", err)
+	}
+}
+
+// TestHelp: -h, -help and --help print the help on stdout and exit 0, as
+// idemkit's commands do.
+func TestHelp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds idemkit-vet")
+	}
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "idemkit-vet")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, flag := range []string{"-h", "-help", "--help"} {
+		var stdout, stderr strings.Builder
+		cmd := exec.Command(bin, flag)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil || !strings.Contains(stdout.String(), "checkthenact") || stderr.Len() > 0 {
+			t.Errorf("idemkit-vet %s: %v\nstdout:\n%.300s\nstderr:\n%s", flag, err, stdout.String(), stderr.String())
+		}
 	}
 }
