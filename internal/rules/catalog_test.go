@@ -350,7 +350,7 @@ func TestMoreProviderFacts(t *testing.T) {
 		{"kafka", KindQueue, "7d", "14d", WindowRetention, LocationRecord, "topic", false},
 		{"temporal", KindWorkflow, "", "30d", WindowTimeout, LocationParameter, "WorkflowExecution.ID", false},
 		{"step-functions", KindWorkflow, "14d", "15d", WindowManualRedelivery, LocationParameter, "$$.Execution.Id", false},
-		{"kubernetes-cronjob", KindCron, "1h", "24h", WindowPolicy, LocationRecord, "metadata.labels[batch.kubernetes.io/job-name]", false},
+		{"kubernetes-cronjob", KindCron, "1h", "24h", WindowPolicy, LocationRecord, "metadata.ownerReferences[0].name", false},
 	} {
 		p, ok := Default().Provider(tt.id)
 		if !ok {
