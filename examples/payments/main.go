@@ -80,7 +80,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.store, "store", "memory", "idempotency store: memory, redis or postgres")
 	fs.StringVar(&c.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis URL, for -store redis")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", "payments:", "prefix of the keys in Redis")
-	fs.StringVar(&c.databaseURL, "database-url", "postgres://127.0.0.1:5432/payments", "Postgres URL, for -store postgres")
+	fs.StringVar(&c.databaseURL, "database-url", "postgres://127.0.0.1:5432/payments",
+		"Postgres URL, for -store postgres; size its pool with ?pool_max_conns=N (docs/postgres.md)")
 	fs.StringVar(&c.schema, "database-schema", "", "Postgres schema of the keys table (default: the search_path)")
 	fs.StringVar(&c.secret, "webhook-secret", "whsec_example", "signing secret of the processor's webhook")
 	fs.DurationVar(&c.latency, "processor-latency", 0, "how long each processor call takes (try 5s to see a 409)")
