@@ -352,3 +352,73 @@ defaults:
 		t.Errorf("new provider: exit %d; stderr:\n%s", code, stderr)
 	}
 }
+
+// TestDesignPresetWithAnswers checks that --preset and --answers merge,
+// the file's answers winning, instead of the file being dropped.
+func TestDesignPresetWithAnswers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.yaml"), "operation: stripe refunds\nstore:\n  kind: redis\nttl: 10d\n")
+	code, stdout, stderr := run(t, dir, "", false, nil, "design", "--preset", "webhook", "--answers", "a.yaml", "--print")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"operation: stripe refunds", // the file's
+		"provider: stripe",          // the preset's
+		"kind: redis",               // the file's, over the preset's postgres
+		"duration: 10d",             // the file's
+		"preset: webhook",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("merged spec lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestDesignFromWritesBack checks that a spec reopened with --from is
+// written back in place without --force, keeping every answer, and that
+// another existing spec is still never overwritten.
+func TestDesignFromWritesBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.yaml"), "operation: transfer\nkey:\n  source: client\n  format: \"transfer:{uuid}\"\nstore:\n  kind: postgres\nlease:\n  longest_run: 2m\n")
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--answers", "a.yaml"); code != 0 {
+		t.Fatalf("design: exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(dir, "knowledge", "projects", "idempotency-transfer.md")
+	before := mustRead(t, path)
+	code, _, stderr := run(t, dir, "", false, nil, "design", "--from", "knowledge/projects/idempotency-transfer.md")
+	if code != 0 {
+		t.Fatalf("--from could not write the spec back: exit %d: %s", code, stderr)
+	}
+	if after := mustRead(t, path); string(after) != string(before) {
+		t.Errorf("--from changed the spec:\n%s", after)
+	}
+	for _, want := range []string{"format: transfer:{uuid}", "longest_run: 2m", "heartbeat: 10s"} {
+		if !strings.Contains(string(before), want) {
+			t.Errorf("spec lacks %q", want)
+		}
+	}
+	// Renamed on the way: the other spec exists and is not overwritten.
+	writeFile(t, filepath.Join(dir, "knowledge", "projects", "idempotency-other.md"), "mine\n")
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--from", "knowledge/projects/idempotency-transfer.md", "other"); code != 2 || !strings.Contains(stderr, "--force") {
+		t.Errorf("exit %d, stderr %q; want a refusal to overwrite another spec", code, stderr)
+	}
+}
+
+// TestDesignHelpNamesRealFlags checks that every --flag design's help
+// mentions is one of its flags.
+func TestDesignHelpNamesRealFlags(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := run(t, t.TempDir(), "", false, nil, "design", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cmd := NewCmdDesign(&Factory{IO: &IOStreams{}}, nil)
+	for _, m := range regexp.MustCompile(`--([a-z][a-z-]*)`).FindAllStringSubmatch(stdout, -1) {
+		if m[1] != "help" && cmd.Flags().Lookup(m[1]) == nil {
+			t.Errorf("design --help names --%s, which is not a flag", m[1])
+		}
+	}
+}

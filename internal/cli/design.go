@@ -50,8 +50,9 @@ threads through downstream side effects — and write the resulting spec to
 knowledge/projects/idempotency-<operation>.md.
 
 On a terminal the questions are an interactive form; elsewhere pass the
-answers as a file with --answers (the shape of a spec's answers; start from
-'idemkit design --preset payment --answers-template').`,
+answers as a file with --answers. --preset starts from a common pattern;
+with --answers too, the file's answers win over the preset's. --from
+reopens a spec and writes it back in place.`,
 		Example: `  idemkit design "charge card"
   idemkit design --answers charge-card.yaml
   idemkit design --preset webhook "stripe events" --print
@@ -81,14 +82,20 @@ answers as a file with --answers (the shape of a spec's answers; start from
 	fl := cmd.Flags()
 	fl.StringVar(&opts.AnswersFile, "answers", "", "read the answers from a YAML `FILE` instead of asking")
 	fl.StringVar(&opts.FromSpec, "from", "", "reopen the answers of an existing `SPEC.md` for editing")
-	fl.StringVar(&opts.Preset, "preset", "", "start from a common pattern: payment, webhook, queue, workflow, cron")
+	fl.StringVar(&opts.Preset, "preset", "", "start from a common pattern (`NAME`: payment, webhook, queue, workflow, cron, or a team preset from .idemkit.yaml); --answers wins over it")
 	fl.StringVar(&opts.OutDir, "out", filepath.Join("knowledge", "projects"), "`DIR` to write the spec into")
 	fl.StringVar(&opts.RulesFile, "rules", "", "catalogue overrides `FILE` (default: .idemkit.yaml at the repository root)")
 	fl.BoolVar(&opts.Print, "print", false, "write the spec to stdout only")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite an existing spec (and, with --generate, hand-edited generated files)")
 	fl.StringVar(&opts.Generate, "generate", "", "then write the handler that follows the spec into `DIR` (as 'idemkit generate handler' does)")
 	fl.BoolVar(&opts.Accessible, "accessible", false, "plain prompts for screen readers and simple terminals (also ACCESSIBLE=1)")
-	_ = cmd.RegisterFlagCompletionFunc("preset", cobra.FixedCompletions([]string{"payment", "webhook", "queue", "workflow", "cron"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		cat, err := loadCatalog(f, opts.RulesFile)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return cat.PresetIDs(), cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
@@ -147,7 +154,10 @@ func designRun(opts *DesignOptions) error {
 			return err
 		}
 	}
-	if err := writeFileAtomic(path, doc, opts.Force); err != nil {
+	// --from reopens a spec to change it: writing it back in place is what
+	// was asked for, so it needs no --force.
+	force := opts.Force || opts.FromSpec != "" && sameFile(f.resolve(opts.FromSpec), path)
+	if err := writeFileAtomic(path, doc, force); err != nil {
 		if errors.Is(err, errExists) {
 			return usageErr("%s already exists; pass --force to overwrite it, or --print to see the new spec", f.rel(path))
 		}
@@ -167,14 +177,26 @@ func designRun(opts *DesignOptions) error {
 // whether the form must still ask for them.
 func designAnswers(opts *DesignOptions, cat *rules.Catalog) (a design.Answers, interactive bool, err error) {
 	f := opts.factory
+	if opts.Preset != "" {
+		// Applied first, so that an answers file (or a spec's answers) can
+		// be read over it; a spec read with --from gets the preset applied
+		// again below, as before.
+		if err := design.ApplyPreset(cat, opts.Preset, &a); err != nil {
+			return a, false, usageErr("--preset: %v", err)
+		}
+	}
 	switch {
 	case opts.AnswersFile != "":
 		data, err := os.ReadFile(f.resolve(opts.AnswersFile))
 		if err != nil {
 			return a, false, usageErr("read answers: %v", err)
 		}
-		if a, err = design.ParseAnswers(data); err != nil {
+		preset := a.Preset
+		if a, err = design.ParseAnswersOver(data, a); err != nil {
 			return a, false, usageErr("%s:%s", opts.AnswersFile, strings.TrimPrefix(locate(err), "line "))
+		}
+		if a.Preset == "" {
+			a.Preset = preset
 		}
 	case opts.FromSpec != "":
 		data, err := os.ReadFile(f.resolve(opts.FromSpec))
@@ -186,10 +208,12 @@ func designAnswers(opts *DesignOptions, cat *rules.Catalog) (a design.Answers, i
 			return a, false, usageErr("%s: %v", opts.FromSpec, err)
 		}
 		a = design.AnswersFromSpec(s, cat)
-	}
-	if opts.Preset != "" {
-		if err := design.ApplyPreset(cat, opts.Preset, &a); err != nil {
-			return a, false, usageErr("--preset: %v", err)
+		if opts.Preset != "" {
+			// A preset with --from restarts the spec's design from the
+			// preset, keeping its operation and description.
+			if err := design.ApplyPreset(cat, opts.Preset, &a); err != nil {
+				return a, false, usageErr("--preset: %v", err)
+			}
 		}
 	}
 	if opts.Operation != "" {
@@ -242,4 +266,14 @@ func writePatterns(f *Factory, dir string, io *IOStreams) error {
 		return fmt.Errorf("write patterns: %w", err)
 	}
 	return nil
+}
+
+// sameFile reports whether two paths name one file.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

@@ -32,7 +32,15 @@ func (e *AnswersError) Error() string {
 // ParseAnswers reads an answers file (the YAML shape of Answers). Unknown
 // fields are errors, so a typo never silently falls back to a default.
 func ParseAnswers(data []byte) (Answers, error) {
-	var a Answers
+	return ParseAnswersOver(data, Answers{})
+}
+
+// ParseAnswersOver reads an answers file over base (a preset's answers):
+// what the file gives wins, field by field, and what it leaves out keeps
+// base's answer. A list the file gives (downstream, hash.include) replaces
+// base's whole.
+func ParseAnswersOver(data []byte, base Answers) (Answers, error) {
+	a := base
 	if len(bytes.TrimSpace(data)) == 0 {
 		return a, &AnswersError{Msg: "the answers file is empty; start from a preset, e.g. idemkit design --preset payment --print"}
 	}
