@@ -62,6 +62,9 @@ library that gets the hard parts right into your module (generate).`,
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	root.SetHelpCommand(newCmdHelp())
+	// The grouping commands run only to show their help (classifyUsage):
+	// their usage names the subcommands, not a run of their own.
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{if .Runnable}}", "{{if and .Runnable (not .HasAvailableSubCommands)}}", 1))
 
 	root.AddCommand(NewCmdDesign(f, nil))
 	root.AddCommand(NewCmdSpecs(f, nil))
