@@ -18,9 +18,11 @@ import (
 const maxDepth = 10000
 
 // canonicalizer writes the RFC 8785 (JCS) canonical form of one I-JSON document in a single pass
-// over its bytes, straight into one buffer: members sorted by the UTF-16 code units of their
-// names, strings with the minimal escapes, numbers as ECMAScript prints them, no whitespace. No
-// tree is built: an object's members are written as they come, and only an object whose names
+// over its bytes, into one buffer: members sorted by the UTF-16 code units of their names,
+// strings with the minimal escapes, numbers as ECMAScript prints them, no whitespace. No tree is
+// built. Most of a compact document is its own canonical form, so the input is copied in runs:
+// only whitespace, an escape to rewrite, a number spelled otherwise or an excluded member ends a
+// run. An object's members are recorded as spans of the output, and only an object whose names
 // arrive out of order is rearranged in place when it closes. It is strict where JSON parsers are
 // lenient: a duplicate member name, invalid UTF-8, an unpaired surrogate escape or a number a
 // float64 cannot carry exactly is an error (ErrNotIJSON), and so is anything after the value.
@@ -32,7 +34,10 @@ type canonicalizer struct {
 	data  []byte
 	pos   int
 	depth int
-	out   []byte
+	// run is where the input not yet copied to out starts: data[run:pos] is canonical as it
+	// stands and goes to out as it is (flush).
+	run int
+	out []byte
 	// members holds the members of the objects open at pos, innermost last.
 	members []member
 	// names holds the unescaped names that had escapes in the input; other names are slices of
@@ -41,7 +46,7 @@ type canonicalizer struct {
 	// escapedName says that the name string last returned is in names.
 	escapedName bool
 	scratch     []byte
-	// Fingerprint's hash and the parts it hashes before the body.
+	// Fingerprint's hash, the parts it hashes before the body, and the sum.
 	hash   hash.Hash
 	prefix []byte
 	sum    [32]byte
@@ -76,7 +81,7 @@ func (c *canonicalizer) release() {
 // canonicalize writes the canonical form of body, without the members ex excludes, to c.out and
 // returns it; it is valid until c is released.
 func (c *canonicalizer) canonicalize(body []byte, ex *excludeNode) ([]byte, error) {
-	c.data, c.pos, c.depth = body, 0, 0
+	c.data, c.pos, c.depth, c.run = body, 0, 0, 0
 	c.out, c.names, c.members = c.out[:0], c.names[:0], c.members[:0]
 	if err := c.value(ex); err != nil {
 		return nil, err
@@ -85,6 +90,7 @@ func (c *canonicalizer) canonicalize(body []byte, ex *excludeNode) ([]byte, erro
 	if c.pos != len(c.data) {
 		return nil, c.errorf("data after the JSON value")
 	}
+	c.flush()
 	return c.out, nil
 }
 
@@ -92,20 +98,34 @@ func (c *canonicalizer) errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s at byte %d", ErrNotIJSON, fmt.Sprintf(format, args...), c.pos)
 }
 
-// space skips the four whitespace bytes JSON allows.
+// flush copies the pending run of input to out.
+func (c *canonicalizer) flush() {
+	c.out = append(c.out, c.data[c.run:c.pos]...)
+	c.run = c.pos
+}
+
+// outLen is the length of out once the pending run is copied: where what comes next will be.
+func (c *canonicalizer) outLen() int { return len(c.out) + c.pos - c.run }
+
+// space skips the four whitespace bytes JSON allows, leaving them out of the output. It is
+// small enough to inline: a compact document has no whitespace.
 func (c *canonicalizer) space() {
-	for c.pos < len(c.data) {
-		switch c.data[c.pos] {
-		case ' ', '\t', '\n', '\r':
-			c.pos++
-		default:
-			return
-		}
+	if c.pos < len(c.data) && c.data[c.pos] <= ' ' {
+		c.skipSpace()
 	}
 }
 
-// value appends the canonical form of the next value to c.out. ex holds the exclude paths that
-// apply inside it.
+//go:noinline
+func (c *canonicalizer) skipSpace() {
+	c.flush()
+	for c.pos < len(c.data) && (c.data[c.pos] == ' ' || c.data[c.pos] == '\t' || c.data[c.pos] == '\n' || c.data[c.pos] == '\r') {
+		c.pos++
+	}
+	c.run = c.pos
+}
+
+// value reads the next value, its canonical form going to the output. ex holds the exclude
+// paths that apply inside it.
 func (c *canonicalizer) value(ex *excludeNode) error {
 	c.space()
 	if c.pos >= len(c.data) {
@@ -127,11 +147,10 @@ func (c *canonicalizer) value(ex *excludeNode) error {
 	return c.errorf("unexpected %q", c.data[c.pos])
 }
 
-// literal copies word to c.out if it comes next.
+// literal reads word, canonical as it stands, if it comes next.
 func (c *canonicalizer) literal(word string) bool {
 	if len(c.data)-c.pos >= len(word) && string(c.data[c.pos:c.pos+len(word)]) == word {
 		c.pos += len(word)
-		c.out = append(c.out, word...)
 		return true
 	}
 	return false
@@ -149,30 +168,25 @@ func (c *canonicalizer) object(ex *excludeNode) error {
 	if err := c.enter(); err != nil {
 		return err
 	}
+	open := c.outLen()
 	c.pos++ // {
-	open := len(c.out)
-	c.out = append(c.out, '{')
 	base := len(c.members)
 	c.space()
 	if c.pos < len(c.data) && c.data[c.pos] == '}' {
 		c.pos++
 		c.depth--
-		c.out = append(c.out, '}')
 		return nil
 	}
-	// Members are written in input order, comma-separated, and recorded; sorted stays true while
-	// each name comes after the one before, which leaves nothing to rearrange.
-	sorted, written := true, 0
+	// sorted stays true while each name comes after the one before, which leaves nothing to
+	// rearrange. dropComma is set when an excluded member was the first in the output so far:
+	// the comma after it must go too.
+	sorted, written, dropComma := true, 0, false
 	for {
 		c.space()
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
 			return c.errorf("expected a member name")
 		}
-		mark := len(c.out)
-		if written > 0 {
-			c.out = append(c.out, ',')
-		}
-		m := member{start: len(c.out)}
+		m := member{start: c.outLen()}
 		name, err := c.string(true)
 		if err != nil {
 			return err
@@ -188,19 +202,25 @@ func (c *canonicalizer) object(ex *excludeNode) error {
 			return c.errorf("expected ':' after a member name")
 		}
 		c.pos++
-		c.out = append(c.out, ':')
 		sub := ex.child(name)
 		if err := c.value(sub); err != nil {
 			return err
 		}
-		m.end = len(c.out)
+		m.end = c.outLen()
 		if sub != nil && sub.drop {
+			// Out with the member, and with the comma before it if there is one.
 			m.drop = true
-			c.out = c.out[:mark]
+			c.flush()
+			if written > 0 {
+				c.out = c.out[:m.start-1]
+			} else {
+				c.out = c.out[:m.start]
+				dropComma = true
+			}
 		} else {
 			written++
 		}
-		if n := len(c.members); n > base && c.compare(&c.members[n-1], &m) >= 0 {
+		if n := len(c.members); n > base && (c.members[n-1].key > m.key || c.members[n-1].key == m.key && c.compare(&c.members[n-1], &m) >= 0) {
 			sorted = false // or a duplicate, found once sorted
 		}
 		c.members = append(c.members, m)
@@ -209,23 +229,28 @@ func (c *canonicalizer) object(ex *excludeNode) error {
 			return c.errorf("unterminated object")
 		}
 		if c.data[c.pos] == ',' {
+			if dropComma {
+				c.flush()
+				c.run++
+				dropComma = false
+			}
 			c.pos++
 			continue
 		}
 		if c.data[c.pos] != '}' {
 			return c.errorf("expected ',' or '}' in an object")
 		}
-		c.pos++
 		break
 	}
 	if !sorted {
+		c.flush()
 		if err := c.reorder(open, c.members[base:]); err != nil {
 			return err
 		}
 	}
+	c.pos++ // }
 	c.members = c.members[:base]
 	c.depth--
-	c.out = append(c.out, '}')
 	return nil
 }
 
@@ -333,18 +358,13 @@ func (c *canonicalizer) array(ex *excludeNode) error {
 		return err
 	}
 	c.pos++ // [
-	c.out = append(c.out, '[')
 	c.space()
 	if c.pos < len(c.data) && c.data[c.pos] == ']' {
 		c.pos++
 		c.depth--
-		c.out = append(c.out, ']')
 		return nil
 	}
-	for i := 0; ; i++ {
-		if i > 0 {
-			c.out = append(c.out, ',')
-		}
+	for {
 		// An array applies the rest of the path to every element.
 		if err := c.value(ex); err != nil {
 			return err
@@ -362,7 +382,6 @@ func (c *canonicalizer) array(ex *excludeNode) error {
 		}
 		c.pos++
 		c.depth--
-		c.out = append(c.out, ']')
 		return nil
 	}
 }
@@ -387,7 +406,7 @@ func plain8(w uint64) bool {
 }
 
 // string reads a string literal, which must be UTF-8 and pair the surrogates of its escapes,
-// and appends its canonical form to c.out. It returns the string unescaped, for a member name
+// its canonical form going to the output. It returns the string unescaped, for a member name
 // (name set): a slice of the input, or of c.names when it had escapes.
 func (c *canonicalizer) string(name bool) ([]byte, error) {
 	d := c.data
@@ -407,12 +426,13 @@ func (c *canonicalizer) string(name bool) ([]byte, error) {
 		}
 		switch b := d[i]; {
 		case b == '"':
-			// Without escapes the input is already canonical: RFC 8785 escapes only what
-			// JSON requires escaped.
-			c.out = append(c.out, d[start-1:i+1]...)
+			// Without escapes the input is canonical as it stands: RFC 8785 escapes only
+			// what JSON requires escaped.
 			c.pos = i + 1
 			return d[start:i], nil
 		case b == '\\':
+			c.pos = start - 1
+			c.flush()
 			c.pos = i
 			return c.escaped(start, name)
 		case b < 0x20:
@@ -429,10 +449,12 @@ func (c *canonicalizer) string(name bool) ([]byte, error) {
 	}
 }
 
-// escaped finishes a string that started at data[start] and has an escape at c.pos.
+// escaped writes the canonical form of a string that started at data[start] and has an escape at
+// c.pos; the run of input before the string has been flushed.
 func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
 	d := c.data
 	c.out = append(c.out, d[start-1:c.pos]...)
+	defer func() { c.run = c.pos }()
 	unescaped := len(c.names)
 	if name {
 		c.names = append(c.names, d[start:c.pos]...)
@@ -657,30 +679,37 @@ func (c *canonicalizer) number() error {
 		}
 		exp += e
 	}
-	text := d[c.pos:i]
-	c.pos = i
-	if mant == 0 {
-		c.out = append(c.out, '0') // zero, minus zero, 0.0e-9: all print as 0
-		return nil
-	}
-	for mant%10 == 0 {
+	start := c.pos
+	text := d[start:i]
+	for mant != 0 && mant%10 == 0 {
 		mant /= 10
 		digits--
 		exp++
 	}
-	if slow || digits > exactDigits || exp+digits < minPoint || exp+digits > maxPoint {
-		out, err := appendExact(c.out, string(text))
-		if err != nil {
+	var buf [32]byte
+	canon := buf[:0]
+	switch {
+	case mant == 0:
+		canon = append(canon, '0') // zero, minus zero, 0.0e-9: all print as 0
+	case slow || digits > exactDigits || exp+digits < minPoint || exp+digits > maxPoint:
+		var err error
+		if canon, err = appendExact(canon, string(text)); err != nil {
+			c.pos = i
 			return err
 		}
-		c.out = out
-		return nil
+	default:
+		if neg {
+			canon = append(canon, '-')
+		}
+		var digitBuf [20]byte
+		canon = appendES6Digits(canon, strconv.AppendUint(digitBuf[:0], mant, 10), exp)
 	}
-	if neg {
-		c.out = append(c.out, '-')
+	if string(canon) != string(text) { // most numbers are written as ECMAScript prints them
+		c.flush()
+		c.out = append(c.out, canon...)
+		c.run = i
 	}
-	var buf [20]byte
-	c.out = appendES6Digits(c.out, strconv.AppendUint(buf[:0], mant, 10), exp)
+	c.pos = i
 	return nil
 }
 
