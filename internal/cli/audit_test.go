@@ -61,7 +61,7 @@ func TestAuditFormats(t *testing.T) {
 		check  func(t *testing.T, stdout string)
 	}{
 		{"text", func(t *testing.T, stdout string) {
-			want := "a/a.go:5:23: badcall: call to Bad (badcall)\n\tlib/lib.go:3:6: Bad is declared here\n"
+			want := "a/a.go:5:23: badcall: call to Bad\n\tlib/lib.go:3:6: Bad is declared here\n"
 			if stdout != want {
 				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 			}
@@ -156,7 +156,7 @@ func TestAuditFix(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
 	}
-	if stdout != "a/gen.go:7:9: badcall: call to Bad (badcall)\n\tlib/lib.go:3:6: Bad is declared here\n" {
+	if stdout != "a/gen.go:7:9: badcall: call to Bad\n\tlib/lib.go:3:6: Bad is declared here\n" {
 		t.Errorf("stdout should list only what remains:\n%s", stdout)
 	}
 
@@ -258,7 +258,7 @@ func TestAuditBadInput(t *testing.T) {
 func TestAuditProgress(t *testing.T) {
 	t.Parallel()
 	dir := drivertest.WriteTree(t, goodModule())
-	const finding = "a/a.go:5:23: badcall: call to Bad (badcall)\n\tlib/lib.go:3:6: Bad is declared here\n"
+	const finding = "a/a.go:5:23: badcall: call to Bad\n\tlib/lib.go:3:6: Bad is declared here\n"
 
 	t.Run("terminal", func(t *testing.T) {
 		t.Parallel()

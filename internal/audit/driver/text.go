@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"io"
+	"strings"
 )
 
 // WriteText writes one line per finding, "file:line:col: name: message",
@@ -13,10 +14,15 @@ import (
 // and the analyzer's name says which rule (and which //idemkit:ignore) it
 // is. The places a finding involves follow on indented lines, as go vet
 // prints them.
+//
+// The checks end their messages with their name in parentheses, for plain
+// go vet output, which drops analyzer names; here the name leads the line,
+// so that ending is left off and the line names its check once.
 func WriteText(w io.Writer, findings []Finding, dir string) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range findings {
-		fmt.Fprintf(bw, "%s: %s: %s\n", position(f.Pos, dir), f.Analyzer, f.Message)
+		msg := strings.TrimSuffix(f.Message, " ("+f.Analyzer+")")
+		fmt.Fprintf(bw, "%s: %s: %s\n", position(f.Pos, dir), f.Analyzer, msg)
 		for _, r := range f.Related {
 			fmt.Fprintf(bw, "\t%s: %s\n", position(r.Pos, dir), r.Message)
 		}
