@@ -23,6 +23,9 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 	if out := s.command(c, call); out != 0 {
 		return out
 	}
+	if s.script(c, call) {
+		return Released
+	}
 	if out := s.endsTx(c, call); out != 0 {
 		return out
 	}
@@ -509,4 +512,42 @@ func isError(t types.Type) bool { return t != nil && types.Identical(t, errorTyp
 func callee(info *types.Info, call *ast.CallExpr) *types.Func {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	return fn
+}
+
+// scriptCalls are go-redis's calls that run a Lua script on the keys they
+// are given.
+var scriptCalls = []string{"Run", "RunRO", "Eval", "EvalRO", "EvalSha", "EvalShaRO"}
+
+// script reports whether call runs a Lua script through go-redis on c's
+// Redis key: the compare-and-delete that gives a token-guarded lock back
+// (unlock.Run(ctx, rdb, []string{key}, token)), or a script that settles
+// the key some other way. Either way the key is the script's to settle.
+func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
+	if c.Key == nil {
+		return false
+	}
+	fn := typeutil.StaticCallee(s.pass.TypesInfo, call)
+	if fn == nil {
+		if f, ok := typeutil.Callee(s.pass.TypesInfo, call).(*types.Func); ok {
+			fn = f
+		}
+	}
+	if fn == nil || fn.Pkg() == nil || !slices.Contains(scriptCalls, fn.Name()) {
+		return false
+	}
+	if p := fn.Pkg().Path(); !strings.HasPrefix(p, "github.com/redis/go-redis/") && !strings.HasPrefix(p, "github.com/go-redis/redis/") {
+		return false
+	}
+	for _, a := range call.Args {
+		lit, ok := ast.Unparen(a).(*ast.CompositeLit)
+		if !ok {
+			continue
+		}
+		for _, e := range lit.Elts {
+			if s.sameRedisKey(c, e) {
+				return true
+			}
+		}
+	}
+	return false
 }

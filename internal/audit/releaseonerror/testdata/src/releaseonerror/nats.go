@@ -43,3 +43,32 @@ func onAdjustLeaky(ctx context.Context, rdb *redis.Client, m *nats.Msg, apply fu
 	}
 	return m.Ack()
 }
+
+var unlockIfOwner = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0`)
+
+// refundLocked gives its token-guarded lock back through a Lua
+// compare-and-delete, deferred: every path releases it.
+func refundLocked(ctx context.Context, rdb *redis.Client, id, token string, refund func() error) error {
+	key := "refund-lock:" + id
+	ok, err := rdb.SetNX(ctx, key, token, time.Minute).Result()
+	if err != nil || !ok {
+		return err
+	}
+	defer unlockIfOwner.Run(context.WithoutCancel(ctx), rdb, []string{key}, token)
+	return refund()
+}
+
+// refundLockedLate registers the same release only after its first
+// failing return.
+func refundLockedLate(ctx context.Context, rdb *redis.Client, id, token string, check, refund func() error) error {
+	key := "refund-lock:" + id
+	ok, err := rdb.SetNX(ctx, key, token, time.Minute).Result()
+	if err != nil || !ok {
+		return err
+	}
+	if err := check(); err != nil {
+		return err // want `leaves the key claimed by SetNX at nats.go:6\d held`
+	}
+	defer unlockIfOwner.Run(context.WithoutCancel(ctx), rdb, []string{key}, token)
+	return refund()
+}
