@@ -40,10 +40,23 @@ func (p Problem) with(detail string) Problem {
 	return p
 }
 
+// body is the problem as JSON. The problems answered without a detail, among them the 409s of a
+// duplicate storm, are marshalled once.
 func (p Problem) body() []byte {
+	if b, ok := problemBodies[p]; ok {
+		return b
+	}
 	b, _ := json.Marshal(p) // strings and an int: cannot fail
 	return b
 }
+
+var problemBodies = func() map[Problem][]byte {
+	bodies := map[Problem][]byte{}
+	for _, p := range []Problem{problemInProgress, problemMismatch, problemUnrecorded, problemUnavailable} {
+		bodies[p], _ = json.Marshal(p)
+	}
+	return bodies
+}()
 
 func writeProblem(w http.ResponseWriter, p Problem) {
 	w.Header().Set("Content-Type", "application/problem+json")
