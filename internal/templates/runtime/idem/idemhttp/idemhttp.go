@@ -85,8 +85,9 @@ type Options struct {
 	// FailOpen runs the handler without protection when the store is unreachable, logging every
 	// bypass, instead of answering 503. Duplicates become possible while the store is down.
 	FailOpen bool
-	// Logger receives the events (replay, conflict, mismatch, lease lost, store error, bypass).
-	// Default slog.Default().
+	// Logger receives the events: replays and conflicts (409) at DEBUG, as retries make them
+	// routine; a key reused for a different request and a fail-open bypass at WARN; a lost lease
+	// and store errors at ERROR. Default slog.Default().
 	Logger *slog.Logger
 	// Hooks are called on the same events, for metrics.
 	Hooks Hooks
