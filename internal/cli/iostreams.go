@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/lipgloss"
 	"golang.org/x/term"
 )
 
@@ -23,6 +24,24 @@ type IOStreams struct {
 	ErrTTY bool
 	// Width is the terminal width for rendering; 0 when not a terminal.
 	Width int
+
+	// askBackground asks the terminal for its background colour; nil
+	// unless both ends are a terminal.
+	askBackground func()
+}
+
+// AskBackground asks the terminal whether its background is dark and tells
+// Lip Gloss, so that the interactive form's adaptive colours suit it.
+// idemkit starts without asking (cmd/idemkit/internal/quietstart): the
+// question writes escapes to the terminal and waits for the answer, up to
+// five seconds on one that never gives it. So only the interactive form
+// asks, just before it runs: Bubble Tea must not hold the terminal yet, or
+// it swallows the answer. On streams that are not a terminal it does
+// nothing.
+func (s *IOStreams) AskBackground() {
+	if s.askBackground != nil {
+		s.askBackground()
+	}
 }
 
 // System returns streams bound to the process's standard files.
@@ -34,6 +53,13 @@ func System() *IOStreams {
 	if s.OutTTY {
 		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
 			s.Width = w
+		}
+	}
+	if s.InTTY && s.OutTTY {
+		s.askBackground = func() {
+			// A new renderer asks afresh: the default one kept what it
+			// was told during start-up.
+			lipgloss.SetHasDarkBackground(lipgloss.NewRenderer(os.Stdout).HasDarkBackground())
 		}
 	}
 	return s
