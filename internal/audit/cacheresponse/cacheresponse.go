@@ -845,9 +845,16 @@ func (a *checker) unrecorded(f *claim.Func) {
 		if c.Lock {
 			continue
 		}
+		// A claim given back on the way out of every path, under a key
+		// that names no idempotency record, is a mutex: it keeps two
+		// runs apart and records nothing.
+		settled := claim.Completed | claim.HandedOff
+		if c.Key != nil && !match.DedupName(match.KeyShape(a.info, c.Key)) {
+			settled |= claim.Released
+		}
 		var open []claim.Exit
 		for _, e := range c.Exits {
-			if !e.Error && e.Deferred&(claim.Completed|claim.HandedOff) == 0 &&
+			if !e.Error && e.Deferred&settled == 0 &&
 				(len(open) == 0 || open[len(open)-1].Pos() != e.Pos()) {
 				open = append(open, e)
 			}
