@@ -3,6 +3,7 @@ package redisstore
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,9 +51,9 @@ func holder(v string) string {
 	return ""
 }
 
-// completion encodes what the complete script appends to "C<expiry>|<len(fp)>|<fp>": the
+// completion appends to b what the complete script puts after "C<expiry>|<len(fp)>|<fp>": the
 // response.
-func completion(resp idem.Response) []byte {
+func completion(b []byte, resp idem.Response) []byte {
 	values, size := 0, len(resp.Body)+32
 	for name, vs := range resp.Header {
 		values += len(vs)
@@ -61,7 +62,7 @@ func completion(resp idem.Response) []byte {
 			size += len(v)
 		}
 	}
-	b := make([]byte, 0, size)
+	b = slices.Grow(b, size)
 	b = strconv.AppendInt(b, int64(resp.Status), 10)
 	b = append(b, '|')
 	b = strconv.AppendInt(b, int64(len(resp.Header)), 10)

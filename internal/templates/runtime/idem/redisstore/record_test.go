@@ -14,7 +14,7 @@ import (
 
 // done builds a completed value as the complete script does.
 func done(ex int64, fp string, resp idem.Response) string {
-	return "C" + strconv.FormatInt(ex, 10) + "|" + strconv.Itoa(len(fp)) + "|" + fp + string(completion(resp))
+	return "C" + strconv.FormatInt(ex, 10) + "|" + strconv.Itoa(len(fp)) + "|" + fp + string(completion(nil, resp))
 }
 
 func TestCompletedRoundTrip(t *testing.T) {

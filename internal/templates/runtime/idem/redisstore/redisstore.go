@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -36,7 +37,20 @@ type Options struct {
 	// Default DefaultPrefix. On Redis Cluster it must not hold a hash tag ({...}): that would put
 	// every record in one slot, on one master.
 	Prefix string
+	// Replicas, when above zero, makes every write wait (WAIT, in the same round trip) until that
+	// many replicas have acknowledged it. Redis replicates asynchronously: a master that fails
+	// right after acknowledging a claim can lose it in the failover, and the key can then run
+	// twice. A write that fewer replicas acknowledged within ReplicaTimeout fails with
+	// ErrStoreUnavailable (a claim is released again, best effort), so the work does not run on a
+	// claim a failover could lose. It costs the replication delay on every write; see
+	// docs/redis.md for figures. It needs a *redis.Client or *redis.ClusterClient.
+	Replicas int
+	// ReplicaTimeout bounds the wait for Replicas. Default DefaultReplicaTimeout.
+	ReplicaTimeout time.Duration
 }
+
+// DefaultReplicaTimeout is how long a write waits for Options.Replicas by default.
+const DefaultReplicaTimeout = 200 * time.Millisecond
 
 // Client is what the store needs of a go-redis client: *redis.Client, *redis.ClusterClient,
 // *redis.Ring, redis.UniversalClient and a failover client all have it.
@@ -46,8 +60,10 @@ type Client interface {
 
 // Store is an idem.Store on Redis.
 type Store struct {
-	rdb    Client
-	prefix string
+	rdb      Client
+	prefix   string
+	replicas int
+	timeout  time.Duration
 }
 
 var _ idem.Store = (*Store)(nil)
@@ -57,8 +73,52 @@ func New(rdb Client, opts Options) *Store {
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
 	}
-	return &Store{rdb: rdb, prefix: opts.Prefix}
+	if opts.ReplicaTimeout <= 0 {
+		opts.ReplicaTimeout = DefaultReplicaTimeout
+	}
+	return &Store{rdb: rdb, prefix: opts.Prefix, replicas: opts.Replicas, timeout: opts.ReplicaTimeout}
 }
+
+// process sends cmd, a command on key; its result is cmd's. With Options.Replicas it waits for
+// the replicas on the same connection, in the same round trip, and returns an error when fewer
+// acknowledged the connection's writes in time; the caller decides whether cmd wrote.
+func (s *Store) process(ctx context.Context, key string, cmd redis.Cmder) (unreplicated error) {
+	if s.replicas <= 0 {
+		_ = s.rdb.Process(ctx, cmd)
+		return nil
+	}
+	var node any = s.rdb
+	if c, ok := s.rdb.(interface {
+		MasterForKey(context.Context, string) (*redis.Client, error)
+	}); ok {
+		m, err := c.MasterForKey(ctx, key)
+		if err != nil {
+			cmd.SetErr(err)
+			return nil
+		}
+		node = m
+	}
+	p, ok := node.(interface{ Pipeline() redis.Pipeliner })
+	if !ok {
+		cmd.SetErr(fmt.Errorf("redisstore: Options.Replicas needs a *redis.Client or *redis.ClusterClient, not %T", s.rdb))
+		return nil
+	}
+	pipe := p.Pipeline()
+	_ = pipe.Process(ctx, cmd)
+	wait := redis.NewIntCmd(ctx, "wait", s.replicas, s.timeout.Milliseconds())
+	_ = pipe.Process(ctx, wait)
+	_, _ = pipe.Exec(ctx)
+	if err := wait.Err(); err != nil {
+		return fmt.Errorf("%w: WAIT: %w", errUnreplicated, err)
+	}
+	if n := wait.Val(); n < int64(s.replicas) {
+		return fmt.Errorf("%w: written on the master, but %d of the %d replicas of Options.Replicas acknowledged it within %v: a failover could lose it", errUnreplicated, n, s.replicas, s.timeout)
+	}
+	return nil
+}
+
+// errUnreplicated: a write the replicas did not acknowledge in time.
+var errUnreplicated = errors.New("not replicated")
 
 // Claim implements idem.Store.
 //
@@ -72,7 +132,12 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	value := inProgress(token, fingerprint, leaseMS, px)
 	now := time.Now()
 	cmd := redis.NewStringCmd(ctx, "set", s.prefix+key, value, "px", px, "nx", "get")
-	err := s.rdb.Process(ctx, cmd)
+	unreplicated := s.process(ctx, s.prefix+key, cmd)
+	err := cmd.Err()
+	if errors.Is(err, redis.Nil) && unreplicated != nil {
+		s.releaseUnreplicated(key, token)
+		return idem.Claim{}, s.unavailable(ctx, "claim", key, unreplicated)
+	}
 	if errors.Is(err, redis.Nil) {
 		return idem.Claim{Outcome: idem.Claimed, Token: token, Record: idem.Record{
 			Key:          key,
@@ -94,13 +159,18 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	}
 	// In progress: whether its lease is live depends on the server's clock, so a script decides,
 	// and takes the key over when the lease has lapsed.
-	reply, err := claimHeldScript.run(ctx, s.rdb, s.prefix+key, value, fingerprint, px)
+	held, unreplicated := run(ctx, s, claimHeldScript, redis.NewCmd, s.prefix+key, value, fingerprint, px)
+	reply, err := held.Result()
 	if err != nil {
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
 	}
 	c, err := decodeClaimHeld(key, fingerprint, token, leaseMS, px, reply, time.Now())
 	if err != nil {
 		return idem.Claim{}, fmt.Errorf("redisstore: claim %q: %w", key, err)
+	}
+	if c.Held() && unreplicated != nil {
+		s.releaseUnreplicated(key, token)
+		return idem.Claim{}, s.unavailable(ctx, "claim", key, unreplicated)
 	}
 	return c, nil
 }
@@ -222,8 +292,18 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	if err := idem.CheckDuration("ttl", ttl); err != nil {
 		return err
 	}
-	return s.fenced(ctx, "complete", completeScript, key, token, completion(resp), ttl.Milliseconds())
+	buf := completions.Get().(*[]byte)
+	*buf = completion((*buf)[:0], resp)
+	err := s.fenced(ctx, "complete", completeScript, key, token, *buf, ttl.Milliseconds())
+	if cap(*buf) <= 64<<10 { // keep the pool from holding on to the odd huge response
+		completions.Put(buf)
+	}
+	return err
 }
+
+// completions recycles the buffers responses are encoded into: go-redis has written one to the
+// connection by the time the round trip returns.
+var completions = sync.Pool{New: func() any { return new([]byte) }}
 
 // Release implements idem.Store.
 //
@@ -242,19 +322,23 @@ func (s *Store) Extend(ctx context.Context, key, token string, lease time.Durati
 
 // fenced runs a script that writes only when token holds the key, and replies 1 if it did.
 func (s *Store) fenced(ctx context.Context, op string, script *script, key, token string, args ...any) error {
-	reply, err := script.run(ctx, s.rdb, s.prefix+key, heldPrefix(token), args...)
-	if err != nil {
+	cmd, unreplicated := run(ctx, s, script, redis.NewIntCmd, s.prefix+key, heldPrefix(token), args...)
+	if err := cmd.Err(); err != nil {
 		return s.unavailable(ctx, op, key, err)
 	}
-	if n, _ := reply.(int64); n != 1 {
+	if cmd.Val() != 1 {
 		return fmt.Errorf("redisstore: %s %q: %w", op, key, idem.ErrLeaseLost)
+	}
+	if unreplicated != nil {
+		return s.unavailable(ctx, op, key, unreplicated)
 	}
 	return nil
 }
 
 // Get implements idem.Store.
 func (s *Store) Get(ctx context.Context, key string) (idem.Record, error) {
-	reply, err := getScript.run(ctx, s.rdb, s.prefix+key, "")
+	got, _ := run(ctx, s, getScript, redis.NewCmd, s.prefix+key, "")
+	reply, err := got.Result()
 	if errors.Is(err, redis.Nil) {
 		return idem.Record{}, fmt.Errorf("redisstore: get %q: %w", key, idem.ErrNotFound)
 	}
@@ -282,6 +366,14 @@ func decodeGot(key string, reply any, now time.Time) (idem.Record, error) {
 	return rec, err
 }
 
+// releaseUnreplicated takes back a claim the replicas did not acknowledge, so that a retry need
+// not wait for its lease; if this fails too, the lease runs out as a crashed holder's would.
+func (s *Store) releaseUnreplicated(key, token string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout+time.Second)
+	defer cancel()
+	_ = s.Release(ctx, key, token)
+}
+
 // unavailable wraps a failed round trip: the store cannot answer, so the caller must fail
 // closed. A key holding something other than a string is named, with the way out.
 func (s *Store) unavailable(ctx context.Context, op, key string, err error) error {
@@ -304,17 +396,18 @@ func newScript(src string) *script {
 	return &script{src: src, sha: redis.NewScript(src).Hash()}
 }
 
-// run runs the script on key with arg and args; a nil reply is redis.Nil.
-func (sc *script) run(ctx context.Context, rdb Client, key string, arg any, args ...any) (any, error) {
+// run runs the script on key with arg and args, through the command newCmd makes so that the
+// reply is parsed into its type; a nil reply is redis.Nil. unreplicated is process's.
+func run[C redis.Cmder](ctx context.Context, s *Store, sc *script, newCmd func(context.Context, ...any) C, key string, arg any, args ...any) (cmd C, unreplicated error) {
 	argv := make([]any, 0, 5+len(args))
 	argv = append(argv, "evalsha", sc.sha, "1", key, arg)
 	argv = append(argv, args...)
-	cmd := redis.NewCmd(ctx, argv...)
-	err := rdb.Process(ctx, cmd)
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+	cmd = newCmd(ctx, argv...)
+	unreplicated = s.process(ctx, key, cmd)
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 		argv[0], argv[1] = "eval", sc.src
-		cmd = redis.NewCmd(ctx, argv...)
-		err = rdb.Process(ctx, cmd)
+		cmd = newCmd(ctx, argv...)
+		unreplicated = s.process(ctx, key, cmd)
 	}
-	return cmd.Val(), err
+	return cmd, unreplicated
 }

@@ -157,3 +157,38 @@ func TestForeignKeys(t *testing.T) {
 		t.Errorf("the foreign string is now %q, %v", v, err)
 	}
 }
+
+// TestReplicasUnacknowledged: with Options.Replicas a write no replica acknowledged fails closed —
+// the test Redis has none — and the claim is taken back, so the work does not run and a retry
+// finds the key free.
+func TestReplicasUnacknowledged(t *testing.T) {
+	rdb := client(t)
+	_, prefix := newStore(t, rdb)
+	s := redisstore.New(rdb, redisstore.Options{Prefix: prefix, Replicas: 1, ReplicaTimeout: 20 * time.Millisecond})
+	ctx := t.Context()
+	_, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+	if !errors.Is(err, idem.ErrStoreUnavailable) || !strings.Contains(err.Error(), "0 of the 1 replicas") {
+		t.Fatalf("claim without a replica = %v, want ErrStoreUnavailable saying no replica acknowledged it", err)
+	}
+	if n, err := rdb.Exists(ctx, prefix+"k").Result(); err != nil || n != 0 {
+		t.Errorf("the unacknowledged claim is still there (EXISTS = %d, %v)", n, err)
+	}
+	if _, err := idem.Do(ctx, s, "k", "fp", func(context.Context) (idem.Response, error) {
+		t.Error("the work ran on a claim no replica acknowledged")
+		return idem.Response{}, nil
+	}); !errors.Is(err, idem.ErrStoreUnavailable) {
+		t.Errorf("Do = %v, want ErrStoreUnavailable", err)
+	}
+	// Reads need no replica: a record written without the option replays through it.
+	plain := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	c, err := plain.Claim(ctx, "done", "fp", time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Complete(ctx, "done", c.Token, idem.Response{Status: 200}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Claim(ctx, "done", "fp", time.Minute, time.Minute); err != nil || r.Outcome != idem.Replay {
+		t.Errorf("replay through a store with Replicas = %v, %v; want a replay", r.Outcome, err)
+	}
+}
