@@ -36,11 +36,13 @@ func TestHandoff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(alone, "idemkit"), data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nprintf 'sibling parent=%s args=%s\\n' \"$" + handoff.EnvParent + "\" \"$*\"\n"
+	// The sibling also says what TERM it was given: the caller's, not the
+	// one quietstart sets while idemkit initialises.
+	script := "#!/bin/sh\nprintf 'sibling parent=%s term=%s args=%s\\n' \"$" + handoff.EnvParent + "\" \"$TERM\" \"$*\"\n"
 	if err := os.WriteFile(filepath.Join(withSibling, handoff.Sibling), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sibling := func(args string) string { return "sibling parent=" + bin + " args=" + args + "\n" }
+	sibling := func(args string) string { return "sibling parent=" + bin + " term=xterm-256color args=" + args + "\n" }
 
 	cases := []struct {
 		name string
@@ -69,7 +71,7 @@ func TestHandoff(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(filepath.Join(tc.dir, "idemkit"), tc.args...)
-			cmd.Env = os.Environ()
+			cmd.Env = append(os.Environ(), "TERM=xterm-256color")
 			if tc.env != "" {
 				cmd.Env = append(cmd.Env, tc.env)
 			}

@@ -17,10 +17,16 @@
 // initialisation (a dark background, as on any output that is not a
 // terminal) until the form asks the terminal again.
 //
-// This package must import nothing but syscall (see internal/handoff).
+// This package must import nothing but syscall and internal/handoff,
+// which imports syscall alone (see there). handoff's init runs first, so a
+// go vet run it hands over to idemkit-vet keeps the caller's TERM.
 package quietstart
 
-import "syscall"
+import (
+	"syscall"
+
+	_ "github.com/idemkit/idemkit/internal/handoff" // initialised first: see the package doc
+)
 
 // The caller's TERM, put back by Restore.
 var (
