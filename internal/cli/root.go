@@ -121,9 +121,22 @@ func newCmdHelp() *cobra.Command {
 		Use:   "help [command]",
 		Short: "Help about any command",
 		Long:  "Help provides help for any command in the application.\nSimply type idemkit help [path to command] for full details.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil || cmd == nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := c.Root().Find(args)
-			if err != nil || cmd == nil || len(rest) > 0 {
+			if err != nil || cmd == nil || len(rest) > 0 && cmd.HasAvailableSubCommands() {
 				return usageErr("unknown help topic %q; run 'idemkit help' for the commands", strings.Join(args, " "))
 			}
 			cmd.InitDefaultHelpFlag()
