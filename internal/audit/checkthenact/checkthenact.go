@@ -289,7 +289,7 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	case w.use.Appends:
 	default:
 		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
-			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) {
+			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !f.foreignValue(w) {
 			return false
 		}
 	}
@@ -1030,4 +1030,86 @@ func (c *checker) literal(e ast.Expr) *ast.BasicLit {
 		return lit
 	}
 	return nil
+}
+
+// foreignValue reports whether w overwrites its record with a value its
+// caller chose apart from the key: a hold for this cart, a grant for this
+// user. Two callers that both found the record absent then both write,
+// and the first one's value is lost while it believes it holds the
+// record. A value made from the key alone, or read from elsewhere by it
+// (cache-aside), is the same whoever writes it.
+func (f *fn) foreignValue(w *event) bool {
+	v := f.stored(w)
+	if v == nil {
+		return false
+	}
+	info := f.pass.TypesInfo
+	keys := map[*types.Var]bool{}
+	for _, k := range w.use.Keys {
+		for _, r := range effect.Roots(info, f.defs, k) {
+			keys[r] = true
+		}
+	}
+	foreign := false
+	seen := map[*types.Var]bool{}
+	var walk func(e ast.Expr, depth int)
+	walk = func(e ast.Expr, depth int) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				// Into conversions and the standard library's encoders and
+				// formatters; not into calls that fetch or compute.
+				if tv, ok := info.Types[n.Fun]; ok && tv.IsType() {
+					return true
+				}
+				fn, ok := typeutil.Callee(info, n).(*types.Func)
+				if !ok || fn.Pkg() == nil || !pureStd(fn.Pkg().Path()) {
+					return false
+				}
+			case *ast.SelectorExpr:
+				if _, ok := info.Selections[n]; !ok {
+					return false
+				}
+			case *ast.Ident:
+				v, ok := info.Uses[n].(*types.Var)
+				if !ok || v.IsField() || seen[v] || keys[v] || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+					return true
+				}
+				seen[v] = true
+				if isContext(v.Type()) {
+					return true
+				}
+				defs := f.defs.Values[v]
+				if len(defs) == 0 && v != f.recv {
+					foreign = true // a parameter, or a variable from outside the body
+				}
+				if depth < 4 {
+					for _, d := range defs {
+						walk(d, depth+1)
+					}
+				}
+			}
+			return !foreign
+		})
+	}
+	walk(v, 0)
+	return foreign
+}
+
+// pureStd reports whether a standard-library package only converts,
+// encodes or formats what it is given.
+func pureStd(path string) bool {
+	switch path {
+	case "fmt", "strconv", "strings", "bytes", "encoding/json", "encoding/base64", "encoding/hex", "encoding/xml", "encoding/gob":
+		return true
+	}
+	return false
+}
+
+// isContext reports whether t is context.Context.
+func isContext(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }

@@ -73,3 +73,31 @@ func consumeMessageNX(ctx context.Context, rdb *redis.Client, msgID string) {
 	}
 	markNX(ctx, rdb, msgID)
 }
+
+func seatKey(event, seat string) string { return "seat:" + event + ":" + seat }
+
+// holdSeat checks that nobody holds the seat, then writes this cart's
+// hold: two carts racing both find it free and the second overwrites the
+// first one's hold, which still believes it holds the seat.
+func holdSeat(ctx context.Context, rdb *redis.Client, event, seat, cart string) error {
+	key := seatKey(event, seat)
+	n, err := rdb.Exists(ctx, key).Result()
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("seat %s taken", seat)
+	}
+	return rdb.Set(ctx, key, "cart:"+cart, 10*time.Minute).Err() // want `SET of key after the EXISTS at redis.go:\d+ races`
+}
+
+// seatLabel fills a cache from the key alone: whoever writes, writes the
+// same label.
+func seatLabel(ctx context.Context, rdb *redis.Client, event, seat string) (string, error) {
+	key := seatKey(event, seat)
+	if v, err := rdb.Get(ctx, key+":label").Result(); err == nil {
+		return v, nil
+	}
+	label := fmt.Sprintf("%s / %s", event, seat)
+	return label, rdb.Set(ctx, key+":label", label, time.Hour).Err()
+}
