@@ -323,6 +323,10 @@ func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
 	if !ok || !keyHeaderName(h) {
 		return "", false
 	}
+	if id, ok := ast.Unparen(header).(*ast.Ident); ok && isNamed(info.TypeOf(id), "net/http", "Header") {
+		// hdr := http.Header{}; hdr.Set(...): a header built to be sent
+		return http.CanonicalHeaderKey(h), true
+	}
 	sel, ok := ast.Unparen(header).(*ast.SelectorExpr)
 	if !ok || sel.Sel.Name != "Header" || !outgoing(info.TypeOf(sel.X)) {
 		return "", false

@@ -98,3 +98,42 @@ func hourly(s *Server, ctx context.Context) {
 		}
 	}
 }
+
+// postWith sends body with the headers it is given.
+func postWith(ctx context.Context, url string, body []byte, hdr http.Header) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = hdr
+	_, err = http.DefaultClient.Do(req)
+	return err
+}
+
+// transferRetrying builds its headers apart from the request, a fresh
+// key in each attempt.
+func transferRetrying(ctx context.Context, body []byte) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		hdr := http.Header{}
+		hdr.Set("Idempotency-Key", uuid.NewString()) // want `idempotency key made by uuid.NewString at http.go:\d+ inside the retry loop at http.go:\d+ reaches the Idempotency-Key header`
+		if err = postWith(ctx, "https://bank.example/transfers", body, hdr); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// transferKeyed keeps one key across its attempts.
+func transferKeyed(ctx context.Context, transferID string, body []byte) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		hdr := http.Header{}
+		hdr.Set("Idempotency-Key", "transfer:"+transferID)
+		hdr.Set("X-Request-Id", uuid.NewString())
+		if err = postWith(ctx, "https://bank.example/transfers", body, hdr); err == nil {
+			return nil
+		}
+	}
+	return err
+}
