@@ -626,13 +626,15 @@ func message(t types.Type) messageKind {
 		return k
 	}
 	if !slices.ContainsFunc(match.Words(n.Obj().Name()), func(w string) bool {
-		return w == "message" || w == "msg" || w == "event" || w == "delivery" || w == "envelope"
+		return w == "message" || w == "msg" || w == "event" || w == "delivery" || w == "envelope" || w == "task"
 	}) {
 		return notMessage
 	}
 	if s, ok := n.Underlying().(*types.Struct); ok {
 		for f := range s.Fields() {
-			if idName(f.Name()) {
+			// An ID, or a payload whose queue keeps the ID beside it (a
+			// task queue's Task, whose ID the handler's context carries).
+			if idName(f.Name()) || f.Name() == "Payload" {
 				return anyMessage
 			}
 		}

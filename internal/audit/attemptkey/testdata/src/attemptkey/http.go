@@ -137,3 +137,26 @@ func transferKeyed(ctx context.Context, transferID string, body []byte) error {
 	}
 	return err
 }
+
+// Task is a task queue's unit of work as a service's own type: its queue
+// keeps the task's ID beside it, in the handler's context.
+type Task struct {
+	Type    string
+	Payload []byte
+}
+
+func mailReceipt(ctx context.Context, key string, payload []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://mail.example/send", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Idempotency-Key", key)
+	_, err = http.DefaultClient.Do(req)
+	return err
+}
+
+// HandleReceipt is retried by its queue: a key made here is new on every
+// delivery of the same task.
+func HandleReceipt(ctx context.Context, t *Task) error {
+	return mailReceipt(ctx, "receipt-"+uuid.NewString(), t.Payload) // want `idempotency key made by uuid.NewString at http.go:\d+ inside the consumer HandleReceipt at http.go:\d+ reaches mailReceipt`
+}
