@@ -14,10 +14,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/idemkit/idemkit/cmd/idemkit/internal/quietstart"
 	"github.com/idemkit/idemkit/internal/audit"
 )
 
 func TestMain(m *testing.M) {
+	// The tests run in a process that initialised quietstart but not
+	// main: put TERM back for them and for what they start.
+	quietstart.Restore()
 	testscript.Main(m, map[string]func(){"idemkit": main})
 }
 
