@@ -19,7 +19,7 @@ GOLANGCI_BIN := bin/custom-gcl
 GOLANGCI_SRC := '{{if .Module}}{{if .Module.Main}}{{range .GoFiles}}{{$$.Dir}}/{{.}}{{"\n"}}{{end}}{{range .EmbedFiles}}{{$$.Dir}}/{{.}}{{"\n"}}{{end}}{{end}}{{end}}'
 
 .PHONY: golangci
-golangci: ## Build bin/custom-gcl, golangci-lint with the idemkit plugin, as golangci-lint custom would (cold: ~5 min)
+golangci: ## Build bin/custom-gcl, golangci-lint with the idemkit plugin, as golangci-lint custom would (cold: minutes, warm: seconds)
 	@set -e; export GOWORK=off; \
 	hash=$$( { $(GO) list -deps -f $(GOLANGCI_SRC) ./golangci | grep . | sed 's|^$(CURDIR)/||' | sort | xargs sha256sum; \
 	  sha256sum $(GOLANGCI_DIR)/go.sum; } | sha256sum | cut -c1-16); \
