@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -165,5 +166,76 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFormOnTerminal runs idemkit design on a pseudo-terminal that answers
+// like a terminal emulator, and checks that the interactive form still
+// renders there (TERM reaches it: quietstart put it back) and that Ctrl-C
+// leaves it with nothing written. The form may ask for the background
+// colour, once, as it starts.
+func TestFormOnTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds idemkit")
+	}
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "idemkit")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	master, tty := openPTY(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "design", "charge-card")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "CI=", "NO_COLOR=", "ACCESSIBLE=")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+
+	var out bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		buf := make([]byte, 4096)
+		answered, interrupted := 0, false
+		for {
+			n, err := master.Read(buf)
+			out.Write(buf[:n])
+			// Answer each background query as a light terminal would,
+			// with the cursor position that tells termenv it is done.
+			for ; answered < bytes.Count(out.Bytes(), queries[0]); answered++ {
+				master.WriteString("\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[1;1R")
+			}
+			if !interrupted && bytes.Contains(out.Bytes(), []byte("Operation")) {
+				master.WriteString("\x03")
+				interrupted = true
+			}
+			if err != nil {
+				return
+			}
+		}
+	})
+	err := cmd.Wait()
+	wg.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("idemkit design on a terminal, interrupted: %v, want exit status 130\n%q", err, out.Bytes())
+	}
+	// 38;5 is a 256-colour foreground: the form styled itself for
+	// TERM=xterm-256color, not for the dumb terminal of start-up.
+	for _, want := range []string{"Operation", "\x1b[38;5;", "Nothing written."} {
+		if !bytes.Contains(out.Bytes(), []byte(want)) {
+			t.Errorf("the form's output lacks %q:\n%q", want, out.Bytes())
+		}
+	}
+	if n := bytes.Count(out.Bytes(), queries[0]); n > 1 {
+		t.Errorf("the form asked for the background %d times, want at most once", n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("an interrupted design wrote %d files", len(entries))
 	}
 }
