@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,12 +41,19 @@ func clusterClient(t testing.TB, edit ...func(*redis.ClusterOptions)) *redis.Clu
 }
 
 // waitHealthy waits until every node says the cluster is ok, and each of three masters streams
-// to its replica, as after a failover once the old master has come back as a replica.
+// to its replica, as after a failover once the old master has come back as a replica. It asks
+// every node in the variable itself, not through a client's cached view.
 func waitHealthy(t testing.TB, rdb *redis.ClusterClient) {
 	t.Helper()
+	var nodes []*redis.Client
+	for _, addr := range strings.Split(os.Getenv(testenv.RedisClusterAddrs), ",") {
+		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		defer c.Close()
+		nodes = append(nodes, c)
+	}
 	end := time.Now().Add(60 * time.Second)
 	for {
-		err := clusterHealth(context.Background())
+		err := clusterHealth(context.Background(), nodes)
 		if err == nil {
 			rdb.ReloadState(context.Background())
 			return
@@ -57,51 +65,43 @@ func waitHealthy(t testing.TB, rdb *redis.ClusterClient) {
 	}
 }
 
-// clusterHealth asks every node in the variable itself, not through a client's cached view.
-func clusterHealth(ctx context.Context) error {
+func clusterHealth(ctx context.Context, nodes []*redis.Client) error {
 	masters := 0
-	for _, addr := range strings.Split(os.Getenv(testenv.RedisClusterAddrs), ",") {
-		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-		err := func() error {
-			defer c.Close()
-			info, err := c.ClusterInfo(ctx).Result()
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(info, "cluster_state:ok") {
-				return fmt.Errorf("%s: cluster_state not ok", addr)
-			}
-			role, err := c.Do(ctx, "role").Slice()
-			if err != nil {
-				return err
-			}
-			if len(role) == 0 || role[0] != "master" {
-				return nil // a replica: its master answers for it
-			}
-			masters++
-			id, err := c.Do(ctx, "cluster", "myid").Text()
-			if err != nil {
-				return err
-			}
-			replicas, err := c.Do(ctx, "cluster", "replicas", id).StringSlice()
-			if err != nil {
-				return err
-			}
-			if len(replicas) != 1 || strings.Contains(replicas[0], "fail") || !strings.Contains(replicas[0], "connected") {
-				return fmt.Errorf("master %s has replicas %q, want one connected", addr, replicas)
-			}
-			// and streaming to it: a master demoted by a failover first resyncs in full.
-			repl, err := c.Info(ctx, "replication").Result()
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(repl, "state=online") {
-				return fmt.Errorf("master %s replicates to no replica online: %s", addr, repl)
-			}
-			return nil
-		}()
+	for _, c := range nodes {
+		addr := c.Options().Addr
+		info, err := c.ClusterInfo(ctx).Result()
 		if err != nil {
 			return err
+		}
+		if !strings.Contains(info, "cluster_state:ok") {
+			return fmt.Errorf("%s: cluster_state not ok", addr)
+		}
+		role, err := c.Do(ctx, "role").Slice()
+		if err != nil {
+			return err
+		}
+		if len(role) == 0 || role[0] != "master" {
+			continue // a replica: its master answers for it
+		}
+		masters++
+		id, err := c.Do(ctx, "cluster", "myid").Text()
+		if err != nil {
+			return err
+		}
+		replicas, err := c.Do(ctx, "cluster", "replicas", id).StringSlice()
+		if err != nil {
+			return err
+		}
+		if len(replicas) != 1 || strings.Contains(replicas[0], "fail") || !strings.Contains(replicas[0], "connected") {
+			return fmt.Errorf("master %s has replicas %q, want one connected", addr, replicas)
+		}
+		// and streams to it: a master demoted by a failover first resyncs in full.
+		repl, err := c.Info(ctx, "replication").Result()
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(repl, "state=online") {
+			return fmt.Errorf("master %s replicates to no replica online: %s", addr, repl)
 		}
 	}
 	if masters != 3 {
@@ -226,10 +226,16 @@ func TestClusterFailover(t *testing.T) {
 			during     int // requests answered while the failover ran
 			failedOver = make(chan struct{})
 		)
+		names := make([]string, keys)
+		for i := range names {
+			names[i] = fmt.Sprint("manual-", i)
+		}
 		deadline := time.Now().Add(30 * time.Second)
 		// Each worker asks for every key until it has completed, over and over until the failover
 		// is over, so that requests — new keys first, replays later — run all through it.
 		for w := range workers {
+			// Each worker walks the keys from its own starting point, so duplicates meet.
+			mine := slices.Concat(names[w*5%keys:], names[:w*5%keys])
 			wg.Go(func() {
 				for round := 0; ; round++ {
 					select {
@@ -239,8 +245,7 @@ func TestClusterFailover(t *testing.T) {
 						}
 					default:
 					}
-					for i := range keys {
-						key := fmt.Sprint("manual-", (i+w*5)%keys)
+					for _, key := range mine {
 						for time.Now().Before(deadline) {
 							res, err := k.Do(ctx, key, "fp", ex.work(key))
 							mu.Lock()
@@ -274,8 +279,7 @@ func TestClusterFailover(t *testing.T) {
 		close(failedOver)
 		wg.Wait()
 		t.Logf("manual failover from %s to %s under %d requests; %d failed: %v", master.Options().Addr, replica.Options().Addr, during, len(failures), errors.Join(failures...))
-		for i := range keys {
-			key := fmt.Sprint("manual-", i)
+		for _, key := range names {
 			if n := ex.count(key); n > 1 {
 				t.Errorf("key %s ran %d times across a manual failover", key, n)
 			}
