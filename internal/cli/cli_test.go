@@ -279,16 +279,21 @@ func TestDesignInteractiveReopen(t *testing.T) {
 		"", "", "", // operation, description, keep the loaded answers
 		"", "", // kind, key source
 		"", "", "0", // header, scope, who else retries
+		"", "", "", // key format, retry window, where it comes from
 		"", "0", "", "", // included, volatile, other excluded, mismatch
 		"", "", // store, audit row
 		"",         // TTL
+		"", "", "", // longest run, lease, heartbeat
 		"", "", "", // completed, in progress, Retry-After
-		"", "", "", "", "", "", "", "", "", // three downstream steps
+		"", "", "", "", "", "", "", // three downstream steps: name, target, mechanism,
+		"", "", "", "", "", "", "", // item, business key, why, operation
+		"", "", "", "", "", "", "",
 		"",  // add another? no
 		"1", // What now? write
 	}
+	// No --force: a spec reopened with --from is written back in place.
 	code, stdout, stderr := run(t, dir, strings.Join(lines, "\n")+"\n", true, map[string]string{"ACCESSIBLE": "1"},
-		"design", "--from", path, "--force")
+		"design", "--from", path)
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s\nstdout tail:\n%s", code, stderr, tail(stdout, 1500))
 	}

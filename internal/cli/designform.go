@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/huh"
@@ -59,7 +60,7 @@ func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, t
 			return d, false, err
 		}
 		fmt.Fprintf(opts.IO.Out, "\n%s\n", preview)
-		fmt.Fprintln(opts.IO.Out, summary(d))
+		fmt.Fprintln(opts.IO.Out, wrap(summary(d), opts.IO.Width))
 
 		choice := choiceWrite
 		f := huh.NewForm(huh.NewGroup(huh.NewSelect[string]().
@@ -98,4 +99,30 @@ func summary(d design.Design) string {
 		out += "\nNote: " + n
 	}
 	return out
+}
+
+// wrap breaks text at spaces so that no line is wider than width (when
+// width is known), keeping its line breaks.
+func wrap(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		cur := ""
+		for _, w := range strings.Fields(line) {
+			if cur != "" && len([]rune(cur))+1+len([]rune(w)) > width {
+				out = append(out, cur)
+				cur = "  " + w
+				continue
+			}
+			if cur == "" {
+				cur = w
+			} else {
+				cur += " " + w
+			}
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }

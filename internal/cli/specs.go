@@ -166,7 +166,7 @@ func writeIndex(dir string) (bool, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString("# Idempotency specs\n\n")
-	b.WriteString("Written by `idemkit specs` and `idemkit design` from the specs in this directory; edits are lost.\n")
+	b.WriteString("Kept by `idemkit specs` from the specs in this directory; edits are lost.\n")
 	b.WriteString("Every spec follows the [idempotency patterns](" + spec.PatternsLink + ").\n\n")
 	b.WriteString("| Operation | Key source | Store | TTL | Calls |\n|---|---|---|---|---|\n")
 	n := 0

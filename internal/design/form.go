@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/charmbracelet/huh"
@@ -25,7 +27,8 @@ const antiNoMismatch = "no-mismatch-detection"
 //     built, so every later default is the preset's.
 //  2. NewSourceForm: the kind of operation, and Q1, who supplies the key.
 //  3. NewKeyForm: the Q1 follow-ups that apply to that source, the scope,
-//     and who else retries the operation.
+//     and who else retries the operation; then NewKeyDetailForm: where the
+//     key is read, its format, its time zone, and how long retries last.
 //  4. NewForm: Q2 to Q5.
 //  5. Q6: one NewStepForm per downstream step already in a, then
 //     NewAddStepForm and a NewStepForm for each step added, until the
@@ -53,8 +56,16 @@ func Interview(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error 
 	if err := run(NewKeyForm(a, cat)); err != nil {
 		return err
 	}
+	detail, settle := newKeyDetailForm(a, cat)
+	if err := run(detail); err != nil {
+		return err
+	}
+	settle()
 	if err := run(NewForm(a, cat)); err != nil {
 		return err
+	}
+	if a.Lease.Duration == cat.Defaults.LeaseTTL.String() {
+		a.Lease.Duration = "" // the catalogue's, followed when it changes
 	}
 	return askSteps(a, cat, run)
 }
@@ -200,11 +211,10 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 			Title(withDefault("What does it do?", a.Description)).
 			Description("One line for the spec's Operation section.").
 			Accessor(clearable{&a.Description}),
-		huh.NewSelect[string]().
+		newListed(huh.NewSelect[string]().
 			Title("Start from a common pattern?").
-			Description("A preset fills every later answer with the seed's pattern; you can change each one.").
-			Value(preset).
-			Options(presets...),
+			Description("A preset fills every later answer with the pattern's; you can change each one."),
+			preset, presets),
 	))
 }
 
@@ -248,23 +258,21 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		srcOpts = append(srcOpts, huh.NewOption(fmt.Sprintf("%-9s %s", s.ID, label), s.ID))
 	}
 	return huh.NewForm(huh.NewGroup(
-		huh.NewSelect[string]().
-			Title(withDefault("What kind of operation is it?", a.Kind)).
-			Value(&a.Kind).
-			Options(kindOpts...),
+		newListed(huh.NewSelect[string]().
+			Title(withDefault("What kind of operation is it?", a.Kind)),
+			&a.Kind, kindOpts),
 		teach("Q1 · Who supplies the key?",
 			"The key must be the same on every retry of one logical action, so it comes from whoever "+
 				"retries: the client, the webhook sender, the queue, the workflow engine or the scheduler."),
-		huh.NewSelect[string]().
+		newListed(huh.NewSelect[string]().
 			Title(withDefault("Who initiates the operation?", a.Key.Source)).
-			Value(&a.Key.Source).
-			Options(srcOpts...).
 			Validate(func(id string) error {
 				if s, ok := cat.KeySource(id); ok && s.Rejected {
 					return rejected(cat, "a "+id+" key", s.AntiPattern)
 				}
 				return nil
 			}),
+			&a.Key.Source, srcOpts),
 	))
 }
 
@@ -286,7 +294,10 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		k.Workflow, k.Step, k.Param = "", "", ""
 	}
 	if src != "cron" {
-		k.Job, k.Schedule = "", ""
+		k.Job, k.Schedule, k.TimeZone, k.BusinessDate = "", "", "", false
+	}
+	if src != spec.SourceClient && src != spec.SourceWebhook && src != spec.SourceQueue {
+		k.In, k.Name = "", ""
 	}
 	providers := providersOfKind(cat, src)
 	if len(providers) == 0 {
@@ -308,11 +319,10 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		if !slices.ContainsFunc(providers, func(p rules.Provider) bool { return p.ID == k.Provider }) {
 			k.Provider = providers[0].ID
 		}
-		fields = append(fields, huh.NewSelect[string]().
+		fields = append(fields, newListed(huh.NewSelect[string]().
 			Title(withDefault("Which provider?", k.Provider)).
-			Description("Its retry window bounds the TTL (Q4).").
-			Value(&k.Provider).
-			Options(opts...))
+			Description("Its retry window bounds the TTL (Q4)."),
+			&k.Provider, opts))
 	}
 
 	switch src {
@@ -353,7 +363,16 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				Title(withDefault("Slot length", k.Schedule)).
 				Description("The scheduled time is floored to its slot (1h for an hourly job), so two daemons firing the same slot share a key.").
 				Value(&k.Schedule).
-				Validate(keepOr(func() string { return k.Schedule }, checkDuration)))
+				Validate(keepOr(func() string { return k.Schedule }, checkDuration)),
+			huh.NewInput().
+				Title(withDefault("Time zone the schedule is written in", orWord(k.TimeZone, "UTC"))).
+				Description("An IANA zone (Europe/Berlin); slots are floored on its wall clock.").
+				Accessor(clearable{&k.TimeZone}).
+				Validate(keepOr(func() string { return orWord(k.TimeZone, "UTC") }, checkTimeZone)),
+			huh.NewConfirm().
+				Title("Key a daily job on its business date?").
+				Description("For a 1d slot: the date, in that zone, of the day the run was scheduled for, so a run that starts late after midnight still works that day.").
+				Value(&k.BusinessDate))
 	}
 
 	fields = append(fields, huh.NewInput().
@@ -374,6 +393,166 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 			Options(opts...))
 	}
 	return huh.NewForm(huh.NewGroup(fields...))
+}
+
+// NewKeyDetailForm asks, for every source, where the key is read, its
+// format and how long retries of the operation last (the retry window the
+// TTL must cover, with where the number comes from), and a scheduled job's
+// time zone and business date. Each is prefilled with what the catalogue
+// and the earlier answers give, so Enter keeps the derived answer; an
+// answer equal to it is not stored (keepDerived), and the spec follows the
+// catalogue when the catalogue is corrected.
+func NewKeyDetailForm(a *Answers, cat *rules.Catalog) *huh.Form {
+	f, _ := newKeyDetailForm(a, cat)
+	return f
+}
+
+// newKeyDetailForm is NewKeyDetailForm with what to do once it has run:
+// drop the answers that only repeat what would be derived.
+func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
+	k := &a.Key
+	derived, _ := derivedKey(*a, cat)
+	b := boundOf(cat, *k)
+	var fields []huh.Field
+	fields = append(fields, teach("Q1 · Where the key is, and how long retries last",
+		"The spec records where the key is read and its format, so the handler reads it from the right place. "+
+			"The retry window is how long a repeat of one action can still arrive; the TTL (Q4) must cover it."))
+	switch k.Source {
+	case spec.SourceWebhook, spec.SourceQueue:
+		if k.In == "" {
+			k.In, k.Name = derived.In, derived.Name
+		}
+		opts := make([]huh.Option[string], 0, 5)
+		for _, kind := range rules.LocationKinds() {
+			opts = append(opts, huh.NewOption(kind, kind))
+		}
+		if k.In == "" {
+			k.In = rules.LocationHeader
+		}
+		fields = append(fields,
+			newListed(huh.NewSelect[string]().
+				Title(withDefault("Where is the key read?", k.In)).
+				Description("A broker record may carry an event ID header (attribute) besides its own message ID (record)."),
+				&k.In, opts),
+			huh.NewInput().
+				Title(withDefault("Its name there", k.Name)).
+				Description("A header or attribute name, a record field (MessageId), or a JSON pointer into the body (/id).").
+				Value(&k.Name).
+				Validate(keepOr(func() string { return k.Name }, checkOptional(func(name string) error {
+					return rules.CheckLocation(rules.Location{Kind: k.In, Name: name})
+				}))))
+	}
+	format := k.Format
+	if format == "" {
+		format = derived.Format
+	}
+	k.Format = format
+	fields = append(fields,
+		huh.NewInput().
+			Title(withDefault("Key format", k.Format)).
+			Description("Placeholders in braces. Never a value made per attempt, never who acts alone ({user_id}:{date}).").
+			Value(&k.Format).
+			Validate(keepOr(func() string { return k.Format }, func(f string) error { return checkFormat(cat, k.Source, f) })))
+	shown := k.Format
+	settle := func() {
+		if k.Format == shown && k.Format == derived.Format {
+			// Kept as shown: derive it again from the final answers (the
+			// location may have changed in the same form).
+			k.Format = ""
+		}
+		keepDerived(a, cat)
+	}
+	if k.Source == spec.SourceWorkflow {
+		// The run timeout, asked with the workflow, is the window.
+		return huh.NewForm(huh.NewGroup(fields...)), settle
+	}
+	window := k.Window
+	if window == "" && b.window > 0 {
+		window = b.window.String()
+	}
+	k.Window = window
+	fields = append(fields,
+		huh.NewInput().
+			Title(withDefault("Retry window: how long can a repeat arrive?", k.Window)).
+			Description(b.note).
+			Accessor(clearable{&k.Window}).
+			Validate(keepOr(func() string { return k.Window }, checkOptional(func(s string) error {
+				_, err := rules.CheckTTL(s)
+				return err
+			}))),
+		huh.NewInput().
+			Title(withDefault("Where does that number come from?", k.WindowFrom)).
+			Description("E.g. the queue's retention setting, the workflow's run timeout; empty when it is the catalogue's.").
+			Accessor(clearable{&k.WindowFrom}))
+	return huh.NewForm(huh.NewGroup(fields...)), settle
+}
+
+// derivedKey is the key Decide makes from a's answers without a format of
+// their own.
+func derivedKey(a Answers, cat *rules.Catalog) (spec.Key, error) {
+	a.Key.Format = ""
+	d := &decider{a: a, cat: cat, s: &spec.Spec{}}
+	if err := d.operation(); err != nil {
+		d.s.Slug = "operation"
+	}
+	err := d.key()
+	return d.s.Key, err
+}
+
+// keepDerived drops the key answers that only repeat what the catalogue
+// and the other answers give, so the answers (and the spec) follow the
+// catalogue: the location of a provider's key, the derived format, the
+// provider's own window, UTC.
+func keepDerived(a *Answers, cat *rules.Catalog) {
+	k := &a.Key
+	if p, ok := cat.Provider(k.Provider); k.Name == "" || ok && len(p.Key.From) > 0 && p.Key.From[0].Kind == k.In && p.Key.From[0].Name == k.Name {
+		if k.Source != spec.SourceClient {
+			k.In, k.Name = "", ""
+		}
+	}
+	format := k.Format
+	k.Format = ""
+	if derived, err := derivedKey(*a, cat); err == nil {
+		if format == derived.Format {
+			format = ""
+		}
+	}
+	k.Format = format
+	w := k.Window
+	k.Window = ""
+	if b := boundOf(cat, *k); w != "" && (b.window.String() == w || b.window > 0 && mustDuration(w) == b.window) && k.WindowFrom == "" {
+		w = ""
+	}
+	k.Window = w
+	if k.TimeZone == "UTC" {
+		k.TimeZone = ""
+	}
+}
+
+func mustDuration(s string) rules.Duration {
+	d, _ := rules.ParseDuration(s)
+	return d
+}
+
+// checkFormat refuses a key format the way Decide does: a value made per
+// attempt, or who acts without what they do.
+func checkFormat(cat *rules.Catalog, src, f string) error {
+	if m := perAttempt.FindString(f); m != "" || src != spec.SourceClient && serverMade.MatchString(f) {
+		return rejected(cat, "a key with "+orWord(m, serverMade.FindString(f)), "per-attempt-key")
+	}
+	if err := rules.CheckKeyFormat(f); errors.Is(err, rules.ErrIdentityKey) {
+		return rejected(cat, "key format "+f, "key-per-user")
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkTimeZone(s string) error {
+	if _, err := time.LoadLocation(s); err != nil || s == "Local" {
+		return fmt.Errorf("%q is not an IANA time zone, e.g. Europe/Berlin or UTC", s)
+	}
+	return nil
 }
 
 // NewForm asks Q2 to Q5: the canonical hash, the store, the TTL and the
@@ -441,18 +620,17 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		// list to the bound value when the options arrive, and bound the
 		// other way round it scrolls to the option equal to the zero value
 		// (here "process it anyway") and hides the ones above it.
-		huh.NewSelect[bool]().
+		newListed(huh.NewSelect[bool]().
 			Title("Same key, different payload?").
-			Value(h.DetectMismatch).
-			Options(
-				huh.NewOption("reject it: 422, logged, never processed", true),
-				huh.NewOption("process it anyway", false),
-			).
 			Validate(func(detect bool) error {
 				if detect {
 					return nil
 				}
 				return rejected(cat, "processing a different payload under a known key", antiNoMismatch)
+			}),
+			h.DetectMismatch, []huh.Option[bool]{
+				huh.NewOption("refuse it: never processed, logged loudly (Q5 says how)", true),
+				huh.NewOption("process it anyway", false),
 			}),
 	)
 	return huh.NewGroup(fields...)
@@ -475,31 +653,43 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		}
 		opts = append(opts, huh.NewOption(fmt.Sprintf("%-9s %s", s.ID, label), s.ID))
 	}
-	return huh.NewGroup(
+	fields := []huh.Field{
 		teach("Q3 · Where do keys live?",
 			"The store must claim a key in one atomic step (SET NX, INSERT ... ON CONFLICT) and keep it, "+
 				"with the response, for the whole TTL."),
-		huh.NewSelect[string]().
+		newListed(huh.NewSelect[string]().
 			Title(withDefault("Store", st.Kind)).
-			Value(&st.Kind).
-			Options(opts...).
 			Validate(func(id string) error {
 				if s, ok := cat.Store(id); ok && s.Rejected {
 					return rejected(cat, id, s.AntiPattern)
 				}
 				return nil
 			}),
+			&st.Kind, opts),
 		huh.NewConfirm().
 			Title("Also write a Postgres audit row?").
 			Description("The idempotency store is ephemeral; an audit trail is not. Payment and billing operations keep one.").
 			Value(st.AuditRow),
-	)
+	}
+	if a.Key.Source == spec.SourceWebhook {
+		fields = append(fields, huh.NewConfirm().
+			Title("Acknowledge the webhook before processing it?").
+			Description("Then its payload is persisted first: the sender will not resend an acknowledged event.").
+			Value(&st.AckFirst))
+	} else {
+		st.AckFirst = false
+	}
+	return huh.NewGroup(fields...)
 }
 
 func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	b := boundOf(cat, a.Key)
 	if a.TTL == "" {
 		a.TTL = b.suggested.String()
+	}
+	l := &a.Lease
+	if l.Duration == "" {
+		l.Duration = cat.Defaults.LeaseTTL.String()
 	}
 	text := "Keys must outlast the longest retry window upstream, and must expire: a store that keeps keys forever grows without bound. " + b.note
 	return huh.NewGroup(
@@ -509,7 +699,7 @@ func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			Description("Like 24h, 7d or 30m.").
 			Value(&a.TTL).
 			Validate(keepOr(func() string { return a.TTL }, func(s string) error {
-				d, err := rules.ParseDuration(s)
+				d, err := rules.CheckTTL(s)
 				if err != nil {
 					return err
 				}
@@ -519,69 +709,131 @@ func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				}
 				return nil
 			})),
+		huh.NewInput().
+			Title(withDefault("Longest run while holding the claim", l.LongestRun)).
+			Description("The longest the operation runs (a 40m batch, a consumer within its 2m visibility timeout); empty if it fits in the lease.").
+			Accessor(clearable{&l.LongestRun}).
+			Validate(keepOr(func() string { return l.LongestRun }, checkOptional(checkDuration))),
+		huh.NewInput().
+			Title(withDefault("Lease", l.Duration)).
+			Description("How long a claim lives unrenewed: a crashed holder blocks retries this long, then the next attempt takes over.").
+			Value(&l.Duration).
+			Validate(keepOr(func() string { return l.Duration }, checkDuration)),
+		huh.NewInput().
+			Title(withDefault("Heartbeat (renew the lease every)", l.Heartbeat)).
+			Description("Needed when the run outlives the lease; empty takes a third of the lease.").
+			Accessor(clearable{&l.Heartbeat}).
+			Validate(keepOr(func() string { return l.Heartbeat }, checkOptional(func(s string) error {
+				beat, err := rules.ParseDuration(s)
+				if err != nil {
+					return err
+				}
+				if lease, err := rules.ParseDuration(l.Duration); err == nil && 2*beat > lease {
+					return fmt.Errorf("%s renews a %s lease too late; renew at most every half lease", beat, lease)
+				}
+				return nil
+			}))),
 	)
 }
 
 func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	c := &a.Collision
 	src := a.Key.Source
-	if c.Completed == "" {
-		c.Completed = "replay"
-		if src == "webhook" || src == "queue" {
-			c.Completed = "ack"
+	t := transportOf(src)
+	choices := func(row string, value *string) []huh.Option[string] {
+		var opts []huh.Option[string]
+		for _, ans := range cat.CollisionAnswers(row, src) {
+			opts = append(opts, huh.NewOption(ans.ID+": "+ans.Title, ans.ID))
 		}
-	}
-	if c.InProgress == "" {
-		c.InProgress = "conflict"
-		if src == "queue" {
-			c.InProgress = "requeue"
+		if to, ok := t.aliases[*value]; ok {
+			*value = to
 		}
+		if len(opts) > 0 && !slices.ContainsFunc(opts, func(o huh.Option[string]) bool { return o.Value == *value }) {
+			*value = opts[0].Value
+		}
+		return opts
 	}
+	completed := choices(spec.CaseCompleted, &c.Completed)
+	inProgress := choices(spec.CaseInProgress, &c.InProgress)
 	if c.RetryAfter == "" {
 		c.RetryAfter = cat.Defaults.RetryAfter.String()
 	}
 	var fixed []string
-	for _, row := range cat.Collisions {
-		if row.ID == "mismatch" || row.ID == "expired" {
-			fixed = append(fixed, row.Case+": "+row.Response+".")
+	for _, row := range []string{spec.CaseMismatch, spec.CaseExpired} {
+		if answers := cat.CollisionAnswers(row, src); len(answers) > 0 {
+			if col, ok := cat.Collision(row); ok {
+				fixed = append(fixed, col.Case+": "+strings.TrimSpace(answers[0].Response)+".")
+			}
 		}
 	}
-	return huh.NewGroup(
+	fields := []huh.Field{
 		teach("Q5 · What does a repeat get?",
-			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get."), " ")),
-		huh.NewSelect[string]().
+			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get, in the terms of a "+t.id+" "+src+"."), " ")),
+		newListed(huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, completed", c.Completed)).
-			Value(&c.Completed).
-			Options(
-				huh.NewOption("replay: return the stored status, headers and body", "replay"),
-				huh.NewOption("ack: 200 without a body (webhook senders and queues)", "ack"),
-			).
 			Validate(func(v string) error {
-				if v == "ack" && src == "client" {
+				if v == "ack" && src == spec.SourceClient {
 					return errors.New("a client retrying needs the original response; ack would answer without it, so replay it")
 				}
 				return nil
 			}),
-		huh.NewSelect[string]().
-			Title(withDefault("Same key and payload, still in progress", c.InProgress)).
-			Value(&c.InProgress).
-			Options(
-				huh.NewOption("conflict: 409 with Retry-After; the caller retries later", "conflict"),
-				huh.NewOption("wait: hold briefly for the first attempt, then 409", "wait"),
-				huh.NewOption("requeue: return the message with a delay, unacked", "requeue"),
-			).
-			Validate(func(v string) error {
-				if v == "requeue" && src != "queue" {
-					return fmt.Errorf("only a queue consumer can requeue; a %s caller gets conflict or wait", src)
-				}
-				return nil
-			}),
+			&c.Completed, completed),
+		newListed(huh.NewSelect[string]().
+			Title(withDefault("Same key and payload, still in progress", c.InProgress)),
+			&c.InProgress, inProgress),
 		huh.NewInput().
-			Title(withDefault("Retry-After", c.RetryAfter)).
-			Description("How long the caller waits before trying again (the requeue delay for a queue).").
+			Title(withDefault(map[string]string{
+				spec.TransportHTTP: "Retry-After", spec.TransportQueue: "Requeue delay",
+				spec.TransportActivity: "Engine backoff", spec.TransportSchedule: "Wait for the other run",
+			}[t.id], c.RetryAfter)).
+			Description("How long the repeat waits before it comes back.").
 			Value(&c.RetryAfter).
 			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration)),
-	)
+	}
+	if t.id == spec.TransportQueue {
+		deliveries := deliveriesText{&c.MaxDeliveries}
+		fields = append(fields,
+			huh.NewInput().
+				Title(withDefault("Dead-letter after how many deliveries?", deliveries.Get())).
+				Description("The redrive policy's maxReceiveCount: a message that keeps failing goes to the dead-letter queue with its reason.").
+				Accessor(deliveries).
+				Validate(keepOr(deliveries.Get, checkDeliveries)),
+			huh.NewInput().
+				Title(withDefault("Dead-letter queue", c.DeadLetter)).
+				Description("Its name, e.g. orders-dlq; a mismatched message goes there at once.").
+				Accessor(clearable{&c.DeadLetter}).
+				Validate(keepOr(func() string { return c.DeadLetter }, checkOptional(func(s string) error { return rules.CheckKeyPart("dead-letter queue", s) }))),
+		)
+	} else {
+		c.MaxDeliveries, c.DeadLetter = 0, ""
+	}
+	return huh.NewGroup(fields...)
+}
+
+// deliveriesText binds a delivery count to a text input.
+type deliveriesText struct{ p *int }
+
+// Get writes the count, or the default when none is set.
+func (d deliveriesText) Get() string {
+	if *d.p == 0 {
+		return strconv.Itoa(defaultMaxDeliveries)
+	}
+	return strconv.Itoa(*d.p)
+}
+
+// Set reads the count back; the validator reports what does not parse.
+func (d deliveriesText) Set(v string) {
+	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+		*d.p = n
+	}
+}
+
+func checkDeliveries(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > maxDeliveriesLimit {
+		return fmt.Errorf("a number of deliveries from 1 to %d", maxDeliveriesLimit)
+	}
+	return nil
 }
 
 // NewStepForm asks Q6 for one downstream side effect: its name (which
@@ -592,8 +844,12 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 // a spec or a preset is removed.
 func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 	opts := make([]huh.Option[string], 0, len(cat.Mechanisms))
+	width := 0
 	for _, m := range cat.Mechanisms {
-		opts = append(opts, huh.NewOption(fmt.Sprintf("%-13s %s", m.ID, m.Title), m.ID))
+		width = max(width, len(m.ID))
+	}
+	for _, m := range cat.Mechanisms {
+		opts = append(opts, huh.NewOption(fmt.Sprintf("%-*s %s", width, m.ID, m.Title), m.ID))
 	}
 	if s.Mechanism == "" && len(cat.Mechanisms) > 0 {
 		s.Mechanism = cat.Mechanisms[0].ID
@@ -623,15 +879,41 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 			}))),
 		huh.NewInput().
 			Title(withDefault("Target", s.Target)).
-			Description("The system it calls, e.g. stripe, postgres orders, sendgrid.").
+			Description("A catalogue target, whose record says whether it deduplicates (" + strings.Join(cat.TargetIDs(), ", ") + "), or words for another system.").
 			Accessor(clearable{&s.Target}),
 	}
 	if len(opts) > 0 {
-		fields = append(fields, huh.NewSelect[string]().
-			Title(withDefault("Mechanism", s.Mechanism)).
-			Value(&s.Mechanism).
-			Options(opts...))
+		fields = append(fields, newListed(huh.NewSelect[string]().
+			Title(withDefault("Mechanism", s.Mechanism)),
+			&s.Mechanism, opts))
 	}
+	fields = append(fields,
+		huh.NewInput().
+			Title(withDefault("Per item of a batch? The item's identity field", s.Item)).
+			Description("E.g. customer_id: each item gets its own key {key}:STEP:{customer_id}, claim and release. Empty for one call per operation.").
+			Accessor(clearable{&s.Item}).
+			Validate(keepOr(func() string { return s.Item }, checkOptional(checkPlaceholder))),
+		huh.NewInput().
+			Title(withDefault("Or a business fact? Its key fields, comma separated", strings.Join(s.BusinessKey, ", "))).
+			Description("E.g. order_id, reason: a refund keys on the fact, not on the delivery that caused it.").
+			Accessor(fieldList{&s.BusinessKey}).
+			Validate(keepOr(func() string { return strings.Join(s.BusinessKey, ", ") }, func(v string) error {
+				for _, f := range splitList(v) {
+					if err := checkPlaceholder(f); err != nil {
+						return err
+					}
+				}
+				return nil
+			})),
+		huh.NewInput().
+			Title(withDefault("Naturally idempotent? Say why (PUT, upsert, overwrite, conditional UPDATE)", s.Why)).
+			Description("Only for mechanism natural: why repeating the call changes nothing.").
+			Accessor(clearable{&s.Why}),
+		huh.NewInput().
+			Title(withDefault("Operation it calls, when that has a spec of its own", s.Operation)).
+			Description("The spec links it, e.g. charge card.").
+			Accessor(clearable{&s.Operation}),
+	)
 	return huh.NewForm(huh.NewGroup(fields...))
 }
 

@@ -20,7 +20,7 @@ import (
 func testCatalog() *rules.Catalog {
 	return &rules.Catalog{
 		KeySources: []rules.KeySource{
-			{ID: "client", Title: "External client (our SDK / direct caller)", Format: "{client_key}", Example: "9f1c0e8a-…", Description: "The client makes one key per logical action."},
+			{ID: "client", Title: "External client (our SDK / direct caller)", Format: "{uuid}", Example: "9f1c0e8a-…", Description: "The client makes one key per logical action."},
 			{ID: "webhook", Title: "Webhook receiver", Format: "{event_id}", Example: "evt_1", Description: "The provider's event ID is the same on every redelivery."},
 			{ID: "queue", Title: "Message queue consumer", Format: "{message_id}", Example: "m-1", Description: "The message or dedupe ID survives redelivery."},
 			{ID: "workflow", Title: "Workflow step", Format: "{workflow_id}:{step}:{param}", Example: "wf-1:charge:o-1", Description: "Deterministic parts only."},
@@ -48,9 +48,27 @@ func testCatalog() *rules.Catalog {
 			{ID: "memcached", Name: "Memcached", TTLRange: "minutes", Rejected: true, AntiPattern: "lossy-store"},
 		},
 		Collisions: []rules.Collision{
-			{ID: "completed", Case: "Same key, same payload, completed", Response: "the stored response"},
-			{ID: "mismatch", Case: "Same key, different payload", Response: "422, logged, not processed"},
-			{ID: "expired", Case: "Same key after the TTL", Response: "a new request"},
+			{ID: "completed", Case: "Same key, same payload, completed", Response: "the stored response", Answers: []rules.CollisionAnswer{
+				{ID: "replay", Title: "Replay the stored result", Sources: []string{"client", "workflow"}, Response: "the stored response"},
+				{ID: "ack", Title: "Acknowledge", Sources: []string{"webhook", "queue"}, Response: "2xx or ack"},
+				{ID: "skip", Title: "Skip and exit 0", Sources: []string{"cron"}, Response: "exit 0"},
+			}},
+			{ID: "in_progress", Case: "Same key, same payload, in progress", Response: "409", Answers: []rules.CollisionAnswer{
+				{ID: "conflict", Title: "409 with Retry-After", Sources: []string{"client", "webhook"}, Response: "409"},
+				{ID: "wait", Title: "Wait, then 409", Sources: []string{"client"}, Response: "wait"},
+				{ID: "requeue", Title: "Nack with a delay", Sources: []string{"queue"}, Response: "nack"},
+				{ID: "retry", Title: "Retryable error", Sources: []string{"workflow"}, Response: "retryable"},
+				{ID: "skip", Title: "Another run holds it; exit 0", Sources: []string{"cron"}, Response: "exit 0"},
+			}},
+			{ID: "mismatch", Case: "Same key, different payload", Response: "422, logged, not processed", Answers: []rules.CollisionAnswer{
+				{ID: "reject", Title: "422", Sources: []string{"client", "webhook"}, Response: "422, logged, not processed"},
+				{ID: "dead-letter", Title: "Dead-letter", Sources: []string{"queue"}, Response: "dead-lettered with the reason"},
+				{ID: "non-retryable", Title: "Non-retryable error", Sources: []string{"workflow"}, Response: "non-retryable"},
+				{ID: "fail", Title: "Exit non-zero", Sources: []string{"cron"}, Response: "exit 1"},
+			}},
+			{ID: "expired", Case: "Same key after the TTL", Response: "a new request", Answers: []rules.CollisionAnswer{
+				{ID: "process", Title: "Processed as new", Sources: []string{"client", "webhook", "queue", "workflow", "cron"}, Response: "a new request"},
+			}},
 		},
 		Mechanisms: []rules.Mechanism{
 			{ID: "provider-key", Title: "Pass a derived key to the provider"},
@@ -84,6 +102,7 @@ func testCatalog() *rules.Catalog {
 			Store:       "redis",
 			TTL:         rules.MustDuration("24h"),
 			RetryAfter:  rules.MustDuration("5s"),
+			LeaseTTL:    rules.MustDuration("30s"),
 			AuditRowFor: []string{"payment", "billing"},
 		},
 	}
@@ -140,6 +159,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"",               // header [Idempotency-Key]
 				"",               // scope [tenant_id]
 				"1", "0",         // retried by: internal-http, confirm
+				"", "", "",       // key format [{uuid}], retry window, where from
 				"",       // included [customer_id, amount, currency]
 				"2", "0", // volatile: + request_id, confirm
 				"trace_id: set per hop by the proxy", // other excluded
@@ -147,10 +167,11 @@ func TestFormInterviewWalks(t *testing.T) {
 				"",                                   // store [redis]
 				"",                                   // audit row [Y]
 				"",                                   // TTL [24h]
+				"", "", "",                           // longest run, lease, heartbeat
 				"", "", "",                           // completed, in progress, Retry-After
-				"", "", "", // step 1 from the preset: name, target, mechanism
+				"", "", "", "", "", "", "", // step 1 from the preset: name, target, mechanism, item, business key, why, operation
 				"y",                       // add another
-				"ledger", "postgres", "2", // step 2
+				"ledger", "postgres", "2", "", "", "", "", // step 2
 				"", // add another [N]
 			},
 			want: design.Answers{
@@ -194,15 +215,19 @@ func TestFormInterviewWalks(t *testing.T) {
 				"",  // provider [stripe]
 				"unscoped",
 				"0",        // retried by: nobody
+				"", "",     // key location [header], name: as the catalogue says
+				"", "", "", // key format, retry window [3d], where from
 				"id, type", // included
 				"0",        // volatile: none
 				"",         // other excluded: none
 				"",         // mismatch [reject]
 				"2",        // store: postgres
 				"",         // audit row [N]
+				"",         // acknowledge before processing [N]
 				"1d",       // below Stripe's 3d window
 				"forever",  // keys must expire
 				"",         // TTL [7d]
+				"", "", "", // longest run, lease, heartbeat
 				"", "", "", // completed [ack], in progress [conflict], Retry-After [5s]
 				"", // no downstream step
 			},
@@ -233,30 +258,35 @@ func TestFormInterviewWalks(t *testing.T) {
 				"nightly-invoices", "Bills every account once a night", "",
 				"2", // kind: billing
 				"5", // source: cron
-				"invoice-run", "1d", "account_id",
+				"invoice-run", "1d", "Europe/Berlin", "y", "account_id",
 				"2", "0", // retried by: ui
+				"", "", "", // key format, retry window, where from
 				"", "0", "", "", // hash: nothing included, nothing excluded, mismatch [reject]
 				"2", "", // postgres, audit row [Y] for billing
 				"", // TTL [2d]: two slots
+				"40m", "", "", // a 40m run, lease [30s], heartbeat [a third]
 				"", "", "",
-				"y", "email", "sendgrid", "4", // one step, message-id
+				"y", "email", "sendgrid", "3", "account_id", "", "", "", // one step per account, audit-log
 				"",
 			},
 			want: design.Answers{
 				Operation:   "nightly-invoices",
 				Description: "Bills every account once a night",
 				Kind:        "billing",
-				Key:         design.KeyAnswers{Source: "cron", Job: "invoice-run", Schedule: "1d", Scope: "account_id", RetriedBy: []string{"ui"}},
+				Key:         design.KeyAnswers{Source: "cron", Job: "invoice-run", Schedule: "1d", TimeZone: "Europe/Berlin", BusinessDate: true, Scope: "account_id", RetriedBy: []string{"ui"}},
 				Hash:        design.HashAnswers{DetectMismatch: new(true)},
 				Store:       design.StoreAnswers{Kind: "postgres", AuditRow: new(true)},
 				TTL:         "2d",
-				Collision:   design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
-				Downstream:  []design.StepAnswers{{Name: "email", Target: "sendgrid", Mechanism: "message-id"}},
+				Lease:       design.LeaseAnswers{LongestRun: "40m"},
+				Collision:   design.CollisionAnswers{Completed: "skip", InProgress: "skip", RetryAfter: "5s"},
+				Downstream:  []design.StepAnswers{{Name: "email", Target: "sendgrid", Mechanism: "audit-log", Item: "account_id"}},
 			},
 			output: []string{
 				"billing (gets a Postgres audit row by default)",
 				"Job name",
 				"Also write a Postgres audit row? [Y/n]",
+				"Key format [invoice-run:{scheduled_time as business date in Europe/Berlin}]",
+				"Same key and payload, completed [skip]",
 				"Two daemons or a catch-up run can fire the same 1d slot any time within it, so keys are kept for two slots at least; suggested TTL 2d.",
 			},
 		},
@@ -267,23 +297,27 @@ func TestFormInterviewWalks(t *testing.T) {
 				"", "", "3", // queue preset
 				"", "", // kind [other], source [queue]
 				"", "", "0", // provider [sqs], scope [unscoped], retried by nobody
+				"3", "event-id", // the key is the record's event-id attribute
+				"", "", "", // key format [{queue}:{event_id}], retry window, where from
 				"order_id", "0", "", "",
 				"", "", // store [redis], audit row [N]
 				"", // TTL [1d] from SQS
-				"", "", "",
+				"2m", "1m", "", // longest run 2m, lease 1m, heartbeat [a third]
+				"", "", "", "7", "orders-dlq",
 				"",
 			},
 			want: design.Answers{
 				Operation: "ship-order",
 				Preset:    "queue",
 				Kind:      "other",
-				Key:       design.KeyAnswers{Source: "queue", Provider: "sqs", Scope: "unscoped"},
+				Key:       design.KeyAnswers{Source: "queue", Provider: "sqs", Scope: "unscoped", In: "attribute", Name: "event-id"},
 				Hash:      design.HashAnswers{Include: []string{"order_id"}, DetectMismatch: new(true)},
 				Store:     design.StoreAnswers{Kind: "redis", AuditRow: new(false)},
 				TTL:       "1d",
-				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "requeue", RetryAfter: "5s"},
+				Lease:     design.LeaseAnswers{Duration: "1m", LongestRun: "2m"},
+				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "requeue", RetryAfter: "5s", MaxDeliveries: 7, DeadLetter: "orders-dlq"},
 			},
-			output: []string{"Same key and payload, still in progress [requeue]", "TTL [1d]"},
+			output: []string{"Same key and payload, still in progress [requeue]", "TTL [1d]", "Dead-letter after how many deliveries? [5]"},
 		},
 		{
 			name:  "workflow step",
@@ -292,9 +326,11 @@ func TestFormInterviewWalks(t *testing.T) {
 				"charge-activity", "", "",
 				"", "4", // workflow
 				"checkout", "charge", "order_id", "7d", "tenant_id", "0",
+				"", // key format [{workflow_id}:charge:{order_id}]
 				"", "0", "", "",
 				"4", "", // workflow engine state
-				"", "", "", "",
+				"", "", "", "", // TTL, longest run, lease, heartbeat
+				"", "", "",
 				"",
 			},
 			want: design.Answers{
@@ -304,10 +340,11 @@ func TestFormInterviewWalks(t *testing.T) {
 				Hash:      design.HashAnswers{DetectMismatch: new(true)},
 				Store:     design.StoreAnswers{Kind: "workflow", AuditRow: new(false)},
 				TTL:       "7d",
-				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "conflict", RetryAfter: "5s"},
+				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "retry", RetryAfter: "5s"},
 			},
 			output: []string{
 				"Key format {workflow_id}:{step}:{param}, for example wf-1:charge:o-1.",
+				"Same key and payload, still in progress [retry]",
 				"Retries can reach this workflow key for up to 7d, the window given for it; suggested TTL 7d.",
 			},
 		},
@@ -358,7 +395,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "memcached",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "5", "1", "", "", "", "", ""},
+			lines: []string{"", "0", "", "", "5", "1", "", "", "", "", "", "", "", ""},
 			shown: []string{"memcached is rejected (Lossy store): memcached evicts keys under memory pressure", "5. memcached rejected: Lossy store"},
 			check: func(a design.Answers) bool { return a.Store.Kind == "redis" },
 		},
@@ -366,7 +403,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "forever TTL",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "forever", "never", "48h", "", "", ""},
+			lines: []string{"", "0", "", "", "", "", "forever", "never", "48h", "", "", "", "", "", ""},
 			shown: []string{rules.ErrForever.Error()},
 			check: func(a design.Answers) bool { return a.TTL == "48h" },
 		},
@@ -374,7 +411,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "TTL without a unit",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "24", "", "", "", ""},
+			lines: []string{"", "0", "", "", "", "", "24", "", "", "", "", "", "", ""},
 			shown: []string{"24 has no unit"},
 			check: func(a design.Answers) bool { return a.TTL == "1d" },
 		},
@@ -386,7 +423,7 @@ func TestFormRejectsInline(t *testing.T) {
 				return a
 			}(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "6h", "12h", "", "", ""},
+			lines: []string{"", "0", "", "", "", "", "6h", "12h", "", "", "", "", "", "", "", ""},
 			shown: []string{"a TTL of 6h is shorter than the 12h retry window of Amazon SQS standard"},
 			check: func(a design.Answers) bool { return a.TTL == "12h" },
 		},
@@ -399,7 +436,7 @@ func TestFormRejectsInline(t *testing.T) {
 				return a
 			}(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "", "1h", "", "", ""},
+			lines: []string{"", "0", "", "", "", "", "", "1h", "", "", "", "", "", ""},
 			shown: []string{"TTL [10m]", "a TTL of 10m is shorter than the 30m retry window of User-driven UI retry"},
 			check: func(a design.Answers) bool { return a.TTL == "1h" },
 		},
@@ -407,7 +444,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "TTL below a cron slot",
 			start: design.Answers{Kind: "other", Key: design.KeyAnswers{Source: "cron", Job: "rollup", Schedule: "1d", Scope: "unscoped"}},
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "20h", "", "", "", ""},
+			lines: []string{"", "0", "", "", "", "", "20h", "", "", "", "", "", "", ""},
 			shown: []string{"TTL [2d]", "a TTL of 20h is shorter than the 1d retry window of the schedule"},
 			check: func(a design.Answers) bool { return a.TTL == "2d" },
 		},
@@ -415,7 +452,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "no mismatch detection",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "", "2", "1", "", "", "", "", "", ""},
+			lines: []string{"", "0", "", "2", "1", "", "", "", "", "", "", "", "", ""},
 			shown: []string{"processing a different payload under a known key is rejected (No mismatch detection): a different payload under a known key is silently replayed or applied."},
 			check: func(a design.Answers) bool { return *a.Hash.DetectMismatch },
 		},
@@ -423,7 +460,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "a field both included and excluded",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"amount, timestamp", "1", "0", "1", "2", "0", "amount: noise", "trace_id: per hop", "", "", "", "", "", "", ""},
+			lines: []string{"amount, timestamp", "1", "0", "1", "2", "0", "amount: noise", "trace_id: per hop", "", "", "", "", "", "", "", "", "", ""},
 			shown: []string{"timestamp is both included and excluded", "amount is both included and excluded"},
 			check: func(a design.Answers) bool {
 				return reflect.DeepEqual(a.Hash.Include, []string{"amount", "timestamp"}) && reflect.DeepEqual(a.Hash.Exclude, []string{"request_id", "trace_id"})
@@ -433,7 +470,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "an unknown excluded field without a reason",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "trace_id, client_ip", "trace_id: set per hop, client_ip", "", "", "", "", "", "", ""},
+			lines: []string{"", "0", "trace_id, client_ip", "trace_id: set per hop, client_ip", "", "", "", "", "", "", "", "", "", ""},
 			shown: []string{"say why trace_id is noise for this operation, as trace_id: reason; the catalogue does not know it"},
 			check: func(a design.Answers) bool {
 				return reflect.DeepEqual(a.Hash.Exclude, []string{"trace_id", "client_ip"}) &&
@@ -447,7 +484,7 @@ func TestFormRejectsInline(t *testing.T) {
 				a.Downstream = []design.StepAnswers{{}}
 				return design.NewStepForm(&a.Downstream[0], cat, []string{"charge"})
 			},
-			lines: []string{"charge", "refund", "stripe", ""},
+			lines: []string{"charge", "refund", "stripe", "", "", "", "", ""},
 			shown: []string{"Q6 · Downstream step 2", "a step is already named charge; each step needs its own derived key"},
 			check: func(a design.Answers) bool {
 				return reflect.DeepEqual(a.Downstream, []design.StepAnswers{{Name: "refund", Target: "stripe", Mechanism: "provider-key"}})
@@ -457,31 +494,47 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "a field name with a space",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"customer id", "customer_id", "0", "", "", "", "", "", "", "", ""},
+			lines: []string{"customer id", "customer_id", "0", "", "", "", "", "", "", "", "", "", "", ""},
 			shown: []string{`"customer id" is not a field name; separate fields with commas`},
 			check: func(a design.Answers) bool { return reflect.DeepEqual(a.Hash.Include, []string{"customer_id"}) },
 		},
 		{
-			name:  "requeue for a client",
+			name:  "a client is offered the answers an HTTP caller can get",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "", "", "3", "2", ""},
-			shown: []string{"only a queue consumer can requeue; a client caller gets conflict or wait"},
-			check: func(a design.Answers) bool { return a.Collision.InProgress == "wait" },
+			lines: []string{"", "0", "", "", "", "", "", "", "", "", "", "2", ""},
+			shown: []string{"1. replay: Replay the stored result", "1. conflict: 409 with Retry-After", "2. wait: Wait, then 409", "Retry-After [5s]"},
+			check: func(a design.Answers) bool {
+				return a.Collision.Completed == "replay" && a.Collision.InProgress == "wait"
+			},
 		},
 		{
-			name:  "ack for a client",
+			name: "a queue is offered ack, nack and a dead-letter queue",
+			start: func() design.Answers {
+				a := clientAnswers()
+				a.Key = design.KeyAnswers{Source: "queue", Provider: "sqs", Scope: "unscoped"}
+				return a
+			}(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "", "", "", "", "", "", "30s", "0", "5", "a:b", "orders-dlq"},
+			shown: []string{"1. ack: Acknowledge", "1. requeue: Nack with a delay", "Requeue delay [5s]", "a number of deliveries from 1 to 1000", "':'"},
+			check: func(a design.Answers) bool {
+				return a.Collision.MaxDeliveries == 5 && a.Collision.DeadLetter == "orders-dlq" && a.Collision.RetryAfter == "30s"
+			},
+		},
+		{
+			name:  "a lease whose heartbeat comes too late",
 			start: clientAnswers(),
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "", "2", "1", "", ""},
-			shown: []string{"a client retrying needs the original response"},
-			check: func(a design.Answers) bool { return a.Collision.Completed == "replay" },
+			lines: []string{"", "0", "", "", "", "", "", "40m", "", "20s", "10s", "", "", ""},
+			shown: []string{"20s renews a 30s lease too late"},
+			check: func(a design.Answers) bool { return a.Lease.LongestRun == "40m" && a.Lease.Heartbeat == "10s" },
 		},
 		{
 			name:  "no scope",
 			start: design.Answers{Key: design.KeyAnswers{Source: "cron"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
-			lines: []string{"job", "1h", "", "unscoped", "0"},
+			lines: []string{"job", "1h", "", "", "", "unscoped", "0"},
 			shown: []string{"name the field that scopes stored keys (tenant_id), or answer unscoped"},
 			check: func(a design.Answers) bool { return a.Key.Scope == "unscoped" },
 		},
@@ -489,9 +542,9 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "cron slot that never ends",
 			start: design.Answers{Key: design.KeyAnswers{Source: "cron"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
-			lines: []string{"job", "forever", "15m", "unscoped", "0"},
-			shown: []string{rules.ErrForever.Error()},
-			check: func(a design.Answers) bool { return a.Key.Schedule == "15m" },
+			lines: []string{"job", "forever", "15m", "Mars/Olympus", "Europe/Berlin", "", "unscoped", "0"},
+			shown: []string{rules.ErrForever.Error(), `"Mars/Olympus" is not an IANA time zone`},
+			check: func(a design.Answers) bool { return a.Key.Schedule == "15m" && a.Key.TimeZone == "Europe/Berlin" },
 		},
 		{
 			name:  "a header name with a space",
@@ -579,7 +632,15 @@ func TestFormTTLSuggestion(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a := design.Answers{Kind: "other", Key: tc.key}
-			out := runAccessible(t, script("", "0", "", "", "", "", "", "", "", ""), func(run func(*huh.Form) error) error {
+			lines := make([]string, 13, 15)
+			lines[1] = "0"
+			switch tc.key.Source {
+			case "webhook":
+				lines = append(lines, "") // acknowledge first
+			case "queue":
+				lines = append(lines, "", "") // dead-letter count and queue
+			}
+			out := runAccessible(t, script(lines...), func(run func(*huh.Form) error) error {
 				return run(design.NewForm(&a, cat))
 			})
 			for _, s := range tc.want {
@@ -614,11 +675,13 @@ func TestFormKeepsClearsAndDrops(t *testing.T) {
 		"", "-", "", // operation kept, description cleared, keep the loaded answers
 		"", "", // kind, source
 		"", "", "0", // header, scope, retried by
+		"", "", "", // key format, retry window, where from
 		"-", "0", "", "", // included cleared, exclusions kept
 		"", "", "", // store, audit row, TTL
+		"", "", "", // longest run, lease, heartbeat
 		"", "", "", // collisions
-		"", "", "", // step refund kept
-		"-", "", "", // step email dropped
+		"", "", "", "", "", "", "", // step refund kept
+		"-", "", "", "", "", "", "", // step email dropped
 		"",
 	), func(run func(*huh.Form) error) error { return design.Interview(&a, cat, run) })
 
@@ -701,7 +764,13 @@ func TestFormTerminalView(t *testing.T) {
 			name: "mismatch detection offers both answers",
 			form: func(a *design.Answers) *huh.Form { return design.NewForm(a, cat) },
 			a:    clientAnswers(),
-			want: []string{"> reject it: 422, logged, never processed", "process it anyway"},
+			want: []string{"> refuse it: never processed, logged loudly (Q5 says how)", "process it anyway"},
+		},
+		{
+			name: "a select shows the options above its default",
+			form: func(a *design.Answers) *huh.Form { return design.NewSourceForm(a, cat) },
+			a:    design.Answers{Kind: "other", Key: design.KeyAnswers{Source: "cron"}},
+			want: []string{"payment (gets a Postgres audit row by default)", "billing", "email", "> other"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -778,6 +847,10 @@ func TestFormDefaultCatalogPresets(t *testing.T) {
 			if a.Preset != id {
 				t.Fatalf("preset = %q, want %q", a.Preset, id)
 			}
+			// A preset may answer in another transport's words (a cron
+			// preset's "ack"); the form shows, and keeps, the source's own.
+			want.Collision.Completed = canonicalPolicy(want.Key.Source, want.Collision.Completed)
+			want.Collision.InProgress = canonicalPolicy(want.Key.Source, want.Collision.InProgress)
 			keeps(t, "", toMap(t, want), toMap(t, a))
 			if a.Key.Scope == "" || a.TTL == "" || a.Store.Kind == "" || a.Collision.Completed == "" {
 				t.Errorf("an answer was left empty:\n%s", yamlOf(a))
@@ -814,4 +887,18 @@ func keeps(t *testing.T, path string, want, got map[string]any) {
 			t.Errorf("%s%s = %v, the preset gave %v", path, k, g, w)
 		}
 	}
+}
+
+// canonicalPolicy is the word a source uses for a collision answer given
+// in another transport's words.
+func canonicalPolicy(src, policy string) string {
+	aliases := map[string]map[string]string{
+		"queue":    {"nack": "requeue"},
+		"workflow": {"conflict": "retry"},
+		"cron":     {"ack": "skip", "conflict": "skip"},
+	}
+	if to, ok := aliases[src][policy]; ok {
+		return to
+	}
+	return policy
 }

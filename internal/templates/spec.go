@@ -189,7 +189,7 @@ func newSpecView(s *spec.Spec) *specView {
 			Target:    cell(st.Target),
 			Mechanism: mechanismText(st.Mechanism),
 			Key:       codeCell(st.Key),
-			How:       cell(stepHow(&st)),
+			How:       inline(stepHow(&st)),
 		})
 	}
 	v.Diagram = diagram(s)
