@@ -159,7 +159,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"",               // header [Idempotency-Key]
 				"",               // scope [tenant_id]
 				"1", "0",         // retried by: internal-http, confirm
-				"", "", "",       // key format [{uuid}], retry window, where from
+				"", "", "", // key format [{uuid}], retry window, where from
 				"",       // included [customer_id, amount, currency]
 				"2", "0", // volatile: + request_id, confirm
 				"trace_id: set per hop by the proxy", // other excluded
@@ -168,9 +168,9 @@ func TestFormInterviewWalks(t *testing.T) {
 				"",                                   // audit row [Y]
 				"",                                   // TTL [24h]
 				"", "", "",                           // longest run, lease, heartbeat
-				"", "", "",                           // completed, in progress, Retry-After
+				"", "", "", // completed, in progress, Retry-After
 				"", "", "", "", "", "", "", // step 1 from the preset: name, target, mechanism, item, business key, why, operation
-				"y",                       // add another
+				"y",                                       // add another
 				"ledger", "postgres", "2", "", "", "", "", // step 2
 				"", // add another [N]
 			},
@@ -214,8 +214,8 @@ func TestFormInterviewWalks(t *testing.T) {
 				"2", // source: webhook
 				"",  // provider [stripe]
 				"unscoped",
-				"0",        // retried by: nobody
-				"", "",     // key location [header], name: as the catalogue says
+				"0",    // retried by: nobody
+				"", "", // key location [header], name: as the catalogue says
 				"", "", "", // key format, retry window [3d], where from
 				"id, type", // included
 				"0",        // volatile: none
@@ -263,7 +263,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"", "", "", // key format, retry window, where from
 				"", "0", "", "", // hash: nothing included, nothing excluded, mismatch [reject]
 				"2", "", // postgres, audit row [Y] for billing
-				"", // TTL [2d]: two slots
+				"",            // TTL [2d]: two slots
 				"40m", "", "", // a 40m run, lease [30s], heartbeat [a third]
 				"", "", "",
 				"y", "email", "sendgrid", "3", "account_id", "", "", "", // one step per account, audit-log
@@ -301,7 +301,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"", "", "", // key format [{queue}:{event_id}], retry window, where from
 				"order_id", "0", "", "",
 				"", "", // store [redis], audit row [N]
-				"", // TTL [1d] from SQS
+				"",             // TTL [1d] from SQS
 				"2m", "1m", "", // longest run 2m, lease 1m, heartbeat [a third]
 				"", "", "", "7", "orders-dlq",
 				"",
