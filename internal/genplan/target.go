@@ -9,9 +9,10 @@
 //
 // It serves the generate commands and design --generate, so its messages
 // are worded for their command line: they name the flag at fault (--dir,
-// --runtime, --package, --force) and the fix. Errors a user fixes by
-// changing the request are *InputError, *ConflictError or *DriftError;
-// any other error is a failure of the file system.
+// --runtime, --package, --force) and the fix. Errors are typed by what
+// the user does about them: *InputError, change the request;
+// *ConflictError, move the hand edits or pass --force; *DriftError,
+// regenerate. Any other error is a failure of the file system.
 package genplan
 
 import (
@@ -67,16 +68,13 @@ func ResolveTarget(wd, dir string) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := filepath.Rel(root, target); err != nil {
-		return nil, inputErr("--dir %s: %v", dir, err)
-	}
 	return &Target{Dir: target, Root: root, GoMod: gomod}, nil
 }
 
 // Rel is Dir relative to the module root, slash-separated: "." for the
 // root itself.
 func (t *Target) Rel() string {
-	rel, _ := filepath.Rel(t.Root, t.Dir) // both real paths, Dir below Root: ResolveTarget checked
+	rel, _ := filepath.Rel(t.Root, t.Dir) // cannot fail: Root is Dir or one of its parents
 	return filepath.ToSlash(rel)
 }
 
