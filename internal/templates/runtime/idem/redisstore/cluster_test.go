@@ -127,6 +127,7 @@ func newClusterStore(t testing.TB, rdb *redis.ClusterClient) (*redisstore.Store,
 }
 
 func TestClusterConformance(t *testing.T) {
+	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
 	storetest.Run(t, func(t testing.TB) idem.Store {
 		s, _ := newClusterStore(t, rdb)
@@ -141,6 +142,7 @@ func TestClusterConformance(t *testing.T) {
 // TestClusterSpreadsKeys: each record is a key of its own, hashed whole, so the records of one
 // store spread over every master rather than piling into one slot.
 func TestClusterSpreadsKeys(t *testing.T) {
+	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
 	s, prefix := newClusterStore(t, rdb)
 	for i := range 60 {
@@ -202,9 +204,10 @@ func (e *executions) count(key string) int {
 //     every request fails closed, with ErrStoreUnavailable and without running the work, and
 //     once the replica serves them each key runs once.
 //
-// It is not parallel: it changes the cluster's topology, and waits for the cluster to be whole
-// again before it ends.
+// It changes the cluster's topology, so it holds the cluster alone (no other test in this or
+// another process uses it meanwhile), and waits for the cluster to be whole again before it ends.
 func TestClusterFailover(t *testing.T) {
+	testenv.LockCluster(t, true)
 	rdb := clusterClient(t, func(o *redis.ClusterOptions) {
 		o.ReadTimeout = 500 * time.Millisecond
 		o.WriteTimeout = 500 * time.Millisecond
@@ -397,6 +400,7 @@ func waitRole(t *testing.T, c *redis.Client, want string) {
 // TestClusterReplicasConformance: with every write waiting for its master's replica, the store
 // still passes the suite.
 func TestClusterReplicasConformance(t *testing.T) {
+	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
 	storetest.Run(t, func(t testing.TB) idem.Store {
 		_, prefix := newClusterStore(t, rdb)
@@ -408,6 +412,7 @@ func TestClusterReplicasConformance(t *testing.T) {
 // the cluster, each master with one replica, with WAIT 1 after every write against without, side
 // by side. x-baseline is the throughput with WAIT as a fraction of without.
 func BenchmarkClusterReplicas(b *testing.B) {
+	testenv.LockCluster(b, false)
 	rdb := clusterClient(b)
 	resp := idem.Response{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: make([]byte, 1024)}
 	ctx := context.Background()

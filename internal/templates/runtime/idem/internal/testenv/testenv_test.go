@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 )
 
 // recorder stands in for a test: it records whether the helper skipped or failed it.
@@ -79,3 +80,46 @@ type named struct {
 }
 
 func (n *named) Name() string { return n.name }
+
+// TestLockCluster: an exclusive hold waits for a shared one to end, and shared holds do not wait
+// for each other.
+func TestLockCluster(t *testing.T) {
+	t.Setenv(RedisClusterAddrs, "127.0.0.1:1,"+Name(t)) // a lock of this test's own
+	first := &cleaner{TB: t}
+	LockCluster(first, false)
+	second := &cleaner{TB: t}
+	LockCluster(second, false) // would block forever if shared holds excluded each other
+	got := make(chan struct{})
+	go func() {
+		third := &cleaner{TB: t}
+		LockCluster(third, true)
+		close(got)
+		third.cleanup()
+	}()
+	select {
+	case <-got:
+		t.Fatal("an exclusive lock was granted while shared ones were held")
+	case <-time.After(100 * time.Millisecond):
+	}
+	first.cleanup()
+	second.cleanup()
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the exclusive lock was not granted after the shared ones ended")
+	}
+}
+
+// cleaner runs the cleanups registered on it when told to, standing in for a test that ends.
+type cleaner struct {
+	testing.TB
+	fns []func()
+}
+
+func (c *cleaner) Helper()           {}
+func (c *cleaner) Cleanup(fn func()) { c.fns = append(c.fns, fn) }
+func (c *cleaner) cleanup() {
+	for _, fn := range c.fns {
+		fn()
+	}
+}
