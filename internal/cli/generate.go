@@ -71,7 +71,11 @@ The headers name the idemkit version, so after upgrading idemkit, regenerate.
 
 Your go.mod is not edited: the command prints the 'go get' line that adds the
 packages the generated code imports, at the versions idemkit tests the runtime
-with (or the newer ones your go.mod already requires). Run it, then build.`,
+with (or the newer ones your go.mod already requires). Run it, then build.
+
+Exit status: 0 done (or up to date), 1 drift found by --check, 2 bad usage
+or files edited by hand (nothing written), 3 a file that could not be read
+or written.`,
 		Example: `  idemkit generate runtime --dir internal/idem
   idemkit generate runtime --dir internal/idem --stores memory,redis,postgres --with-tests
   idemkit generate runtime --dir internal/idem --stores redis --check`,

@@ -61,7 +61,11 @@ runtime wrote); pass --runtime DIR when there are several. The package is the
 one already in DIR, else DIR's name.
 
 A generated file edited by hand is never overwritten without --force. --check
-writes nothing and exits 1 when the files differ from what would be generated.`,
+writes nothing and exits 1 when the files differ from what would be generated.
+
+Exit status: 0 done (or up to date), 1 drift found by --check, 2 bad usage
+or files edited by hand (nothing written), 3 a file that could not be read
+or written.`,
 		Example: `  idemkit generate runtime --dir internal/idem
   idemkit generate handler --spec knowledge/projects/idempotency-charge-card.md --dir internal/payments
   idemkit generate handler --spec knowledge/projects/idempotency-charge-card.md --dir internal/payments --check`,
