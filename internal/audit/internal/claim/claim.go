@@ -26,6 +26,7 @@ package claim
 import (
 	"go/ast"
 	"go/constant"
+	"go/token"
 	"go/types"
 	"iter"
 	"reflect"
@@ -250,7 +251,7 @@ func (s *scope) handoffs(funcs []*Func) map[*types.Func]*Func {
 		for _, c := range f.Claims {
 			kept := c.Exits[:0]
 			for _, e := range c.Exits {
-				if !e.Error && len(e.Return.Results) == res.Len() && s.isTrue(e.Return.Results[at]) {
+				if !e.Error && len(e.Return.Results) == res.Len() && (s.isTrue(e.Return.Results[at]) || s.errNil(e.Return.Results[at])) {
 					helpers[s.pass.TypesInfo.Defs[d.Name].(*types.Func)] = f
 					continue
 				}
@@ -260,6 +261,21 @@ func (s *scope) handoffs(funcs []*Func) map[*types.Func]*Func {
 		}
 	}
 	return helpers
+}
+
+// errNil reports whether e is err == nil, which a return that is not
+// an error path answers true: return p, err == nil, err.
+func (s *scope) errNil(e ast.Expr) bool {
+	be, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok || be.Op != token.EQL {
+		return false
+	}
+	info := s.pass.TypesInfo
+	x, y := be.X, be.Y
+	if tv := info.Types[x]; tv.IsNil() {
+		x, y = y, x
+	}
+	return info.Types[y].IsNil() && isError(info.TypeOf(x))
 }
 
 func (s *scope) isTrue(e ast.Expr) bool {
@@ -476,6 +492,9 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "pg_advisory_lock", Table: advisoryTable, Lock: true}
 	}
 	if sc, ok := match.SQL(info, call); ok {
+		if table, ok := directive.ClaimUpdate(sc); ok {
+			return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "UPDATE of " + table + " to in progress", Table: table}
+		}
 		table, ok := directive.ClaimInsert(info, call, sc)
 		if !ok {
 			return nil

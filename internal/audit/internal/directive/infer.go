@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -42,6 +43,26 @@ func ClaimInsert(info *types.Info, call *ast.CallExpr, sc match.SQLCall) (table 
 	}
 	return st.Table, insertsInProgress(info, call, sc)
 }
+
+// ClaimUpdate reports whether a SQL call is an UPDATE that claims a row
+// by moving its status: SET status = 'processing' WHERE id = $1 AND
+// status = 'queued'. It compares the status it changes, so of two racing
+// callers only one moves the row, and the status it sets says the work
+// has begun.
+func ClaimUpdate(sc match.SQLCall) (table string, ok bool) {
+	st := sc.Statement()
+	if !sc.Const || st.Verb != match.Update || st.Table == "" || !st.Guarded {
+		return "", false
+	}
+	m := setClause.FindStringSubmatch(sc.Text)
+	if m == nil || !slices.ContainsFunc(match.Literals(m[1]), InProgress) {
+		return "", false
+	}
+	return st.Table, true
+}
+
+// setClause matches an UPDATE's SET clause, up to its WHERE.
+var setClause = regexp.MustCompile(`(?is)\bSET\b(.*?)\bWHERE\b`)
 
 // ClaimRow reports whether an access match.Classify read from a query
 // builder or ORM (bun, gorm, goqu) inserts a row that claims a key: an
