@@ -583,7 +583,7 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				"exclude noise such as timestamps, request IDs and client IPs."),
 		huh.NewInput().
 			Title(withDefault("Included fields, comma separated", include.Get())).
-			Description("Empty means the whole body minus the excluded fields.").
+			Description(includeHelp(a.Key.Source)).
 			Accessor(include).
 			Validate(keepOr(include.Get, checkFieldNames)),
 	}
@@ -768,7 +768,12 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	}
 	fields := []huh.Field{
 		teach("Q5 · What does a repeat get?",
-			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get, in the terms of a "+t.id+" "+src+"."), " ")),
+			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get, "+map[string]string{
+				spec.TransportHTTP:     "as an HTTP answer.",
+				spec.TransportQueue:    "as a queue consumer acks, nacks or dead-letters.",
+				spec.TransportActivity: "as a workflow activity's result or error.",
+				spec.TransportSchedule: "as a scheduled job skips or fails.",
+			}[t.id]), " ")),
 		newListed(huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, completed", c.Completed)).
 			Validate(func(v string) error {
@@ -1299,4 +1304,13 @@ func retriers(cat *rules.Catalog) []rules.Provider {
 func isVolatile(cat *rules.Catalog, name string) bool {
 	_, ok := cat.VolatileField(name)
 	return ok
+}
+
+// includeHelp says what the included fields are for a source: a scheduled
+// job's hash covers its parameters, a delivery's its payload.
+func includeHelp(src string) string {
+	if src == spec.SourceCron {
+		return "The job's parameters (business_date, region), as JSON pointers or dotted paths; empty means all of them."
+	}
+	return "JSON pointers (/amount, /customer/id) or dotted paths; empty means the whole body minus the excluded fields."
 }
