@@ -54,12 +54,26 @@ func ClaimUpdate(sc match.SQLCall) (table string, ok bool) {
 	if !sc.Const || st.Verb != match.Update || st.Table == "" || !st.Guarded {
 		return "", false
 	}
+	set := ""
+	if m := setClause.FindStringSubmatch(sc.Text); m != nil {
+		set = m[1]
+	}
+	if slices.ContainsFunc(st.Assigned, func(c string) bool {
+		return slices.Contains(st.Columns, c) && slices.ContainsFunc(match.Words(c), func(w string) bool { return slices.Contains(ownerWords, w) }) &&
+			!regexp.MustCompile(`(?i)\b`+regexp.QuoteMeta(c)+`\s*=\s*(NULL|''|false)\b`).MatchString(set) // SET holder = NULL gives it back
+	}) {
+		return st.Table, true // SET holder = $2 WHERE name = $1 AND (holder IS NULL OR expires_at < now()): a lease
+	}
 	m := setClause.FindStringSubmatch(sc.Text)
 	if m == nil || !slices.ContainsFunc(match.Literals(m[1]), InProgress) {
 		return "", false
 	}
 	return st.Table, true
 }
+
+// ownerWords name a column that says who holds a row: setting it where
+// it is compared takes the row for one holder.
+var ownerWords = []string{"holder", "owner", "locked", "leased", "claimed", "worker", "lessee"}
 
 // setClause matches an UPDATE's SET clause, up to its WHERE.
 var setClause = regexp.MustCompile(`(?is)\bSET\b(.*?)\bWHERE\b`)
@@ -397,6 +411,9 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		case match.Delete:
 			return Release, key, st.Table, ""
 		case match.Update:
+			if _, ok := ClaimUpdate(sc); ok {
+				return Claim, key, st.Table, st.Table
+			}
 			if !slices.ContainsFunc(match.Literals(sc.Text), match.InProgress) {
 				return Complete, key, st.Table, ""
 			}

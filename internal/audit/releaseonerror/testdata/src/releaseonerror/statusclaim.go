@@ -59,3 +59,48 @@ func finishJob(ctx context.Context, db *sql.DB, id string) error {
 	}
 	return nil
 }
+
+// takeLease makes this replica the holder of a named lease row, when no
+// one holds it or the holder's time ran out.
+func takeLease(ctx context.Context, db *sql.DB, name, me string) (bool, error) {
+	res, err := db.ExecContext(ctx,
+		`UPDATE leases SET holder = $2, expires_at = now() + interval '1 hour'
+		  WHERE name = $1 AND (holder IS NULL OR expires_at < now())`, name, me)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// giveLease hands the lease back: setting the holder to NULL releases.
+func giveLease(ctx context.Context, db *sql.DB, name, me string) error {
+	_, err := db.ExecContext(ctx, `UPDATE leases SET holder = NULL, expires_at = NULL WHERE name = $1 AND holder = $2`, name, me)
+	return err
+}
+
+// sweepOnce keeps the lease for an hour when the sweep fails.
+func sweepOnce(ctx context.Context, db *sql.DB, me string, sweep func() error) error {
+	got, err := takeLease(ctx, db, "sweep", me)
+	if err != nil || !got {
+		return err
+	}
+	if err := sweep(); err != nil {
+		return fmt.Errorf("sweep: %w", err) // want `leaves the key claimed by takeLease at statusclaim.go:\d+ held`
+	}
+	return giveLease(ctx, db, "sweep", me)
+}
+
+// sweepReleasing gives the lease back however the sweep ends.
+func sweepReleasing(ctx context.Context, db *sql.DB, me string, sweep func() error) error {
+	got, err := takeLease(ctx, db, "sweep", me)
+	if err != nil || !got {
+		return err
+	}
+	defer func() {
+		if err := giveLease(context.WithoutCancel(ctx), db, "sweep", me); err != nil {
+			fmt.Println("give lease back:", err)
+		}
+	}()
+	return sweep()
+}
