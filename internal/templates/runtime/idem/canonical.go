@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -45,7 +46,9 @@ type canonicalizer struct {
 	names []byte
 	// escapedName says that the name string last returned is in names.
 	escapedName bool
-	scratch     []byte
+	// scratch and order serve reorder.
+	scratch []byte
+	order   []int32
 	// Fingerprint's hash, the parts it hashes before the body, and the sum.
 	hash   hash.Hash
 	prefix []byte
@@ -71,7 +74,8 @@ var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
 func getCanonicalizer() *canonicalizer { return canonicalizers.Get().(*canonicalizer) }
 
 func (c *canonicalizer) release() {
-	if cap(c.out) > maxPooledBuffer || cap(c.scratch) > maxPooledBuffer || cap(c.names) > maxPooledBuffer || cap(c.members) > maxPooledBuffer/64 {
+	if cap(c.out) > maxPooledBuffer || cap(c.scratch) > maxPooledBuffer || cap(c.names) > maxPooledBuffer ||
+		cap(c.members) > maxPooledBuffer/64 || cap(c.order) > maxPooledBuffer/4 {
 		return
 	}
 	c.data, c.names, c.members = nil, c.names[:0], c.members[:0]
@@ -255,30 +259,40 @@ func (c *canonicalizer) object(ex *excludeNode) error {
 }
 
 // reorder sorts the members of the object opened at out[open] and rewrites them in that order.
+// It sorts their indexes, which move cheaper than members.
 func (c *canonicalizer) reorder(open int, ms []member) error {
+	order := c.order[:0]
+	for i := range ms {
+		order = append(order, int32(i))
+	}
+	c.order = order
 	if len(ms) <= 32 {
 		// Insertion sort: objects are small, and most names differ in their keys.
-		for i := 1; i < len(ms); i++ {
-			m := ms[i]
+		for i := 1; i < len(order); i++ {
+			o := order[i]
+			m := &ms[o]
 			j := i
-			for ; j > 0 && (ms[j-1].key > m.key || ms[j-1].key == m.key && c.compare(&ms[j-1], &m) > 0); j-- {
-				ms[j] = ms[j-1]
+			for ; j > 0; j-- {
+				if p := &ms[order[j-1]]; p.key < m.key || p.key == m.key && c.compare(p, m) <= 0 {
+					break
+				}
+				order[j] = order[j-1]
 			}
-			ms[j] = m
+			order[j] = o
 		}
 	} else {
-		slices.SortFunc(ms, func(a, b member) int { return c.compare(&a, &b) })
+		slices.SortFunc(order, func(a, b int32) int { return c.compare(&ms[a], &ms[b]) })
 	}
-	for i := 1; i < len(ms); i++ {
-		if c.compare(&ms[i-1], &ms[i]) == 0 {
-			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(&ms[i]))
+	for i := 1; i < len(order); i++ {
+		if p, m := &ms[order[i-1]], &ms[order[i]]; p.key == m.key && c.compare(p, m) == 0 {
+			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(m))
 		}
 	}
 	body := open + 1
 	c.scratch = append(c.scratch[:0], c.out[body:]...)
 	c.out = c.out[:body]
-	for i := range ms {
-		if m := &ms[i]; !m.drop {
+	for _, o := range order {
+		if m := &ms[o]; !m.drop {
 			if len(c.out) > body {
 				c.out = append(c.out, ',')
 			}
@@ -341,10 +355,17 @@ func compareUTF16(a, b []byte) int {
 // sortKey is the first 8 bytes of a name mapped by utf16Order, zero-padded, as a big-endian
 // number: when two keys differ, they order their names.
 func sortKey(name []byte) uint64 {
-	var b [8]byte
-	copy(b[:], name)
-	k := binary.BigEndian.Uint64(b[:])
+	var k uint64
+	if len(name) >= 8 {
+		k = binary.BigEndian.Uint64(name)
+	} else {
+		for i, x := range name {
+			k |= uint64(x) << (56 - 8*i)
+		}
+	}
 	if k&0x8080808080808080 != 0 {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], k)
 		for i, x := range b {
 			b[i] = utf16Order[x]
 		}
@@ -395,14 +416,15 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// plain8 reports whether the 8 bytes in w are all plain, by the bit tricks of "Bit Twiddling
-// Hacks" (a byte under 0x20, a byte equal to '"' or '\\', a byte with its top bit set), which tell
-// exactly whether any byte matches.
-func plain8(w uint64) bool {
+// special8 marks the bytes of the 8 in w (little-endian) that a string scan must stop at — a
+// byte under 0x20, a '"' or '\\', a byte with its top bit set — by the bit tricks of "Bit
+// Twiddling Hacks": the top bit of each such byte is set. A borrow can also mark a byte above a
+// marked one, so the lowest mark is exact, and so is whether there is any.
+func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := w^(ones*'"'), w^(ones*'\\')
 	control := w - ones*0x20
-	return (control|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs == 0
+	return (control | (quote-ones)&^quote | (backslash-ones)&^backslash | w) & highs
 }
 
 // string reads a string literal, which must be UTF-8 and pair the surrogates of its escapes,
@@ -414,7 +436,12 @@ func (c *canonicalizer) string(name bool) ([]byte, error) {
 	i := start
 	c.escapedName = false
 	for {
-		for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
+		// Eight bytes at a time, to the first that needs attention; byte by byte near the end.
+		for i+8 <= len(d) {
+			if m := special8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 			i += 8
 		}
 		for i < len(d) && plain[d[i]] {
@@ -618,6 +645,9 @@ func (c *canonicalizer) number() error {
 		digits int    // in mant
 		exp    int
 		slow   bool // more digits than mant holds
+		// plain: no exponent, and no fraction ending in 0, so that a number in ECMAScript's
+		// fixed range is written as it prints.
+		plain = true
 	)
 	switch {
 	case i < len(d) && d[i] == '0':
@@ -653,8 +683,10 @@ func (c *canonicalizer) number() error {
 			c.pos = i
 			return c.errorf("invalid number")
 		}
+		plain = d[i-1] != '0'
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		plain = false
 		i++
 		eneg := false
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
@@ -685,6 +717,10 @@ func (c *canonicalizer) number() error {
 		mant /= 10
 		digits--
 		exp++
+	}
+	if n := exp + digits; plain && mant != 0 && !slow && digits <= exactDigits && -6 < n && n <= 21 {
+		c.pos = i // canonical as it stands: ECMAScript prints it the same
+		return nil
 	}
 	var buf [32]byte
 	canon := buf[:0]

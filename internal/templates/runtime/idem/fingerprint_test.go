@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -265,8 +266,9 @@ func FuzzNumber(f *testing.F) {
 	})
 }
 
-// TestPlain8 holds the word-at-a-time test of string bytes to the byte table.
-func TestPlain8(t *testing.T) {
+// TestSpecial8 holds the word-at-a-time scan of string bytes to the byte table: the lowest byte
+// it marks is the first that is not plain.
+func TestSpecial8(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	special := []byte{0, 0x1f, 0x20, '"', '\\', 0x7f, 0x80, 0xff, 'a'}
@@ -279,12 +281,15 @@ func TestPlain8(t *testing.T) {
 				b[i] = byte(rng.IntN(256))
 			}
 		}
-		want := true
-		for _, x := range b {
-			want = want && plain[x]
+		want := 8
+		for i, x := range b {
+			if !plain[x] {
+				want = i
+				break
+			}
 		}
-		if got := plain8(binary.LittleEndian.Uint64(b[:])); got != want {
-			t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
+		if got := bits.TrailingZeros64(special8(binary.LittleEndian.Uint64(b[:]))) / 8; got != want {
+			t.Fatalf("special8(%q) marks byte %d first, want %d", b, got, want)
 		}
 	}
 }
