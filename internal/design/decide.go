@@ -739,7 +739,7 @@ func (d *decider) collisions() error {
 	if deadLetter != "" && t.id != "queue" {
 		return inputErr("collision.dead_letter", "only a queue consumer has a dead-letter queue; a %s key answers in its own terms", src)
 	}
-	if err := checkKeyPart("a dead-letter queue name")(deadLetter); deadLetter != "" && err != nil {
+	if err := checkKeyPart("dead-letter queue")(deadLetter); deadLetter != "" && err != nil {
 		return &InputError{Field: "collision.dead_letter", Err: err}
 	}
 	d.s.Failure = t.failure(d.s, maxDeliveries, deadLetter)

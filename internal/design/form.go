@@ -338,16 +338,16 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				Title(withDefault("Workflow name", k.Workflow)).
 				Description("The workflow ID is the key of the whole run; each step adds its own name.").
 				Value(&k.Workflow).
-				Validate(keepOr(func() string { return k.Workflow }, checkKeyPart("a workflow name"))),
+				Validate(keepOr(func() string { return k.Workflow }, checkKeyPart("workflow"))),
 			huh.NewInput().
 				Title(withDefault("Step name", k.Step)).
 				Value(&k.Step).
-				Validate(keepOr(func() string { return k.Step }, checkKeyPart("a step name"))),
+				Validate(keepOr(func() string { return k.Step }, checkKeyPart("step"))),
 			huh.NewInput().
 				Title(withDefault("Deterministic parameter", k.Param)).
 				Description("A field that is the same on every retry of the step, e.g. order_id; never a timestamp.").
 				Value(&k.Param).
-				Validate(keepOr(func() string { return k.Param }, checkFieldName)),
+				Validate(keepOr(func() string { return k.Param }, checkKeyPart("parameter"))),
 			huh.NewInput().
 				Title(withDefault("Workflow run timeout", k.Window)).
 				Description("The engine retries a failed step until the workflow times out: that is the retry window keys must outlast.").
@@ -358,7 +358,7 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 			huh.NewInput().
 				Title(withDefault("Job name", k.Job)).
 				Value(&k.Job).
-				Validate(keepOr(func() string { return k.Job }, checkKeyPart("a job name"))),
+				Validate(keepOr(func() string { return k.Job }, checkKeyPart("job"))),
 			huh.NewInput().
 				Title(withDefault("Slot length", k.Schedule)).
 				Description("The scheduled time is floored to its slot (1h for an hourly job), so two daemons firing the same slot share a key.").
@@ -1183,18 +1183,10 @@ func checkOptional(check func(string) error) func(string) error {
 	}
 }
 
-// checkKeyPart checks a name that becomes part of a key, where a colon separates
-// the parts.
+// checkKeyPart checks a name that becomes part of a key, with the check
+// Decide makes, so the form and the answers file refuse the same names.
 func checkKeyPart(what string) func(string) error {
-	return func(s string) error {
-		if s == "" {
-			return fmt.Errorf("%s is required", what)
-		}
-		if strings.ContainsFunc(s, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }) {
-			return fmt.Errorf("%q becomes part of the key, where a colon separates the parts: use no spaces or colons", s)
-		}
-		return nil
-	}
+	return func(s string) error { return rules.CheckKeyPart(what, s) }
 }
 
 // checkFieldName checks a payload field name or path (customer_id, amount.value).
@@ -1229,18 +1221,8 @@ func checkScope(s string) error {
 	return checkFieldName(s)
 }
 
-// checkHeader checks an HTTP field name (RFC 9110 token).
-func checkHeader(s string) error {
-	if s == "" {
-		return errors.New("a header name is required")
-	}
-	for _, r := range s {
-		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
-			return fmt.Errorf("%q is not a header name", s)
-		}
-	}
-	return nil
-}
+// checkHeader checks an HTTP field name with the check Decide makes.
+func checkHeader(s string) error { return rules.CheckHeaderName(s) }
 
 func checkDuration(s string) error {
 	_, err := rules.ParseDuration(s)

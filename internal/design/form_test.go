@@ -551,7 +551,7 @@ func TestFormRejectsInline(t *testing.T) {
 			start: design.Answers{Key: design.KeyAnswers{Source: "client"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
 			lines: []string{"Idempotency Key", "X-Request-Key", "unscoped", "0"},
-			shown: []string{`"Idempotency Key" is not a header name`},
+			shown: []string{`not an HTTP header name: "Idempotency Key" has a space`},
 			check: func(a design.Answers) bool { return a.Key.Header == "X-Request-Key" },
 		},
 		{
@@ -559,7 +559,7 @@ func TestFormRejectsInline(t *testing.T) {
 			start: design.Answers{Key: design.KeyAnswers{Source: "workflow"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
 			lines: []string{"checkout", "charge:card", "charge", "order_id", "7d", "unscoped", "0"},
-			shown: []string{`"charge:card" becomes part of the key, where a colon separates the parts`},
+			shown: []string{`the step name "charge:card" has a ':', the separator of key parts`},
 			check: func(a design.Answers) bool { return a.Key.Step == "charge" },
 		},
 		{

@@ -80,7 +80,7 @@ func TestCollisionPolicyRefusals(t *testing.T) {
 		{"client max deliveries", KeyAnswers{Source: "client"}, CollisionAnswers{MaxDeliveries: 3}, "collision.max_deliveries", "only a queue"},
 		{"webhook dead letter", KeyAnswers{Source: "webhook", Provider: "stripe"}, CollisionAnswers{DeadLetter: "dlq"}, "collision.dead_letter", "only a queue"},
 		{"queue max deliveries out of range", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{MaxDeliveries: 5000}, "collision.max_deliveries", "out of range"},
-		{"dead letter with a colon", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{DeadLetter: "a:b"}, "collision.dead_letter", "no spaces or colons"},
+		{"dead letter with a colon", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{DeadLetter: "a:b"}, "collision.dead_letter", "has a ':'"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
