@@ -883,7 +883,7 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 	} else if why != "" {
 		return inputErr(field+".why", "only a naturally idempotent step (mechanism natural) says why it needs no key")
 	}
-	t, ok := d.cat.Target(strings.ToLower(strings.TrimSpace(sa.Target)))
+	t, ok := d.target(sa.Target)
 	if !ok {
 		return nil
 	}
@@ -911,6 +911,30 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 		return inputErr(field+".mechanism", "%s remembers a key for %s, but retries of this operation last %s (%s): a late retry would call it again as new; use guard-row (keep the ID its first call returns, and look it up before calling again), still sending the key", t.Name, t.Remembers, d.s.TTL.RetryWindow, d.s.TTL.WindowSource)
 	}
 	return nil
+}
+
+// target finds the catalogue's record of a step's target: by its ID
+// (sendgrid-mail), or by the system's name as people write it ("SendGrid",
+// "Stripe PaymentIntents"), when exactly one target's ID starts with it.
+func (d *decider) target(text string) (*rules.Target, bool) {
+	text = strings.ToLower(strings.TrimSpace(text))
+	if t, ok := d.cat.Target(text); ok {
+		return t, true
+	}
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return nil, false
+	}
+	var found *rules.Target
+	for i := range d.cat.Targets {
+		if strings.HasPrefix(d.cat.Targets[i].ID, words[0]+"-") {
+			if found != nil {
+				return nil, false // ambiguous: say the ID
+			}
+			found = &d.cat.Targets[i]
+		}
+	}
+	return found, found != nil
 }
 
 // checkPlaceholder checks a payload field name that becomes a key

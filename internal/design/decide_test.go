@@ -242,6 +242,9 @@ func TestDecideInputErrors(t *testing.T) {
 		{"provider key for an email API", func(a *Answers) {
 			a.Downstream[2].Target, a.Downstream[2].Mechanism = "sendgrid-mail", "provider-key"
 		}, "downstream[2].mechanism", []string{"does not", "guard"}},
+		{"provider key for an email API named as people write it", func(a *Answers) {
+			a.Downstream[2].Target, a.Downstream[2].Mechanism = "SendGrid", "provider-key"
+		}, "downstream[2].mechanism", []string{"SendGrid", "does not"}},
 		{"message id for an email API", func(a *Answers) {
 			a.Downstream[2].Target, a.Downstream[2].Mechanism = "sendgrid-mail", "message-id"
 		}, "downstream[2].mechanism", []string{"SendGrid"}},

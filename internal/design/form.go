@@ -210,7 +210,8 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 		huh.NewInput().
 			Title(withDefault("What does it do?", a.Description)).
 			Description("One line for the spec's Operation section.").
-			Accessor(clearable{&a.Description}),
+			Accessor(clearable{&a.Description}).
+			Validate(rules.CheckDescription),
 		newListed(huh.NewSelect[string]().
 			Title("Start from a common pattern?").
 			Description("A preset fills every later answer with the pattern's; you can change each one."),

@@ -563,6 +563,25 @@ func TestFormRejectsInline(t *testing.T) {
 			check: func(a design.Answers) bool { return a.Key.Step == "charge" },
 		},
 		{
+			name:  "a hundred-year TTL",
+			start: clientAnswers(),
+			form:  newForm,
+			lines: []string{"", "0", "", "", "", "", "36500d", "48h", "", "", "", "", "", ""},
+			shown: []string{"keeping keys forever in all but name"},
+			check: func(a design.Answers) bool { return a.TTL == "48h" },
+		},
+		{
+			name:  "a description over its limit",
+			start: design.Answers{Operation: "refund"},
+			form: func(a *design.Answers) *huh.Form {
+				var preset string
+				return design.NewStartForm(a, cat, &preset)
+			},
+			lines: []string{"", strings.Repeat("x", 5000), "Refunds a charge", ""},
+			shown: []string{"description too long: 5000 bytes, at most 4096"},
+			check: func(a design.Answers) bool { return a.Description == "Refunds a charge" },
+		},
+		{
 			name:  "an operation without a name",
 			start: design.Answers{},
 			form: func(a *design.Answers) *huh.Form {
