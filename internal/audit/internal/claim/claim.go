@@ -501,7 +501,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + table, Table: table}
 	}
-	if a, ok := match.Classify(info, call); ok && a.Op == match.OpClaim && strings.HasPrefix(a.Record, "redis ") && len(a.Keys) > 0 {
+	if a, ok := match.Classify(info, call); ok && a.Op == match.OpClaim && (strings.HasPrefix(a.Record, "redis ") || strings.HasPrefix(a.Record, "syncmap ")) && len(a.Keys) > 0 {
 		if slices.ContainsFunc(match.Words(s.keyText(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}

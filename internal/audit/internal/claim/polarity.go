@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -20,6 +21,16 @@ import (
 // "already done" one.
 func (s *scope) polarity(f *Func, c *Claim) {
 	c.done = map[*types.Var]bool{}
+	if c.Via == Store && strings.HasPrefix(c.Record, "syncmap ") {
+		// sync.Map's LoadOrStore: its loaded result is true when the key
+		// was there before, and this call took nothing.
+		for v := range c.own {
+			if isBool(v.Type()) {
+				c.done[v] = true
+			}
+		}
+		return
+	}
 	if c.Via != Directive {
 		return // SET NX, HSETNX and an INSERT's row count say "taken" when true
 	}

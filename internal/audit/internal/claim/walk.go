@@ -7,10 +7,12 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/cfg"
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/idemkit/idemkit/internal/audit/internal/directive"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -336,7 +338,7 @@ func (w *walker) step(n ast.Node, st state) (_ state, stop bool) {
 		}
 		return st, true
 	}
-	if w.settledBy(n) {
+	if w.settledBy(n) || w.fillsValue(n) {
 		return st, true
 	}
 	if st.failure == nil {
@@ -901,4 +903,30 @@ var ackNames = []string{"Ack", "AckSync", "DoubleAck", "Acknowledge", "CommitMes
 func acks(info *types.Info, call *ast.CallExpr) bool {
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	return ok && fn.Signature().Recv() != nil && slices.Contains(ackNames, fn.Name())
+}
+
+// fillsValue reports whether n stores the response in the value a
+// sync.Map claim put under the key: LoadOrStore(key, e) and then
+// e.status, e.body = status, resp. Waiting duplicates read the entry
+// they found, so filling it completes the key.
+func (w *walker) fillsValue(n ast.Node) bool {
+	as, ok := n.(*ast.AssignStmt)
+	if !ok || w.c.Via != Store || !strings.HasPrefix(w.c.Record, "syncmap ") || len(w.c.Call.Args) < 2 {
+		return false
+	}
+	id, ok := ast.Unparen(w.c.Call.Args[1]).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v := w.s.varOf(id)
+	if v == nil {
+		return false
+	}
+	for _, l := range as.Lhs {
+		sel, ok := ast.Unparen(l).(*ast.SelectorExpr)
+		if ok && directive.BodyName(sel.Sel.Name) && w.s.varOf(sel.X) == v {
+			return true
+		}
+	}
+	return false
 }
