@@ -3,6 +3,8 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +172,51 @@ func TestVersionAndCompletion(t *testing.T) {
 	code, _, stderr := run(t, t.TempDir(), "", false, nil, "completion", "tcsh")
 	if code != 2 || !strings.Contains(stderr, "tcsh") {
 		t.Errorf("completion tcsh: exit %d, %q", code, stderr)
+	}
+}
+
+var updateDerive = flag.Bool("update-derive", false, "rewrite testdata/derive/*.golden")
+
+// TestDeriveGolden pins derive's whole output for one payload per kind of
+// source (a webhook event with delivery metadata, a queue message with
+// business dates and counters, a scheduled job's parameters): NAME.json
+// with the --source in NAME.source gives NAME.golden. Run with
+// -update-derive and review the diff.
+func TestDeriveGolden(t *testing.T) {
+	t.Parallel()
+	payloads, err := filepath.Glob(filepath.Join("testdata", "derive", "*.json"))
+	if err != nil || len(payloads) == 0 {
+		t.Fatalf("no payloads in testdata/derive: %v", err)
+	}
+	for _, payload := range payloads {
+		name := strings.TrimSuffix(filepath.Base(payload), ".json")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			src, err := os.ReadFile(strings.TrimSuffix(payload, ".json") + ".source")
+			if err != nil {
+				t.Fatal(err)
+			}
+			abs, err := filepath.Abs(payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := run(t, t.TempDir(), "", false, nil, "derive", "--payload", abs, "--source", strings.TrimSpace(string(src)))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden := strings.TrimSuffix(payload, ".json") + ".golden"
+			if *updateDerive {
+				if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/cli -run TestDeriveGolden -update-derive)", err)
+			}
+			if stdout != string(want) {
+				t.Errorf("derive output differs from %s (rerun with -update-derive if meant):\n%s", golden, stdout)
+			}
+		})
 	}
 }
