@@ -82,7 +82,7 @@ func TestDeriveNested(t *testing.T) {
 			name:    "scheduled job parameters",
 			payload: `{"business_date":"2026-03-14","run_at":"2026-03-15T01:00:00Z","attempt":2,"region":"eu"}`,
 			source:  "cron",
-			want:    []string{"include: /attempt, /business_date, /region, /run_at", "exclude: none", "the job's parameters"},
+			want:    []string{"include: /business_date, /region", "/attempt: delivery metadata", "/run_at: a timestamp", "the job's parameters"},
 			answers: "operation: nightly\nkey: {source: cron, job: nightly, schedule: 1d}\nttl: 7d\n",
 		},
 	}

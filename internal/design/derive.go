@@ -99,9 +99,10 @@ func ProposeFields(payload []byte, source string, cat *rules.Catalog) (Proposal,
 	}
 
 	if p.Source == "cron" {
-		// A scheduled job's payload is its parameters: every one of them is
-		// part of the run, none is delivery metadata.
-		p.KeyFrom = "a scheduled job's key is its job name and slot; the payload is the job's parameters, and the hash covers each of them"
+		// A scheduled job's payload is its parameters: the hash names each
+		// of them, and leaves out only what differs between runs of one slot
+		// (when it started, which attempt it is).
+		p.KeyFrom = "a scheduled job's key is its job name and slot; the payload is the job's parameters, and the hash names each of them"
 		p.KeyField, p.KeyValue = "", ""
 	}
 	var delivery []rules.DeliveryField
@@ -109,7 +110,7 @@ func ProposeFields(payload []byte, source string, cat *rules.Catalog) (Proposal,
 		delivery = pr.Exclude
 	}
 	p.Include, p.Exclude = []string{}, []spec.Field{}
-	w := walker{p: &p, cat: cat, delivery: delivery, cron: p.Source == "cron"}
+	w := walker{p: &p, cat: cat, delivery: delivery}
 	w.object("", obj)
 	return p, nil
 }
@@ -125,7 +126,6 @@ type walker struct {
 	p        *Proposal
 	cat      *rules.Catalog
 	delivery []rules.DeliveryField
-	cron     bool
 }
 
 // object walks the members of obj, at JSON pointer prefix.
@@ -166,9 +166,6 @@ func (w walker) hasExclusion(prefix string, obj map[string]any) bool {
 
 // excluded says why the member at ptr is not part of the operation, or "".
 func (w walker) excluded(ptr, name string, val any) string {
-	if w.cron {
-		return ""
-	}
 	if ptr == w.p.KeyField {
 		return "it is the idempotency key itself; the hash guards the rest of the payload"
 	}
