@@ -435,6 +435,9 @@ func (s *scope) responder(f *Func) bool {
 		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Write" && s.uses(sel.X, w) {
 			return true
 		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "ServeHTTP" && len(call.Args) == 2 {
+			return true // a middleware: next answers, through w or a recorder wrapping it
+		}
 		if fn := callee(s.pass.TypesInfo, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "net/http" {
 			continue // http.Error, http.Redirect, http.NotFound answer without a result
 		}
