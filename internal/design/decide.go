@@ -232,7 +232,7 @@ func (d *decider) key() error {
 		switch {
 		case src == spec.SourceClient:
 			out.Scope = "tenant_id"
-		case out.Provider != "":
+		case out.Provider != "" && (src == spec.SourceWebhook || src == spec.SourceQueue):
 			out.Scope = "provider " + out.Provider
 		default:
 			out.Scope = "unscoped"
@@ -410,7 +410,7 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 	id = strings.ToLower(strings.TrimSpace(id))
 	kinds := map[string][]string{
 		"webhook": {"webhook"}, "queue": {"queue"},
-		"client": {"ui", "internal"}, "workflow": {"internal", "queue"}, "cron": {"internal"},
+		"client": {"ui", "internal"}, "workflow": {rules.KindWorkflow, "internal", "queue"}, "cron": {rules.KindCron, "internal"},
 	}[src]
 	if id == "" {
 		switch src {
@@ -432,6 +432,12 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 	}
 	if !slices.Contains(kinds, p.Kind) {
 		return inputErr("key.provider", "%s is a %s provider and cannot supply a %s key", p.ID, p.Kind, src)
+	}
+	if src == spec.SourceWorkflow && p.Kind == rules.KindWorkflow || src == spec.SourceCron && p.Kind == rules.KindCron {
+		// The engine or scheduler that runs the step or job: its name and
+		// its retry window go into the spec; the key stays the step's or
+		// the slot's.
+		out.Provider, out.ProviderName = p.ID, p.Name
 	}
 	if src == "webhook" || src == "queue" {
 		out.Provider, out.ProviderName = p.ID, p.Name

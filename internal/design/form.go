@@ -317,7 +317,13 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		for _, p := range providers {
 			opts = append(opts, huh.NewOption(providerLabel(p), p.ID))
 		}
-		if !slices.ContainsFunc(providers, func(p rules.Provider) bool { return p.ID == k.Provider }) {
+		optional := src == spec.SourceWorkflow || src == spec.SourceCron
+		if optional {
+			// The engine or scheduler is optional: its window bounds the TTL
+			// when named, the answers' own window otherwise.
+			opts = append([]huh.Option[string]{huh.NewOption("none named: the window is given below", "")}, opts...)
+		}
+		if !optional && !slices.ContainsFunc(providers, func(p rules.Provider) bool { return p.ID == k.Provider }) {
 			k.Provider = providers[0].ID
 		}
 		fields = append(fields, newListed(huh.NewSelect[string]().
@@ -1258,11 +1264,9 @@ func providerLabel(p rules.Provider) string {
 }
 
 // providersOfKind lists the providers a source picks from: webhook senders
-// for webhooks, queues for queue consumers, none for the other sources.
+// for webhooks, queues for queue consumers, engines for workflow steps,
+// schedulers for cron jobs.
 func providersOfKind(cat *rules.Catalog, source string) []rules.Provider {
-	if source != rules.KindWebhook && source != rules.KindQueue {
-		return nil
-	}
 	var out []rules.Provider
 	for _, p := range cat.Providers {
 		if p.Kind == source {
