@@ -127,6 +127,9 @@ func insertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) b
 	if slices.ContainsFunc(match.Literals(sc.Text), InProgress) {
 		return true
 	}
+	if notDoneYet(sc) {
+		return true
+	}
 	for _, a := range call.Args {
 		if a == sc.Query {
 			continue
@@ -721,4 +724,31 @@ func ReceiverName(fn *types.Func) string {
 		return n.Obj().Name()
 	}
 	return ""
+}
+
+// doneWords name a column that says the work behind a row is done.
+var doneWords = []string{"done", "finished", "completed", "processed", "succeeded"}
+
+// valuesClause matches an INSERT's first VALUES tuple.
+var valuesClause = regexp.MustCompile(`(?is)\bVALUES\s*\(([^()]*)\)`)
+
+// notDoneYet reports whether an INSERT writes a row saying its work is
+// not done yet: a done, finished or completed column given false.
+func notDoneYet(sc match.SQLCall) bool {
+	st := sc.Statement()
+	m := valuesClause.FindStringSubmatch(sc.Text)
+	if m == nil {
+		return false
+	}
+	vals := strings.Split(m[1], ",")
+	if len(vals) != len(st.Columns) {
+		return false
+	}
+	for i, col := range st.Columns {
+		ws := match.Words(col)
+		if len(ws) == 1 && slices.Contains(doneWords, ws[0]) && strings.EqualFold(strings.TrimSpace(vals[i]), "false") {
+			return true
+		}
+	}
+	return false
 }
