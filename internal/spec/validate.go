@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/idemkit/idemkit/internal/rules"
 )
 
 // Key sources (Key.Source): who supplies the key, Q1 of the design. A key
@@ -62,14 +64,13 @@ const (
 )
 
 // The vocabularies Validate accepts, in the order they are listed in
-// messages. They are fixed here rather than read from the rules catalogue
-// because a spec must mean the same thing to every idemkit that reads it.
+// messages. Key sources, stores and mechanisms are the embedded catalogue's
+// (rules.Default), the one source of each list, so that a spec and the
+// design that wrote it agree on what a word means; the constants above name
+// the ones the code branches on.
 var (
-	sources        = []string{SourceClient, SourceWebhook, SourceQueue, SourceWorkflow, SourceCron}
 	collisionCases = []string{CaseCompleted, CaseInProgress, CaseMismatch, CaseExpired}
 	hashAlgorithms = []string{HashSHA256JCS}
-	mechanisms     = []string{MechanismProviderKey, MechanismOnConflict, MechanismAuditLog, MechanismMessageID, MechanismNatural, MechanismGuardRow, MechanismOutbox, MechanismSearch}
-	storeKinds     = []string{"redis", "postgres", "dynamodb", "workflow"}
 	transports     = []string{TransportHTTP, TransportQueue, TransportActivity, TransportSchedule}
 	// keyLocations are where a key is read: the catalogue's location kinds,
 	// and a scheduled job's own clock.
@@ -81,7 +82,10 @@ var (
 )
 
 // Mechanisms lists the downstream mechanisms a spec may name.
-func Mechanisms() []string { return slices.Clone(mechanisms) }
+func Mechanisms() []string { return rules.Default().MechanismIDs() }
+
+func sources() []string    { return rules.Default().SourceIDs() }
+func storeKinds() []string { return rules.Default().StoreKinds() }
 
 // CollisionCases lists the four collision cases in the order the collision
 // table presents them, for renderers that walk the table.
@@ -178,9 +182,9 @@ func (v *validator) header(s *Spec) {
 
 func (v *validator) key(k *Key) {
 	if k.Source == "server" {
-		v.addf("key.source", "a key the server makes per attempt changes on every retry, so it deduplicates nothing; use one of %s", strings.Join(sources, ", "))
+		v.addf("key.source", "a key the server makes per attempt changes on every retry, so it deduplicates nothing; use one of %s", strings.Join(sources(), ", "))
 	} else {
-		v.oneOf("key.source", k.Source, sources)
+		v.oneOf("key.source", k.Source, sources())
 	}
 	if (k.Source == SourceWebhook || k.Source == SourceQueue) && k.Provider == "" {
 		v.addf("key.provider", "missing; a %s key comes from its provider, whose retry window bounds the TTL", k.Source)
@@ -237,9 +241,9 @@ func (v *validator) hash(h *Hash) {
 
 func (v *validator) store(s *Store) {
 	if s.Kind == "memcached" {
-		v.addf("store.kind", "memcached evicts keys under memory pressure and keeps them minutes, shorter than any retry window; use one of %s", strings.Join(storeKinds, ", "))
+		v.addf("store.kind", "memcached evicts keys under memory pressure and keeps them minutes, shorter than any retry window; use one of %s", strings.Join(storeKinds(), ", "))
 	} else {
-		v.oneOf("store.kind", s.Kind, storeKinds)
+		v.oneOf("store.kind", s.Kind, storeKinds())
 	}
 	v.required("store.name", s.Name)
 	v.required("store.primitive", s.Primitive)
@@ -339,7 +343,7 @@ func (v *validator) downstream(steps []Step) {
 	for i, st := range steps {
 		field := fmt.Sprintf("downstream[%d]", i)
 		v.required(field+".name", st.Name)
-		v.oneOf(field+".mechanism", st.Mechanism, mechanisms)
+		v.oneOf(field+".mechanism", st.Mechanism, Mechanisms())
 		v.required(field+".key", st.Key)
 		if st.Item != "" && !strings.Contains(st.Key, "{"+st.Item+"}") {
 			v.addf(field+".key", "%q does not carry the item {%s}: every item of the run would share one key", st.Key, st.Item)

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
 )
 
@@ -319,20 +320,11 @@ func answer(c *spec.Collision) string {
 	return head + " — " + c.Response
 }
 
-var mechanismTitles = map[string]string{
-	spec.MechanismProviderKey: "the provider's idempotency key",
-	spec.MechanismOnConflict:  "unique constraint + `ON CONFLICT DO NOTHING`",
-	spec.MechanismAuditLog:    "audit-log guard: check, call, record",
-	spec.MechanismMessageID:   "the provider's message or deduplication ID",
-	spec.MechanismNatural:     "naturally idempotent: no key needed",
-	spec.MechanismGuardRow:    "guard row: the external ID kept and looked up",
-	spec.MechanismOutbox:      "outbox: published after the commit",
-	spec.MechanismSearch:      "search before create after an unknown outcome",
-}
-
+// mechanismText names a step's mechanism by the catalogue's title, the one
+// source of the mechanisms' names, with its ID.
 func mechanismText(m string) string {
-	if t, ok := mechanismTitles[m]; ok {
-		return t + " (`" + m + "`)"
+	if mech, ok := rules.Default().Mechanism(m); ok && mech.Title != "" {
+		return cell(mech.Title) + " (`" + m + "`)"
 	}
 	return codeCell(m)
 }

@@ -293,7 +293,7 @@ func TestRenderSpecSections(t *testing.T) {
 		"- Audit row: yes",
 		"| `in_progress` | Same key, same hash, in progress | 409 + Retry-After: 5 — problem+json; the client retries after the delay |\n",
 		"| `expired` | Same key, TTL expired | treated as a new request |\n",
-		"| record order | orders table | unique constraint + `ON CONFLICT DO NOTHING` (`on-conflict`) | `{key}:record-order` |\n",
+		"| record order | orders table | INSERT ... ON CONFLICT DO NOTHING (`on-conflict`) | `{key}:record-order` |\n",
 		"- **record order**: INSERT ... ON CONFLICT (id) DO NOTHING\n",
 		"    participant D1 as Stripe PaymentIntents\n",
 		"    H->>S: claim key with fingerprint, lease 30s\n    alt new key, every step succeeds\n        H->>D1: charge, key {key}:charge\n",
