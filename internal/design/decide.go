@@ -295,6 +295,10 @@ func (d *decider) clientKey(k KeyAnswers, out *spec.Key) error {
 // catalogue does not know the location of).
 func (d *decider) keyLocation(k KeyAnswers, out *spec.Key) error {
 	in, name := strings.ToLower(strings.TrimSpace(k.In)), strings.TrimSpace(k.Name)
+	if h := strings.TrimSpace(k.Header); h != "" && in == "" && name == "" {
+		// key.header names a header for any source.
+		in, name = rules.LocationHeader, h
+	}
 	if in == "" && name == "" {
 		// A team's provider may give its key_field in words only: the spec
 		// keeps those, and key.in and key.name stay empty.
@@ -883,7 +887,8 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 	}
 	if st.Mechanism == spec.MechanismNatural {
 		if why == "" {
-			return inputErr(field+".why", "say why %s needs no key: a PUT of the whole resource, an upsert on a business key, a deterministic overwrite or a conditional UPDATE", st.Name)
+			why = "it sets a state rather than adding to it, so a repeat changes nothing (say which: a PUT of the whole resource, an upsert on a business key, a deterministic overwrite or a conditional UPDATE)"
+			d.notes = append(d.notes, fmt.Sprintf("%s.why: say why %s needs no key (a PUT, an upsert, an overwrite or a conditional UPDATE)", field, st.Name))
 		}
 		st.Why = why
 	} else if why != "" {

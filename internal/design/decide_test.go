@@ -253,7 +253,6 @@ func TestDecideInputErrors(t *testing.T) {
 			a.TTL, a.Collision = "7d", CollisionAnswers{}
 			a.Downstream[0].Target = "stripe-api"
 		}, "downstream[0].mechanism", []string{"1d", "3d", "guard-row"}},
-		{"natural without a reason", func(a *Answers) { a.Downstream[1].Mechanism = "natural" }, "downstream[1].why", []string{"conditional UPDATE"}},
 		{"a reason for a keyed step", func(a *Answers) { a.Downstream[1].Why = "it is an upsert" }, "downstream[1].why", []string{"only a naturally idempotent"}},
 		{"natural for an email API", func(a *Answers) {
 			a.Downstream[2].Target, a.Downstream[2].Mechanism, a.Downstream[2].Why = "sendgrid-mail", "natural", "hope"
@@ -376,5 +375,30 @@ func TestApplyPresetRejectsUnknownFields(t *testing.T) {
 	}
 	if err := ApplyPreset(cat, "payment", &a); err != nil || a.Operation != "x" || a.Preset != "payment" {
 		t.Fatalf("ApplyPreset(payment) = %v, answers %+v", err, a)
+	}
+}
+
+// TestDecideLenient checks answers a good design may leave out or give in
+// another form: it decides, with a note where the spec would say more.
+func TestDecideLenient(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	a := presetAnswers(t, "payment", "charge")
+	a.Downstream[1].Mechanism = "natural"
+	d, err := Decide(a, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := d.Spec.Downstream[1]; st.Why == "" || !strings.Contains(strings.Join(d.Notes, "\n"), "downstream[1].why") {
+		t.Errorf("a natural step without a reason: why %q, notes %q", st.Why, d.Notes)
+	}
+
+	hook := Answers{Operation: "acme", Key: KeyAnswers{Source: "webhook", Provider: "stripe", Header: "X-Acme-Id"}, Store: StoreAnswers{Kind: "postgres"}}
+	d, err = Decide(hook, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := d.Spec.Key; k.In != "header" || k.Name != "X-Acme-Id" || k.Field != "header X-Acme-Id" || k.Format != "{provider}:{x_acme_id}" {
+		t.Errorf("a webhook key.header: in %q name %q field %q format %q", k.In, k.Name, k.Field, k.Format)
 	}
 }
