@@ -730,9 +730,12 @@ func (d *decider) collisions() error {
 		{spec.CaseMismatch, "collision.mismatch", ""},
 		{spec.CaseExpired, "collision.expired", ""},
 	} {
-		a, err := t.answer(d.cat, q.field, q.row, q.answer)
+		a, note, err := t.answer(d.cat, q.field, q.row, q.answer)
 		if err != nil {
 			return err
+		}
+		if note != "" {
+			d.notes = append(d.notes, note)
 		}
 		answers[q.row] = a
 	}

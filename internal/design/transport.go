@@ -30,9 +30,9 @@ var transportIDs = map[string]string{
 }
 
 var transportAliases = map[string]map[string]string{
-	spec.SourceQueue:    {"nack": "requeue"},
-	spec.SourceWorkflow: {"conflict": "retry"},
-	spec.SourceCron:     {"ack": "skip", "conflict": "skip"},
+	spec.SourceQueue:    {"nack": "requeue", "conflict": "requeue", "wait": "requeue", "replay": "ack"},
+	spec.SourceWorkflow: {"conflict": "retry", "ack": "replay"},
+	spec.SourceCron:     {"ack": "skip", "conflict": "skip", "replay": "skip"},
 }
 
 // transportOf returns the transport of a key source.
@@ -46,26 +46,30 @@ func transportOf(src string) transport {
 
 // answer resolves the answer to collision row among the catalogue's
 // answers that fit the source; empty takes the first, the default.
-func (t transport) answer(cat *rules.Catalog, field, row, answer string) (*rules.CollisionAnswer, error) {
+// An answer in another transport's words (a queue's "conflict") is taken
+// as this transport's (requeue), with a note saying so.
+func (t transport) answer(cat *rules.Catalog, field, row, answer string) (*rules.CollisionAnswer, string, error) {
 	fits := cat.CollisionAnswers(row, t.src)
 	if len(fits) == 0 {
-		return nil, fmt.Errorf("catalogue has no answer to the %s row for a %s key", row, t.src)
+		return nil, "", fmt.Errorf("catalogue has no answer to the %s row for a %s key", row, t.src)
 	}
 	answer = strings.ToLower(strings.TrimSpace(answer))
 	if answer == "" {
-		return &fits[0], nil
+		return &fits[0], "", nil
 	}
+	note := ""
 	if to, ok := t.aliases[answer]; ok {
+		note = fmt.Sprintf("%s: %s is another transport's word; a %s key answers %s (%s)", field, answer, t.src, to, t.why())
 		answer = to
 	}
 	ids := make([]string, len(fits))
 	for i := range fits {
 		if fits[i].ID == answer {
-			return &fits[i], nil
+			return &fits[i], note, nil
 		}
 		ids[i] = fits[i].ID
 	}
-	return nil, inputErr(field, "%q is not an answer a %s key can give; one of %s (%s)", answer, t.src, strings.Join(ids, ", "), t.why())
+	return nil, "", inputErr(field, "%q is not an answer a %s key can give; one of %s (%s)", answer, t.src, strings.Join(ids, ", "), t.why())
 }
 
 func (t transport) why() string {

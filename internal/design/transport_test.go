@@ -74,9 +74,9 @@ func TestCollisionPolicyRefusals(t *testing.T) {
 		field string
 		want  string
 	}{
-		{"queue conflict", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{InProgress: "conflict"}, "collision.in_progress", "acks, nacks or dead-letters"},
-		{"queue replay", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{Completed: "replay"}, "collision.completed", "one of ack"},
-		{"cron replay", KeyAnswers{Source: "cron", Job: "j", Schedule: "1h"}, CollisionAnswers{Completed: "replay"}, "collision.completed", "exits 0"},
+		{"queue retry", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{InProgress: "retry"}, "collision.in_progress", "acks, nacks or dead-letters"},
+		{"queue skip", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{Completed: "skip"}, "collision.completed", "one of ack"},
+		{"cron requeue", KeyAnswers{Source: "cron", Job: "j", Schedule: "1h"}, CollisionAnswers{InProgress: "requeue"}, "collision.in_progress", "exits 0"},
 		{"client max deliveries", KeyAnswers{Source: "client"}, CollisionAnswers{MaxDeliveries: 3}, "collision.max_deliveries", "only a queue"},
 		{"webhook dead letter", KeyAnswers{Source: "webhook", Provider: "stripe"}, CollisionAnswers{DeadLetter: "dlq"}, "collision.dead_letter", "only a queue"},
 		{"queue max deliveries out of range", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{MaxDeliveries: 5000}, "collision.max_deliveries", "out of range"},
@@ -172,6 +172,34 @@ func TestFieldPath(t *testing.T) {
 			t.Errorf("FieldPath(%q) = %q, %v; want an error saying %q", tc.in, got, err, tc.err)
 		case tc.err == "" && (err != nil || got != tc.want):
 			t.Errorf("FieldPath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestCollisionSynonyms checks that an answer in another transport's words
+// is taken as the source's own, with a note, rather than refused.
+func TestCollisionSynonyms(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	cases := []struct {
+		key                 KeyAnswers
+		c                   CollisionAnswers
+		completed, progress string
+	}{
+		{KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{Completed: "replay", InProgress: "conflict"}, "ack", "requeue"},
+		{KeyAnswers{Source: "workflow", Workflow: "w", Step: "s", Window: "7d"}, CollisionAnswers{Completed: "ack", InProgress: "conflict"}, "replay", "retry"},
+		{KeyAnswers{Source: "cron", Job: "j", Schedule: "1h"}, CollisionAnswers{Completed: "replay", InProgress: "conflict"}, "skip", "skip"},
+	}
+	for _, tc := range cases {
+		d, err := Decide(Answers{Operation: "op", Key: tc.key, TTL: "30d", Store: StoreAnswers{Kind: "postgres"}, Collision: tc.c}, cat)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.key.Source, err)
+		}
+		if got := d.Spec.Collisions; got[0].Policy != tc.completed || got[1].Policy != tc.progress {
+			t.Errorf("%s: policies %s, %s; want %s, %s", tc.key.Source, got[0].Policy, got[1].Policy, tc.completed, tc.progress)
+		}
+		if !strings.Contains(strings.Join(d.Notes, "\n"), "another transport's word") {
+			t.Errorf("%s: no note on the synonym: %q", tc.key.Source, d.Notes)
 		}
 	}
 }
