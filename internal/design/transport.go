@@ -92,6 +92,14 @@ func (t transport) row(row string, a *rules.CollisionAnswer, s *spec.Spec, retry
 	if t.id == spec.TransportHTTP {
 		c.Status = a.Status
 	}
+	// The catalogue's ack answers a webhook sender and a queue in one
+	// sentence; each transport reads only its own half.
+	switch t.id + "/" + a.ID {
+	case "http/ack":
+		c.Response = "2xx without a body: acknowledge the delivery so the sender stops redelivering it; nothing is done again"
+	case "queue/ack":
+		c.Response = "ack: delete the message (or commit its offset) so the broker stops redelivering it; nothing is done again"
+	}
 	var extra string
 	switch t.id + "/" + a.ID {
 	case "http/conflict", "http/wait":

@@ -372,8 +372,12 @@ func diagram(s *spec.Spec) []string {
 			lines = append(lines, "participant "+targets[label]+" as "+label)
 		}
 	}
+	words := diagramWords[s.Failure.Transport]
+	if words == (flowWords{}) {
+		words = diagramWords[spec.TransportHTTP]
+	}
 	lines = append(lines,
-		"C->>H: "+mermaidText("request, key from "+s.Key.Field, "request with its key"),
+		"C->>H: "+mermaidText(words.arrive+", key from "+s.Key.Field, words.arrive+" with its key"),
 		"H->>S: "+mermaidText(fmt.Sprintf("claim key with fingerprint, lease %s", s.TTL.Lease), "claim key"),
 		"alt new key, every step succeeds",
 	)
@@ -402,17 +406,32 @@ func diagram(s *spec.Spec) []string {
 		lines = append(lines, "    H->>A: write audit row")
 	}
 	lines = append(lines,
-		"    H->>S: "+mermaidText(fmt.Sprintf("complete with the response, kept %s", s.TTL.Duration), "complete with the response"),
-		"    H-->>C: response",
-		"else a step fails, 5xx, panic or timeout",
+		"    H->>S: "+mermaidText(fmt.Sprintf("complete with the %s, kept %s", words.result, s.TTL.Duration), "complete with the "+words.result),
+		"    H-->>C: "+words.success,
+		"else "+words.fails,
 		"    H->>S: release key",
-		"    H-->>C: error, the retry starts over",
+		"    H-->>C: "+words.failure,
 		"else key seen before",
 		"    S-->>H: stored state and fingerprint",
 		"    H-->>C: the collision table's answer",
 		"end",
 	)
 	return lines
+}
+
+// flowWords are the diagram's messages in the transport's terms.
+type flowWords struct {
+	arrive, result, success, fails, failure string
+}
+
+var diagramWords = map[string]flowWords{
+	spec.TransportHTTP: {"request", "response", "response", "a step fails, 5xx, panic or timeout", "error, the retry starts over"},
+	spec.TransportQueue: {"message", "result", "ack (delete the message or commit the offset)",
+		"a step fails, panic or timeout", "nack: redelivered after a delay, dead-lettered after the last delivery"},
+	spec.TransportActivity: {"activity attempt", "result", "the activity's result",
+		"a step fails, panic or timeout", "retryable error (non-retryable for a permanent failure)"},
+	spec.TransportSchedule: {"run for the slot", "run's result", "exit 0",
+		"a step fails, panic or timeout", "exit non-zero: the retry or the next catch-up run does the slot"},
 }
 
 // collision is the row for one case, or nil when the spec lacks it.
