@@ -42,6 +42,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -140,6 +141,11 @@ type Claim struct {
 	// count of members added (0: there before), a SetNX's bool (its Err is
 	// nil whether or not it set the key).
 	counted bool
+	// transition marks a claim made by moving a record's state with a
+	// call given the states as constants (MoveGrant(ctx, id, "pending",
+	// "provisioning")); a later call of the same function on the key
+	// moves it on.
+	transition bool
 }
 
 // Settle is what a call does to a claim; values combine.
@@ -477,6 +483,9 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return c
 	}
+	if c := s.transition(call); c != nil {
+		return c
+	}
 	if fn := callee(info, call); fn != nil && fn.Pkg() != nil {
 		for _, l := range lockLibraries {
 			if fn.Pkg().Path() == l.pkg && slices.Contains(strings.Fields(l.acquire), fn.Name()) {
@@ -577,4 +586,51 @@ func (s *scope) handedKey(fn *types.Func, hc *Claim, call *ast.CallExpr) ast.Exp
 func isContext(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+// transition reads a call that moves a record from one state to another,
+// given both as constants, and answers whether it did: (bool, error)
+// from MoveGrant(ctx, id, "pending", "provisioning"). When the state it
+// moves to says work is under way, only one caller moves it: a claim of
+// the record named by the call's first other string argument.
+func (s *scope) transition(call *ast.CallExpr) *Claim {
+	info := s.pass.TypesInfo
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || effect.Stdlib(fn.Pkg().Path()) || match.Library(fn.Pkg().Path()) {
+		return nil
+	}
+	res := fn.Signature().Results()
+	if res.Len() != 2 || !isBool(res.At(0).Type()) || !isError(res.At(1).Type()) {
+		return nil
+	}
+	var key ast.Expr
+	var states []string
+	for _, a := range call.Args {
+		if v, ok := match.ConstString(info, a); ok {
+			states = append(states, v)
+			continue
+		}
+		if key == nil && isStringish(info.TypeOf(a)) {
+			key = a
+		}
+	}
+	// The state moved to comes last (from, to) and says work is under
+	// way; the one moved from does not: moving back is a release.
+	if len(states) < 2 || key == nil {
+		return nil
+	}
+	to := states[len(states)-1]
+	if !directive.InProgress(to) || slices.Contains(waitingStates, strings.ToLower(to)) || to == states[len(states)-2] {
+		return nil
+	}
+	return &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(), Key: key, transition: true}
+}
+
+// waitingStates say a record waits for work that has not begun: moving
+// one there hands it back.
+var waitingStates = []string{"pending", "queued", "new", "waiting", "scheduled", "ready", "open"}
+
+func isStringish(t types.Type) bool {
+	b, ok := types.Unalias(t).Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
 }

@@ -23,6 +23,11 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 	if out := s.command(c, call); out != 0 {
 		return out
 	}
+	if c.transition && call != c.Call {
+		if fn, ok := typeutil.Callee(info, call).(*types.Func); ok && fn == c.Callee && slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return s.overlap(c.Key, a) }) {
+			return Completed // moved on: to done, or back to where it was
+		}
+	}
 	if s.script(c, call) {
 		return Released
 	}

@@ -104,3 +104,38 @@ func sweepReleasing(ctx context.Context, db *sql.DB, me string, sweep func() err
 	}()
 	return sweep()
 }
+
+// grantStore moves grants between states; false when the grant was not
+// in the state it is moved from.
+type grantStore interface {
+	MoveGrant(ctx context.Context, id, from, to string) (bool, error)
+}
+
+func issueSeat(ctx context.Context, id string) error { return nil }
+
+// provision leaves a grant in provisioning when the vendor fails.
+func provision(ctx context.Context, gs grantStore, id string) error {
+	ok, err := gs.MoveGrant(ctx, id, "pending", "provisioning")
+	if err != nil || !ok {
+		return err
+	}
+	if err := issueSeat(ctx, id); err != nil {
+		return fmt.Errorf("issue seat for %s: %w", id, err) // want `leaves the key claimed by MoveGrant at statusclaim.go:\d+ held`
+	}
+	_, err = gs.MoveGrant(ctx, id, "provisioning", "active")
+	return err
+}
+
+// provisionOrRequeue moves a failed grant back to pending.
+func provisionOrRequeue(ctx context.Context, gs grantStore, id string) error {
+	ok, err := gs.MoveGrant(ctx, id, "pending", "provisioning")
+	if err != nil || !ok {
+		return err
+	}
+	if err := issueSeat(ctx, id); err != nil {
+		_, _ = gs.MoveGrant(context.WithoutCancel(ctx), id, "provisioning", "pending")
+		return fmt.Errorf("issue seat for %s: %w", id, err)
+	}
+	_, err = gs.MoveGrant(ctx, id, "provisioning", "active")
+	return err
+}
