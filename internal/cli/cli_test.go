@@ -427,3 +427,47 @@ func TestDesignHelpNamesRealFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamPresetPassesSpecsAndGenerate checks that a spec design writes
+// from a team's own preset and provider (.idemkit.yaml) is accepted by
+// specs and by generate handler, which refused it before.
+func TestTeamPresetPassesSpecsAndGenerate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/team\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, ".idemkit.yaml"), `providers:
+  - id: acme-hooks
+    name: Acme webhooks
+    kind: webhook
+    source: webhook
+    key_field: header X-Acme-Delivery
+    key_example: d-1
+    retries: true
+    retry_window: 2d
+    suggested_ttl: 4d
+    bound: Acme retries for two days.
+    reference: https://acme.example/docs/webhooks
+presets:
+  - id: acme
+    title: Acme webhook
+    description: Our Acme receiver.
+    answers:
+      key:
+        source: webhook
+        provider: acme-hooks
+      store:
+        kind: postgres
+`)
+	if code, _, stderr := run(t, dir, "", false, nil, "design", "--preset", "acme", "acme events"); code != 0 {
+		t.Fatalf("design: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := run(t, dir, "", false, nil, "specs"); code != 0 || !strings.Contains(stdout, "webhook:acme-hooks") {
+		t.Errorf("specs refused the team preset's spec: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := run(t, dir, "", false, nil, "generate", "runtime", "--dir", "internal/idem", "--stores", "memory"); code != 0 {
+		t.Fatalf("generate runtime: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, dir, "", false, nil, "generate", "handler", "--spec", "knowledge/projects/idempotency-acme-events.md", "--dir", "internal/acme"); code != 0 {
+		t.Errorf("generate handler refused the team preset's spec: exit %d: %s", code, stderr)
+	}
+}
