@@ -52,7 +52,11 @@ knowledge/projects/idempotency-<operation>.md.
 On a terminal the questions are an interactive form; elsewhere pass the
 answers as a file with --answers. --preset starts from a common pattern;
 with --answers too, the file's answers win over the preset's. --from
-reopens a spec and writes it back in place.`,
+reopens a spec and writes it back in place.
+
+Beside the specs, design writes ../patterns/idempotency-patterns.md, the
+page every spec links, once: a copy already there is never overwritten.
+'idemkit specs' validates the specs and keeps their index page.`,
 		Example: `  idemkit design "charge card"
   idemkit design --answers charge-card.yaml
   idemkit design --preset webhook "stripe events" --print
@@ -81,7 +85,7 @@ reopens a spec and writes it back in place.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.AnswersFile, "answers", "", "read the answers from a YAML `FILE` instead of asking")
-	fl.StringVar(&opts.FromSpec, "from", "", "reopen the answers of an existing `SPEC.md` for editing")
+	fl.StringVar(&opts.FromSpec, "from", "", "reopen the answers of an existing `SPEC.md` for editing, and write it back in place")
 	fl.StringVar(&opts.Preset, "preset", "", "start from a common pattern (`NAME`: payment, webhook, queue, workflow, cron, or a team preset from .idemkit.yaml); --answers wins over it")
 	fl.StringVar(&opts.OutDir, "out", filepath.Join("knowledge", "projects"), "`DIR` to write the spec into")
 	fl.StringVar(&opts.RulesFile, "rules", "", "catalogue overrides `FILE` (default: .idemkit.yaml at the repository root)")
