@@ -133,7 +133,8 @@ func TestWriteSARIF(t *testing.T) {
 	}
 	rule := drv.Rules[0]
 	if rule.ID != "badcall" || rule.ShortDescription.Text != "calls to Bad" || !strings.Contains(rule.Help.Markdown, "Bad is never right") ||
-		!strings.Contains(rule.Help.Markdown, "//idemkit:ignore badcall") || rule.Help.Text == "" || rule.DefaultConfiguration.Level != "error" {
+		!strings.Contains(rule.Help.Markdown, "//idemkit:ignore badcall") || rule.Help.Text == "" || rule.DefaultConfiguration.Level != "error" ||
+		rule.HelpURI != "https://example.com/badcall" {
 		t.Errorf("rule: %+v", rule)
 	}
 	if len(run.Results) != 3 {

@@ -72,6 +72,7 @@ type (
 		ShortDescription     sarifText          `json:"shortDescription"`
 		FullDescription      sarifText          `json:"fullDescription"`
 		Help                 sarifHelp          `json:"help"`
+		HelpURI              string             `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
 		Properties           sarifRuleProps     `json:"properties"`
 	}
@@ -176,6 +177,7 @@ func WriteSARIF(w io.Writer, res *Result, opts SARIFOptions) error {
 			ShortDescription:     sarifText{Text: doc.Title},
 			FullDescription:      sarifText{Text: fitDescription(doc.Summary, maxDescription)},
 			Help:                 sarifHelp{Text: doc.Summary, Markdown: string(doc.Markdown)},
+			HelpURI:              a.URL,
 			DefaultConfiguration: sarifConfiguration{Level: "error"},
 			Properties: sarifRuleProps{
 				Tags:            []string{"idempotency", "correctness", "reliability"},

@@ -19,6 +19,7 @@ import (
 var BadCall = &analysis.Analyzer{
 	Name: "badcall",
 	Doc:  "calls to Bad\n\nBad is never right; call Good.",
+	URL:  "https://example.com/badcall",
 	Run: func(pass *analysis.Pass) (any, error) {
 		for _, file := range pass.Files {
 			ast.Inspect(file, func(n ast.Node) bool {

@@ -23,6 +23,7 @@ import (
 	"go/build"
 	"go/token"
 	"go/types"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -184,7 +185,28 @@ func library(pass *analysis.Pass) bool {
 
 // goroot is where the standard library's sources are, as the go command
 // reports them to the analysis.
-var goroot = filepath.ToSlash(filepath.Join(build.Default.GOROOT, "src"))
+var goroot = func() string {
+	if r := findGOROOT(); r != "" {
+		return filepath.ToSlash(filepath.Join(r, "src"))
+	}
+	return ""
+}()
+
+// findGOROOT returns the Go root the standard library is read from. A
+// binary built with -trimpath (as a golangci-lint may be) knows none of
+// its own, and then every standard package would pass for user code: ask
+// the go command, and tell go/build too, whose lookups Stdlib makes.
+func findGOROOT() string {
+	if build.Default.GOROOT != "" {
+		return build.Default.GOROOT
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	build.Default.GOROOT = strings.TrimSpace(string(out))
+	return build.Default.GOROOT
+}
 
 // Of returns the effects of a call in the analysed package.
 func (r *Result) Of(call *ast.CallExpr) []Use {
