@@ -273,6 +273,12 @@ func TestClusterFailover(t *testing.T) {
 				}
 			})
 		}
+		// A store that waits for replicas, on a client of its own that learns the slots now and
+		// is idle during the failover.
+		waiting := redisstore.New(clusterClient(t), redisstore.Options{Prefix: prefix + "wait:", Replicas: 1, ReplicaTimeout: time.Second})
+		if _, err := waiting.Claim(ctx, "warm", "fp", time.Minute, time.Minute); err != nil {
+			t.Fatal(err)
+		}
 		time.Sleep(20 * time.Millisecond) // the failover lands mid-run
 		master, replica := masterOf(t, rdb, prefix+"manual-0")
 		if err := replica.ClusterFailover(ctx).Err(); err != nil {
@@ -282,6 +288,21 @@ func TestClusterFailover(t *testing.T) {
 		close(failedOver)
 		wg.Wait()
 		t.Logf("manual failover from %s to %s under %d requests; %d failed: %v", master.Options().Addr, replica.Options().Addr, during, len(failures), errors.Join(failures...))
+		// The store that waits for replicas sends its writes to the master its client knew
+		// before the failover; it must find the new one.
+		for _, key := range names {
+			end := time.Now().Add(15 * time.Second)
+			for {
+				c, err := waiting.Claim(ctx, key, "fp", time.Minute, time.Hour)
+				if err == nil && c.Outcome == idem.Claimed {
+					break
+				}
+				if time.Now().After(end) {
+					t.Fatalf("a store with Replicas: 1 still fails to claim %s after the failover: %v, %v", key, c.Outcome, err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
 		for _, key := range names {
 			if n := ex.count(key); n > 1 {
 				t.Errorf("key %s ran %d times across a manual failover", key, n)

@@ -108,6 +108,13 @@ func (s *Store) process(ctx context.Context, key string, cmd redis.Cmder) (unrep
 	wait := redis.NewIntCmd(ctx, "wait", s.replicas, s.timeout.Milliseconds())
 	_ = pipe.Process(ctx, wait)
 	_, _ = pipe.Exec(ctx)
+	if err := cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
+		// The pipeline went to the master the cluster client knew; after a failover or a slot
+		// move that is stale, and only the cluster client can learn the new one.
+		if c, ok := s.rdb.(interface{ ReloadState(context.Context) }); ok {
+			c.ReloadState(ctx)
+		}
+	}
 	if err := wait.Err(); err != nil {
 		return fmt.Errorf("%w: WAIT: %w", errUnreplicated, err)
 	}
