@@ -52,7 +52,7 @@ func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 		Use:   "audit [PACKAGES]",
 		Short: "Find idempotency bugs in Go packages",
 		Long: `Run idemkit's checks over Go packages (default ./...) and their tests:
-a dedup record checked and then written as two steps, a key made fresh for
+a record checked and then written as two steps, a key made fresh for
 each attempt, a claim left held on an error path, a key marked done without
 the response a replay needs. 'idemkit rules' explains each one.
 

@@ -20,8 +20,8 @@ func TestDescribe(t *testing.T) {
 		{
 			name:     "from the catalogue",
 			analyzer: &analysis.Analyzer{Name: "checkthenact", Doc: "not this"},
-			title:    "A dedup record checked, then written, as two steps",
-			markdown: []string{"# checkthenact: A dedup record checked, then written", "Two concurrent retries",
+			title:    "A record checked, then written, as two steps",
+			markdown: []string{"# checkthenact: A record checked, then written", "Two concurrent retries",
 				"(`check-then-act`)", "## Reported", "```go\nvar seen bool", "## Instead", "ON CONFLICT (event_id) DO NOTHING",
 				"`//idemkit:ignore checkthenact REASON`"},
 		},
