@@ -158,13 +158,19 @@ func answersFromSpec(s *spec.Spec, cat *rules.Catalog) Answers {
 		}
 	case "cron":
 		a.Key.Schedule = s.Key.Schedule.String()
-		a.Key.Job, _, _ = strings.Cut(s.Key.Format, ":{")
+		a.Key.Job = s.Key.Job
+		if a.Key.Job == "" { // a spec written before key.job
+			a.Key.Job, _, _ = strings.Cut(s.Key.Format, ":{")
+		}
 		if s.Key.TimeZone != "UTC" {
 			a.Key.TimeZone = s.Key.TimeZone
 		}
 		a.Key.BusinessDate = s.Key.BusinessDate
 	case "workflow":
-		a.Key.Workflow, a.Key.Step, a.Key.Param = parseWorkflowField(s.Key.Field)
+		a.Key.Workflow, a.Key.Step, a.Key.Param = s.Key.Workflow, s.Key.Step, s.Key.Name
+		if a.Key.Workflow == "" { // a spec written before key.workflow
+			a.Key.Workflow, a.Key.Step, a.Key.Param = parseWorkflowField(s.Key.Field)
+		}
 	}
 	a.Hash.Include = append([]string(nil), s.Hash.Include...)
 	for _, f := range s.Hash.Exclude {

@@ -199,6 +199,7 @@ func (d *decider) key() error {
 		out.Example = fmt.Sprintf("%s-7f3c:%s:%s-42", slugOr(k.Workflow), strings.TrimSpace(k.Step), param)
 		out.Field = fmt.Sprintf("workflow ID of %s, step %s, parameter %s", strings.TrimSpace(k.Workflow), strings.TrimSpace(k.Step), param)
 		out.In, out.Name = rules.LocationParameter, param
+		out.Workflow, out.Step = strings.TrimSpace(k.Workflow), strings.TrimSpace(k.Step)
 		if boundOf(d.cat, k).window == 0 {
 			return inputErr("key.window", "required for a workflow step key: the engine retries the step until the workflow times out, so give the workflow's run timeout, e.g. 7d")
 		}
@@ -351,7 +352,7 @@ func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
 	if err != nil || zone == "Local" {
 		return inputErr("key.time_zone", "%q is not an IANA time zone; give the zone the schedule is written in, e.g. Europe/Berlin or UTC", zone)
 	}
-	out.Schedule, out.TimeZone = slot, zone
+	out.Schedule, out.TimeZone, out.Job = slot, zone, job
 	out.In, out.Name = "schedule", "scheduled_time"
 	at := time.Date(2026, 3, 14, 15, 9, 26, 0, loc)
 	if k.BusinessDate {

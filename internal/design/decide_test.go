@@ -402,3 +402,18 @@ func TestDecideLenient(t *testing.T) {
 		t.Errorf("a webhook key.header: in %q name %q field %q format %q", k.In, k.Name, k.Field, k.Format)
 	}
 }
+
+// TestAnswersFromOlderSpec reads the answers back from specs written
+// before key.job and key.workflow existed, where they were only text.
+func TestAnswersFromOlderSpec(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	cron := &spec.Spec{Key: spec.Key{Source: "cron", Format: "nightly-invoices:{scheduled_time floored to 1d}", Schedule: rules.MustDuration("1d")}}
+	if a := AnswersFromSpec(cron, cat); a.Key.Job != "nightly-invoices" {
+		t.Errorf("job = %q from an older cron spec", a.Key.Job)
+	}
+	wf := &spec.Spec{Key: spec.Key{Source: "workflow", Field: "workflow ID of checkout, step charge, parameter order_id"}}
+	if a := AnswersFromSpec(wf, cat); a.Key.Workflow != "checkout" || a.Key.Step != "charge" || a.Key.Param != "order_id" {
+		t.Errorf("workflow answers = %+v from an older workflow spec", a.Key)
+	}
+}

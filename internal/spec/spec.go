@@ -58,6 +58,11 @@ type Key struct {
 	Scope string `yaml:"scope"`
 	// Schedule is the cron slot length the scheduled time is floored to.
 	Schedule rules.Duration `yaml:"schedule,omitempty"`
+	// Workflow and Step name a workflow step key's parts, and Job a
+	// scheduled key's, as data (Format carries them as text).
+	Workflow string `yaml:"workflow,omitempty"`
+	Step     string `yaml:"step,omitempty"`
+	Job      string `yaml:"job,omitempty"`
 	// TimeZone is the IANA zone a scheduled key's slot is computed in, and
 	// BusinessDate says the key carries the job's business date in that
 	// zone rather than the instant it fired.
