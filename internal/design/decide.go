@@ -235,6 +235,12 @@ func (d *decider) key() error {
 			out.Scope = "tenant_id"
 		case out.Provider != "" && (src == spec.SourceWebhook || src == spec.SourceQueue):
 			out.Scope = "provider " + out.Provider
+			if p, ok := d.cat.Provider(out.Provider); ok && p.Key.Scope != "" {
+				// The provider's ID is unique only within something else
+				// (GitHub: one delivery GUID for every hook on the event).
+				d.notes = append(d.notes, fmt.Sprintf("key.scope: %s's key is unique only per %s; scope by it", p.Name, p.Key.Scope))
+				out.Rationale += " " + p.Name + "'s key is unique only per " + p.Key.Scope + ": scope stored keys by it (key.scope)."
+			}
 		default:
 			out.Scope = "unscoped"
 		}

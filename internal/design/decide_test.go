@@ -417,3 +417,16 @@ func TestAnswersFromOlderSpec(t *testing.T) {
 		t.Errorf("workflow answers = %+v from an older workflow spec", a.Key)
 	}
 }
+
+// TestDecideProviderScope checks that a provider whose key is unique only
+// within something else (GitHub's delivery GUID, per hook) says so.
+func TestDecideProviderScope(t *testing.T) {
+	t.Parallel()
+	d, err := Decide(Answers{Operation: "pushes", Key: KeyAnswers{Source: "webhook", Provider: "github"}, Store: StoreAnswers{Kind: "postgres"}}, rules.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(d.Notes, "\n"), "key.scope") || !strings.Contains(d.Spec.Key.Rationale, "unique only per") {
+		t.Errorf("no word on GitHub's per-hook key: notes %q, rationale %q", d.Notes, d.Spec.Key.Rationale)
+	}
+}
