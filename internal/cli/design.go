@@ -122,6 +122,11 @@ func designRun(opts *DesignOptions) error {
 			}
 			return filepath.Join(opts.OutDir, spec.FileName(slug))
 		}
+		if !opts.Accessible {
+			// Asked now, before Bubble Tea holds the terminal, so the form's
+			// colours suit a light background too.
+			opts.IO.AskBackground()
+		}
 		d, ok, err = runDesignForm(opts, cat, &a, target)
 		if err != nil {
 			return err
