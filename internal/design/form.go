@@ -90,7 +90,7 @@ func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
 			return err
 		}
 	}
-	for {
+	for rules.CheckSteps(len(kept)+1) == nil {
 		var more bool
 		if err := run(NewAddStepForm(&more, len(kept))); err != nil {
 			return err
