@@ -267,14 +267,24 @@ func (c *canonicalizer) reorder(open int, ms []member) error {
 	}
 	c.order = order
 	if len(ms) <= 32 {
-		// Insertion sort: objects are small, and most names differ in their keys.
+		// Insertion sort: objects are small, and most names differ in their keys. Each member
+		// is compared with both its final neighbours on the way, so a duplicate shows up as a
+		// tie.
 		for i := 1; i < len(order); i++ {
 			o := order[i]
 			m := &ms[o]
 			j := i
 			for ; j > 0; j-- {
-				if p := &ms[order[j-1]]; p.key < m.key || p.key == m.key && c.compare(p, m) <= 0 {
+				p := &ms[order[j-1]]
+				if p.key < m.key {
 					break
+				}
+				if p.key == m.key {
+					if cmp := c.compare(p, m); cmp == 0 {
+						return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(m))
+					} else if cmp < 0 {
+						break
+					}
 				}
 				order[j] = order[j-1]
 			}
@@ -282,10 +292,10 @@ func (c *canonicalizer) reorder(open int, ms []member) error {
 		}
 	} else {
 		slices.SortFunc(order, func(a, b int32) int { return c.compare(&ms[a], &ms[b]) })
-	}
-	for i := 1; i < len(order); i++ {
-		if p, m := &ms[order[i-1]], &ms[order[i]]; p.key == m.key && c.compare(p, m) == 0 {
-			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(m))
+		for i := 1; i < len(order); i++ {
+			if p, m := &ms[order[i-1]], &ms[order[i]]; p.key == m.key && c.compare(p, m) == 0 {
+				return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(m))
+			}
 		}
 	}
 	body := open + 1
