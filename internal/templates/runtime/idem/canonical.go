@@ -207,7 +207,21 @@ func (c *canonicalizer) object(ex *excludeNode) error {
 		}
 		c.pos++
 		sub := ex.child(name)
-		if err := c.value(sub); err != nil {
+		// Most values are strings and numbers: read them without value's dispatch.
+		c.space()
+		var b byte
+		if c.pos < len(c.data) {
+			b = c.data[c.pos]
+		}
+		switch {
+		case b == '"':
+			_, err = c.string(false)
+		case b == '-' || '0' <= b && b <= '9':
+			err = c.number()
+		default:
+			err = c.value(sub)
+		}
+		if err != nil {
 			return err
 		}
 		m.end = c.outLen()
@@ -298,18 +312,32 @@ func (c *canonicalizer) reorder(open int, ms []member) error {
 			}
 		}
 	}
+	// The object's members are written in order after a copy of what precedes them: to scratch,
+	// which then takes the place of out, when that is the shorter copy (the object is most of the
+	// document so far); else back into out from a copy of the object in scratch.
 	body := open + 1
+	if body < len(c.out)-body {
+		dst := append(c.scratch[:0], c.out[:body]...)
+		c.out, c.scratch = appendMembers(dst, body, ms, order, c.out, 0), c.out
+		return nil
+	}
 	c.scratch = append(c.scratch[:0], c.out[body:]...)
-	c.out = c.out[:body]
+	c.out = appendMembers(c.out[:body], body, ms, order, c.scratch, body)
+	return nil
+}
+
+// appendMembers appends the members to dst in the given order, comma-separated; their spans are
+// in src, shifted by off.
+func appendMembers(dst []byte, body int, ms []member, order []int32, src []byte, off int) []byte {
 	for _, o := range order {
 		if m := &ms[o]; !m.drop {
-			if len(c.out) > body {
-				c.out = append(c.out, ',')
+			if len(dst) > body {
+				dst = append(dst, ',')
 			}
-			c.out = append(c.out, c.scratch[m.start-body:m.end-body]...)
+			dst = append(dst, src[m.start-off:m.end-off]...)
 		}
 	}
-	return nil
+	return dst
 }
 
 // name is m's name, unescaped.
@@ -491,7 +519,6 @@ func (c *canonicalizer) string(name bool) ([]byte, error) {
 func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
 	d := c.data
 	c.out = append(c.out, d[start-1:c.pos]...)
-	defer func() { c.run = c.pos }()
 	unescaped := len(c.names)
 	if name {
 		c.names = append(c.names, d[start:c.pos]...)
@@ -501,6 +528,7 @@ func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
 		switch {
 		case b == '"':
 			c.pos++
+			c.run = c.pos
 			c.out = append(c.out, '"')
 			if name {
 				c.escapedName = true
@@ -509,12 +537,16 @@ func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
 			return nil, nil
 		case b < 0x20:
 			return nil, c.errorf("control character in a string")
-		case b < 0x80 && b != '\\':
-			c.out = append(c.out, b)
-			if name {
-				c.names = append(c.names, b)
+		case plain[b]:
+			j := c.pos + 1
+			for j < len(d) && plain[d[j]] {
+				j++
 			}
-			c.pos++
+			c.out = append(c.out, d[c.pos:j]...)
+			if name {
+				c.names = append(c.names, d[c.pos:j]...)
+			}
+			c.pos = j
 			continue
 		case b >= 0x80:
 			r, n := utf8.DecodeRune(d[c.pos:])

@@ -44,6 +44,8 @@ func TestCanonicalJSON(t *testing.T) {
 		{name: "all excluded", body: `{"t":1,"u":2}`, exclude: []string{"t", "u"}, want: `{}`},
 		{name: "respelled inside a run", body: `[1.0,2,3e0,"a\/b",-0,1E2,0.5]`, want: `[1,2,3,"a/b",0,100,0.5]`},
 		{name: "whitespace everywhere", body: " \t\r\n{ \"b\" :\n[ 1 , 2 ] , \"a\" : { } }\n", want: `{"a":{},"b":[1,2]}`},
+		{name: "unsorted after a long prefix", body: `["a long string before the object",{"b":1,"a":{"d":2,"c":3}}]`,
+			want: `["a long string before the object",{"a":{"c":3,"d":2},"b":1}]`},
 		{name: "escaped duplicate", body: `{"ab":1,"a\u0062":2}`, err: ErrNotIJSON},
 		{name: "duplicate excluded", body: `{"t":1,"t":2}`, exclude: []string{"t"}, err: ErrNotIJSON},
 		{name: "control character", body: "[\"a\x01\"]", err: ErrNotIJSON},
