@@ -42,7 +42,7 @@ func run(pass *analysis.Pass) (any, error) {
 	ins.Preorder([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node) {
 		call := n.(*ast.CallExpr)
 		c.firstOrCreate(call)
-		if watch(pass.TypesInfo, call) {
+		if watch(pass.TypesInfo, call) || underLock(pass.TypesInfo, call) {
 			for _, a := range call.Args {
 				if lit, ok := a.(*ast.FuncLit); ok {
 					watched[lit] = true
@@ -50,6 +50,7 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 	})
+	c.underCallersLock = c.callersLocked(ins, watched)
 	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
 		if strings.HasSuffix(pass.Fset.File(n.Pos()).Name(), "_test.go") {
 			return // tests call in turn what production calls concurrently
@@ -64,14 +65,30 @@ func run(pass *analysis.Pass) (any, error) {
 			if r := fn.Signature().Recv(); r != nil {
 				recv = r
 			}
-			c.unit(n.Body, c.cfgs.FuncDecl(n), recv)
+			c.unit(n.Body, c.cfgs.FuncDecl(n), recv, c.underCallersLock[fn])
 		case *ast.FuncLit:
 			if !watched[n] {
-				c.unit(n.Body, c.cfgs.FuncLit(n), nil)
+				c.unit(n.Body, c.cfgs.FuncLit(n), nil, false)
 			}
 		}
 	})
 	return nil, nil
+}
+
+// underLock reports whether call runs the function it is given under a
+// lock: executeWithLock(ctx, key, func(ctx) ...), mu.WithLock(fn),
+// WithAdvisoryLock(ctx, tx, id, fn). A read and a write inside the
+// callback are one step to every other caller taking the same lock.
+func underLock(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return false
+	}
+	ws := match.Words(fn.Name())
+	return slices.ContainsFunc(ws, func(w string) bool {
+		return w == "lock" || w == "locked" || w == "locking" || w == "mutex" || w == "exclusive"
+	}) &&
+		!slices.Contains(ws, "unlock") && !slices.Contains(ws, "try")
 }
 
 // watch reports whether call is go-redis's Watch, whose callback runs
@@ -90,6 +107,9 @@ type checker struct {
 	r    *report.Reporter
 	cfgs *ctrlflow.CFGs
 	eff  *effect.Result
+	// underCallersLock are the unexported functions of the package that
+	// are called, and every time under a lock their caller holds.
+	underCallersLock map[*types.Func]bool
 }
 
 // event is one effect of a call in the function being checked.
@@ -119,6 +139,7 @@ type fn struct {
 	// serializable marks a function that runs a SERIALIZABLE transaction.
 	serializable bool
 	tags         map[ast.Expr]ast.Expr // case expressions to their switch's tag
+	gateTaint    *taint                // the taint of the read gate is looking at
 
 }
 
@@ -201,11 +222,14 @@ func sharedMap(info *types.Info, m ast.Expr, root *types.Var) bool {
 }
 
 // unit pairs the reads and writes of one function body.
-func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) {
+func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerLocked bool) {
 	if g == nil {
 		return
 	}
 	f := &fn{checker: c, body: body, g: g, recv: recv, defs: effect.Definitions(c.pass.TypesInfo, body)}
+	if callerLocked {
+		f.locked = append(f.locked, span{from: body.Pos()})
+	}
 	stores := map[ast.Expr]bool{} // map index expressions written to
 	for _, b := range g.Blocks {
 		if !b.Live {
@@ -468,7 +492,19 @@ func (f *fn) taint(rd *event) *taint {
 				return true
 			}
 			before := len(t.vars)
+			errs := map[*types.Var]bool{}
+			for v := range t.vars {
+				errs[v] = true
+			}
 			targets(n)
+			// The error of a later call given what the read found says
+			// that call failed, not what the read found; and err is one
+			// variable reused by every call after it.
+			for v := range t.vars {
+				if !errs[v] && types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+					delete(t.vars, v)
+				}
+			}
 			grew = grew || len(t.vars) > before
 			return true
 		})
@@ -503,6 +539,8 @@ func (f *fn) mentions(n ast.Node, t *taint) bool {
 // w lies on its failing side: `if err != nil { return err }` before a
 // write says nothing about whether the record exists.
 func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
+	f.gateTaint = t
+	defer func() { f.gateTaint = nil }()
 	for _, b := range f.g.Blocks {
 		if !b.Live || len(b.Succs) != 2 || len(b.Nodes) == 0 {
 			continue
@@ -517,13 +555,16 @@ func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
 		if b != rd.block && !f.reaches(rd.block, b, nil) {
 			continue
 		}
+		if f.staleErr(cond, t, rd) {
+			continue
+		}
 		errSide, errOnly := f.errorSide(cond, t, b)
 		for i, s := range b.Succs {
 			other := b.Succs[1-i]
 			if errOnly && s != errSide {
 				continue
 			}
-			if f.reachesNode(s, w, b) && f.escapes(other, w.block, b) {
+			if f.reachesNode(s, w, b) && f.escapes(other, w.block, b) && !(errOnly && f.reachesNode(other, w, b)) {
 				return b, s
 			}
 		}
@@ -635,9 +676,48 @@ func (f *fn) escapes(s, w, cond *cfg.Block) bool {
 		if len(x.Succs) == 0 {
 			return true
 		}
+		if ok := f.unrelatedErrCheck(x); ok >= 0 {
+			// if err != nil { return err } of another call: a failure
+			// of that call, not a way around w the read decides.
+			stack = append(stack, x.Succs[ok])
+			continue
+		}
 		stack = append(stack, x.Succs...)
 	}
 	return false
+}
+
+// unrelatedErrCheck returns, for a block ending in a comparison of an
+// error variable with nil that the read being paired has not tainted, the
+// index of the successor on which the error is nil; -1 otherwise.
+func (f *fn) unrelatedErrCheck(b *cfg.Block) int {
+	if f.gateTaint == nil || len(b.Succs) != 2 || len(b.Nodes) == 0 {
+		return -1
+	}
+	cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+	if !ok {
+		return -1
+	}
+	be, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || (be.Op != token.EQL && be.Op != token.NEQ) {
+		return -1
+	}
+	x, y := ast.Unparen(be.X), ast.Unparen(be.Y)
+	if isNil(f.pass.TypesInfo, x) {
+		x, y = y, x
+	}
+	id, ok := x.(*ast.Ident)
+	if !ok || !isNil(f.pass.TypesInfo, y) {
+		return -1
+	}
+	v, ok := f.pass.TypesInfo.Uses[id].(*types.Var)
+	if !ok || f.gateTaint.vars[v] || !types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+		return -1
+	}
+	if be.Op == token.NEQ {
+		return 1
+	}
+	return 0
 }
 
 // sideEffect returns an effect on w's side of the gate other than the
@@ -733,6 +813,7 @@ func (f *fn) locks() {
 		mu       string
 	}
 	var mutexes []mutexCall
+	var releases []*ast.CallExpr
 	deferred := map[*ast.CallExpr]bool{}
 	ast.Inspect(f.body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -752,6 +833,16 @@ func (f *fn) locks() {
 			if watchCommand(info, n) {
 				f.locked = append(f.locked, span{from: n.Pos()}) // an optimistic transaction
 			}
+			if acquiresLock(info, n) {
+				f.locked = append(f.locked, span{from: n.Pos(), mu: f.releaseVar(n)}) // a lock helper: acquireLocks(ctx, keys)
+			}
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) == 0 && !deferred[n] {
+				if v, ok := info.Uses[id].(*types.Var); ok {
+					if _, isFunc := v.Type().Underlying().(*types.Signature); isFunc {
+						releases = append(releases, n) // unlock(): maybe the release a lock helper returned
+					}
+				}
+			}
 			if c, ok := match.SQL(info, n); ok && c.Const && advisory.MatchString(c.Text) {
 				f.locked = append(f.locked, span{from: n.Pos()})
 			}
@@ -767,6 +858,16 @@ func (f *fn) locks() {
 		}
 		return true
 	})
+	for _, r := range releases {
+		mu := "release " + types.ExprString(r.Fun)
+		for _, b := range f.g.Blocks {
+			for _, n := range b.Nodes {
+				if n.Pos() <= r.Pos() && r.End() <= n.End() {
+					f.unlocks = append(f.unlocks, unlock{at: r, mu: mu, block: b})
+				}
+			}
+		}
+	}
 	for _, m := range mutexes {
 		if m.lock {
 			f.locked = append(f.locked, span{from: m.call.Pos(), mu: m.mu})
@@ -1082,7 +1183,8 @@ func (f *fn) foreignValue(w *event) bool {
 					return true
 				}
 				defs := f.defs.Values[v]
-				if len(defs) == 0 && v != f.recv {
+				local := v.Pos() >= f.body.Pos() && v.Pos() < f.body.End()
+				if len(defs) == 0 && v != f.recv && !local {
 					foreign = true // a parameter, or a variable from outside the body
 				}
 				if depth < 4 {
@@ -1112,4 +1214,179 @@ func pureStd(path string) bool {
 func isContext(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+// staleErr reports whether cond mentions what rd found only through an
+// error variable that another call assigned between rd and cond: err is
+// one variable reused by every call, and after locker, err := lock(...)
+// it holds the lock's failure, not the read's.
+func (f *fn) staleErr(cond ast.Expr, t *taint, rd *event) bool {
+	info := f.pass.TypesInfo
+	errType := types.Universe.Lookup("error").Type()
+	var errs []*types.Var
+	other := false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok && t.vars[v] {
+				if types.Identical(v.Type(), errType) {
+					errs = append(errs, v)
+				} else {
+					other = true
+				}
+			}
+		}
+		return true
+	})
+	if other || len(errs) == 0 || cond.Pos() < rd.at.End() {
+		return false
+	}
+	for _, v := range errs {
+		reassigned := false
+		ast.Inspect(f.body, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || as.Pos() <= rd.at.End() || as.End() > cond.Pos() || contains(as, rd.at) {
+				return !reassigned
+			}
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && info.ObjectOf(id) == v && !f.decodes(as, rd) {
+					reassigned = true
+				}
+			}
+			return !reassigned
+		})
+		if !reassigned {
+			return false
+		}
+	}
+	return true
+}
+
+// decodes reports whether as reads what rd returned itself (not a value
+// computed from it): fc, err := pgx.CollectOneRow(rows, ...) after rows,
+// err := pool.Query(...), whose error still says whether a row was found.
+func (f *fn) decodes(as *ast.AssignStmt, rd *event) bool {
+	info := f.pass.TypesInfo
+	direct := map[*types.Var]bool{}
+	if ras, ok := rd.node.(*ast.AssignStmt); ok {
+		for _, l := range ras.Lhs {
+			if v := effect.RootVar(info, l); v != nil {
+				direct[v] = true
+			}
+		}
+	}
+	found := false
+	for _, r := range as.Rhs {
+		ast.Inspect(r, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if v, ok := info.Uses[id].(*types.Var); ok && direct[v] && !types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// acquiresLock reports whether call takes a lock through a helper or a
+// lock library the checks do not model: a function or method named for
+// a lock (acquireLineageLocks, AcquireLock, locker.Lock, ObtainLock) that
+// is not its release. The lock is taken to be held until the function
+// returns, as such helpers' deferred releases hold it.
+func acquiresLock(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || (fn.Pkg() != nil && fn.Pkg().Path() == "sync") {
+		return false
+	}
+	ws := match.Words(fn.Name())
+	if !slices.ContainsFunc(ws, func(w string) bool { return w == "lock" || w == "locks" || w == "mutex" }) {
+		return false
+	}
+	return !slices.ContainsFunc(ws, func(w string) bool {
+		return w == "unlock" || w == "release" || w == "free" || w == "is" || w == "has" || w == "locked" || w == "extend" || w == "refresh"
+	})
+}
+
+// callersLocked finds the unexported functions of the package each of
+// whose calls is made under a lock its caller holds (a mutex not yet
+// unlocked, a lock helper, an advisory lock, a callback run under a
+// lock): their reads and writes are one step to every other caller.
+func (c *checker) callersLocked(ins *inspector.Inspector, underLockLits map[*ast.FuncLit]bool) map[*types.Func]bool {
+	info := c.pass.TypesInfo
+	total := map[*types.Func]int{}
+	locked := map[*types.Func]int{}
+	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil)}, func(n ast.Node) {
+		d := n.(*ast.FuncDecl)
+		if d.Body == nil {
+			return
+		}
+		g := c.cfgs.FuncDecl(d)
+		if g == nil {
+			return
+		}
+		f := &fn{checker: c, body: d.Body, g: g}
+		f.locks()
+		var lits []*ast.FuncLit
+		ast.Inspect(d.Body, func(x ast.Node) bool {
+			if x == nil {
+				return true
+			}
+			switch x := x.(type) {
+			case *ast.FuncLit:
+				lits = append(lits, x)
+			case *ast.CallExpr:
+				callee := typeutil.StaticCallee(info, x)
+				if callee == nil || callee.Pkg() != c.pass.Pkg || callee.Exported() {
+					return true
+				}
+				callee = callee.Origin()
+				total[callee]++
+				inLockedLit := slices.ContainsFunc(lits, func(l *ast.FuncLit) bool { return underLockLits[l] && contains(l, x) })
+				if inLockedLit || f.lockedAt(x.Pos()) {
+					locked[callee]++
+				}
+			}
+			return true
+		})
+	})
+	out := map[*types.Func]bool{}
+	for fn, n := range total {
+		if n > 0 && locked[fn] == n {
+			out[fn] = true
+		}
+	}
+	return out
+}
+
+// lockedAt reports whether a lock of the function is held at pos: taken
+// before it and, for a mutex, not unlocked between.
+func (f *fn) lockedAt(pos token.Pos) bool {
+	return slices.ContainsFunc(f.locked, func(s span) bool {
+		if s.from >= pos {
+			return false
+		}
+		return !slices.ContainsFunc(f.unlocks, func(u unlock) bool {
+			return u.mu == s.mu && u.at.Pos() > s.from && u.at.Pos() < pos
+		})
+	})
+}
+
+// releaseVar names the release a lock helper's call hands back, as the
+// unlocks of locks() name it: "release unlock" for unlock, err :=
+// acquire(...). It is "" when the result is not kept in a variable.
+func (f *fn) releaseVar(call *ast.CallExpr) string {
+	var name string
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != call || len(as.Lhs) == 0 {
+			return name == ""
+		}
+		if id, ok := as.Lhs[0].(*ast.Ident); ok && id.Name != "_" {
+			if _, isFunc := f.pass.TypesInfo.TypeOf(id).Underlying().(*types.Signature); isFunc {
+				name = "release " + id.Name
+			}
+		}
+		return false
+	})
+	return name
 }

@@ -407,7 +407,7 @@ func (s *scope) function(f *Func) {
 	var g *cfg.CFG
 	for call := range f.Calls() {
 		c := s.classify(call)
-		if c == nil {
+		if c == nil || c.Via == Store && strings.HasPrefix(c.Record, "syncmap ") && !loadedRead(f.Body, call) {
 			continue
 		}
 		if g == nil {
@@ -633,4 +633,24 @@ var waitingStates = []string{"pending", "queued", "new", "waiting", "scheduled",
 func isStringish(t types.Type) bool {
 	b, ok := types.Unalias(t).Underlying().(*types.Basic)
 	return ok && b.Info()&types.IsString != 0
+}
+
+// loadedRead reports whether the loaded result of a sync.Map LoadOrStore
+// is kept: without it the call is a get-or-create (a mutex per topic), and
+// says to nobody whether this caller took the key.
+func loadedRead(body *ast.BlockStmt, call *ast.CallExpr) bool {
+	kept := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != call {
+			return !kept
+		}
+		if len(as.Lhs) == 2 {
+			if id, ok := as.Lhs[1].(*ast.Ident); !ok || id.Name != "_" {
+				kept = true
+			}
+		}
+		return false
+	})
+	return kept
 }

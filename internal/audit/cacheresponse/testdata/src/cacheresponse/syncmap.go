@@ -60,3 +60,14 @@ func walkInStored(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 	_, _ = w.Write(resp)
 }
+
+var topicLocks sync.Map
+
+// subscribe uses LoadOrStore to get or create a topic's mutex: it takes
+// no key, so it owes no response.
+func subscribe(w http.ResponseWriter, r *http.Request) {
+	mu, _ := topicLocks.LoadOrStore(r.PathValue("topic"), &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	_, _ = w.Write([]byte("subscribed"))
+}
