@@ -559,10 +559,14 @@ func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
 			continue
 		}
 		errSide, errOnly := f.errorSide(cond, t, b)
+		present := f.presentSide(cond, t)
 		for i, s := range b.Succs {
 			other := b.Succs[1-i]
 			if errOnly && s != errSide {
 				continue
+			}
+			if present == i {
+				continue // written when the read found the record: an extension, not a creation
 			}
 			if f.reachesNode(s, w, b) && f.escapes(other, w.block, b) && !(errOnly && f.reachesNode(other, w, b)) {
 				return b, s
@@ -1389,4 +1393,100 @@ func (f *fn) releaseVar(call *ast.CallExpr) string {
 		return false
 	})
 	return name
+}
+
+// presentWords name a boolean that is true when a record was found.
+var presentWords = []string{"found", "exists", "exist", "seen", "present", "ok", "has", "done", "processed", "taken", "held", "duplicate", "dup"}
+
+// presentSide returns the index of the successor of a condition on what
+// the read found that runs when the record is there (0 when the condition
+// is true, 1 when false), or -1 when the condition does not say: raw ==
+// nil, found, !exists, n > 0, errors.Is(err, sql.ErrNoRows).
+func (f *fn) presentSide(cond ast.Expr, t *taint) int {
+	info := f.pass.TypesInfo
+	tainted := func(e ast.Expr) bool {
+		v := effect.RootVar(info, e)
+		return v != nil && t.vars[v]
+	}
+	flip := func(i int) int {
+		if i < 0 {
+			return i
+		}
+		return 1 - i
+	}
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			return flip(f.presentSide(c.X, t))
+		}
+	case *ast.Ident:
+		if v, ok := info.Uses[c].(*types.Var); ok && t.vars[v] && isBoolType(v.Type()) {
+			if ws := match.Words(v.Name()); len(ws) > 0 && slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(presentWords, w) }) {
+				return 0
+			}
+		}
+	case *ast.CallExpr:
+		if fn, ok := typeutil.Callee(info, c).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "errors" && fn.Name() == "Is" && len(c.Args) == 2 && tainted(c.Args[0]) && notFoundName(c.Args[1]) {
+			return 1 // true: not found
+		}
+	case *ast.BinaryExpr:
+		x, y := ast.Unparen(c.X), ast.Unparen(c.Y)
+		if !tainted(x) {
+			x, y = y, x
+		}
+		if !tainted(x) {
+			return -1
+		}
+		xt := info.TypeOf(x)
+		switch {
+		case isNil(info, y) && !types.Identical(xt, types.Universe.Lookup("error").Type()):
+			// raw == nil: true when nothing was found
+			if c.Op == token.EQL {
+				return 1
+			}
+			if c.Op == token.NEQ {
+				return 0
+			}
+		case notFoundName(y) && (c.Op == token.EQL || c.Op == token.NEQ):
+			if c.Op == token.EQL {
+				return 1
+			}
+			return 0
+		case isZero(info, y):
+			switch c.Op {
+			case token.EQL, token.LEQ:
+				return 1 // n == 0
+			case token.NEQ, token.GTR:
+				return 0 // n != 0, n > 0
+			}
+		}
+	}
+	return -1
+}
+
+func isBoolType(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsBoolean != 0
+}
+
+func isZero(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.Value != nil && tv.Value.String() == "0"
+}
+
+// notFoundName reports whether e names a "no such record" sentinel:
+// sql.ErrNoRows, redis.Nil, gorm.ErrRecordNotFound, a package's
+// ErrNotFound.
+func notFoundName(e ast.Expr) bool {
+	var name string
+	switch x := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		name = x.Sel.Name
+	case *ast.Ident:
+		name = x.Name
+	default:
+		return false
+	}
+	l := strings.ToLower(name)
+	return strings.Contains(l, "norows") || strings.Contains(l, "notfound") || strings.Contains(l, "nodocuments") || strings.Contains(l, "missing") || name == "Nil"
 }

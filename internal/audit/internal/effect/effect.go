@@ -278,6 +278,9 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 			// No implementation in sight, or none that touches a store the
 			// checks know (an in-memory fake, a client they do not
 			// recognise): the method's shape says more than nothing.
+			if shape.Where == "" {
+				shape.Where = r.where(call.Pos())
+			}
 			return []Use{shape}
 		case shape.External && !external:
 			summaries = append(summaries, &Summary{Effects: []Effect{shape.Effect}})
