@@ -256,7 +256,7 @@ func TestPresets(t *testing.T) {
 		{"webhook", "webhook", "stripe", "postgres", "", "conflict", "ack", []string{"on-conflict"}},
 		{"queue", "queue", "sqs-standard", "redis", "", "requeue", "ack", []string{"on-conflict"}},
 		{"workflow", "workflow", "", "workflow", "", "", "", []string{"provider-key"}},
-		{"cron", "cron", "", "postgres", "7d", "conflict", "ack", []string{"on-conflict"}},
+		{"cron", "cron", "", "postgres", "7d", "skip", "skip", []string{"on-conflict"}},
 	} {
 		var p *Preset
 		for i := range Default().Presets {
