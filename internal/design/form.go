@@ -20,7 +20,7 @@ import (
 const antiNoMismatch = "no-mismatch-detection"
 
 // Interview asks the whole design interview and writes every answer into a,
-// in the order of the seed's decision sequence:
+// in the order of the six-question decision sequence:
 //
 //  1. NewStartForm: the operation, what it does, and a preset to start from.
 //     A chosen preset is applied (ApplyPreset) before anything else is
