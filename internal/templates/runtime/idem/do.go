@@ -195,37 +195,72 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Tim
 // heartbeat renews the lease every Heartbeat until stop is called. When the store refuses the
 // token, or cannot be reached until the lease has run out, it cancels the work with a cause that
 // matches ErrLeaseLost: from then on another holder may be running.
+//
+// Most work ends long before its first renewal is due, so nothing runs until then: a timer
+// starts the renewals when the first one is due, and stop before that only stops the timer.
 func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time.Time, lost context.CancelCauseFunc) (stop func()) {
 	lease := orDefault(k.Lease, DefaultLease)
 	every := orDefault(k.Heartbeat, lease/3)
-	hctx, hcancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case <-t.C:
-			}
+	var (
+		mu      sync.Mutex
+		stopped bool
+		hcancel context.CancelFunc
+		done    chan struct{}
+	)
+	t := time.AfterFunc(every, func() {
+		mu.Lock()
+		if stopped {
+			mu.Unlock()
+			return
+		}
+		hctx, cancel := context.WithCancel(ctx)
+		hcancel, done = cancel, make(chan struct{})
+		mu.Unlock()
+		defer close(done)
+		beat := func() bool {
 			sent := time.Now()
 			err := k.Store.Extend(hctx, key, token, lease)
 			switch {
 			case err == nil:
 				leaseEnd = sent.Add(lease)
 			case hctx.Err() != nil:
-				return
+				return false
 			case errors.Is(err, ErrLeaseLost):
 				lost(fmt.Errorf("idem: renew lease of %q: %w", key, err))
-				return
+				return false
 			case !time.Now().Before(leaseEnd):
 				lost(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", key, ErrLeaseLost, err))
+				return false
+			}
+			return true
+		}
+		if !beat() {
+			return
+		}
+		tk := time.NewTicker(every)
+		defer tk.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-tk.C:
+			}
+			if !beat() {
 				return
 			}
 		}
 	})
-	return func() { hcancel(); wg.Wait() }
+	return func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true
+		cancel, wait := hcancel, done
+		mu.Unlock()
+		if cancel != nil {
+			cancel()
+			<-wait
+		}
+	}
 }
 
 // release gives the key back and returns cause joined with any error of the release itself,
