@@ -42,7 +42,6 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
-	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -596,11 +595,14 @@ func isContext(t types.Type) bool {
 func (s *scope) transition(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok || fn.Pkg() == nil || effect.Stdlib(fn.Pkg().Path()) || match.Library(fn.Pkg().Path()) {
+	if !ok || fn.Pkg() == nil {
 		return nil
 	}
 	res := fn.Signature().Results()
 	if res.Len() != 2 || !isBool(res.At(0).Type()) || !isError(res.At(1).Type()) {
+		return nil
+	}
+	if fn.Pkg() != s.pass.Pkg && std(fn.Pkg().Path()) || match.Library(fn.Pkg().Path()) {
 		return nil
 	}
 	var key ast.Expr
