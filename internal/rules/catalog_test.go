@@ -432,3 +432,15 @@ func TestNoMechanismOverclaims(t *testing.T) {
 		}
 	}
 }
+
+// TestMechanismUse holds every mechanism to a text for generated code's
+// comments, with one place for the target: the handler generator reads
+// it from here, not from a list of its own.
+func TestMechanismUse(t *testing.T) {
+	t.Parallel()
+	for _, m := range Default().Mechanisms {
+		if strings.Count(m.Use, "%s") != 1 || strings.Count(m.Use, "%") != 1 {
+			t.Errorf("mechanism %s: use %q must name the target once, as %%s", m.ID, m.Use)
+		}
+	}
+}

@@ -329,6 +329,9 @@ type Mechanism struct {
 	// (key for provider-key: the target must honour the key); empty when
 	// the mechanism is ours alone and fits any target.
 	TargetDedup string `yaml:"target_dedup,omitempty"`
+	// Use says, for generated code's comments, what the work does with a
+	// step's key; %s is where the target's name goes.
+	Use string `yaml:"use,omitempty"`
 }
 
 // AntiPattern is a mistake with a stable ID shared by design and audit.

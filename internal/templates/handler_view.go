@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
 )
 
@@ -84,16 +85,13 @@ type fieldView struct {
 	Name, Placeholder string
 }
 
-// mechanismUse says, for the skeleton's comments, what the work does with a step's key.
-var mechanismUse = map[string]string{
-	spec.MechanismProviderKey: "pass it as %s's idempotency key",
-	spec.MechanismOnConflict:  "write the row of %s under it with INSERT ... ON CONFLICT DO NOTHING, never a SELECT then an INSERT",
-	spec.MechanismAuditLog:    "claim a guard row under it before calling %s, record the call's result in it after, and skip the call when a retry finds the row complete",
-	spec.MechanismMessageID:   "send it as the message or deduplication ID %s deduplicates on",
-	spec.MechanismNatural:     "call %s with it recorded, though the call is idempotent by itself (a PUT, an upsert, a conditional UPDATE): repeating it changes nothing",
-	spec.MechanismGuardRow:    "look up the external ID kept under it before calling %s, and keep the ID the first call returns under it, in the same transaction as the business write",
-	spec.MechanismOutbox:      "write the message for %s under it in the business transaction, and publish it from the outbox after the commit",
-	spec.MechanismSearch:      "after a call to %s whose outcome is unknown, search for the object carrying it before creating it again",
+// mechanismUse says, for the skeleton's comments, what the work does with a step's key: the
+// catalogue's text for the mechanism, with %s where the target's name goes.
+func mechanismUse(id string) string {
+	if m, ok := rules.Default().Mechanism(id); ok && m.Use != "" {
+		return m.Use
+	}
+	return "use it with %s as the " + id + " mechanism says"
 }
 
 func fieldErr(field, format string, a ...any) error {
@@ -178,7 +176,7 @@ func (v *handlerView) steps(steps []spec.Step) error {
 			return fieldErr(fmt.Sprintf("downstream[%d].key", i), "%q names the Go field %s, as %s does; rename one step", st.Key, field, other)
 		}
 		seen[field] = i
-		use := fmt.Sprintf(mechanismUse[st.Mechanism], commentText(st.Target)) + extra
+		use := fmt.Sprintf(mechanismUse(st.Mechanism), commentText(st.Target)) + extra
 		v.Steps = append(v.Steps, stepView{Field: field, Derive: name, Literal: literal, Step: st, Use: use})
 	}
 	return nil
