@@ -1183,7 +1183,7 @@ func (f *fn) foreignValue(w *event) bool {
 					return true
 				}
 				seen[v] = true
-				if isContext(v.Type()) {
+				if match.IsContext(v.Type()) {
 					return true
 				}
 				defs := f.defs.Values[v]
@@ -1212,12 +1212,6 @@ func pureStd(path string) bool {
 		return true
 	}
 	return false
-}
-
-// isContext reports whether t is context.Context.
-func isContext(t types.Type) bool {
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }
 
 // staleErr reports whether cond mentions what rd found only through an

@@ -571,7 +571,7 @@ func (s *scope) handedKey(fn *types.Func, hc *Claim, call *ast.CallExpr) ast.Exp
 				return found == nil
 			}
 			for i := range params.Len() {
-				if s.pass.TypesInfo.Uses[id] == params.At(i) && i < len(call.Args) && !isContext(params.At(i).Type()) {
+				if s.pass.TypesInfo.Uses[id] == params.At(i) && i < len(call.Args) && !match.IsContext(params.At(i).Type()) {
 					found = call.Args[i]
 				}
 			}
@@ -579,12 +579,6 @@ func (s *scope) handedKey(fn *types.Func, hc *Claim, call *ast.CallExpr) ast.Exp
 		})
 	}
 	return found
-}
-
-// isContext reports whether t is context.Context.
-func isContext(t types.Type) bool {
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
 }
 
 // transition reads a call that moves a record from one state to another,

@@ -47,15 +47,15 @@ func prepared(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, boo
 		return Access{}, false
 	}
 	args := call.Args
-	if len(args) > 0 && isContext(info.TypeOf(args[0])) {
+	if len(args) > 0 && IsContext(info.TypeOf(args[0])) {
 		args = args[1:]
 	}
 	a.Keys = append(args[:len(args):len(args)], a.Keys...)
 	return a, true
 }
 
-// isContext reports whether t is context.Context.
-func isContext(t types.Type) bool {
+// IsContext reports whether t is context.Context.
+func IsContext(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Name() == "Context" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context"
 }
