@@ -1468,19 +1468,13 @@ func isZero(info *types.Info, e ast.Expr) bool {
 	return ok && tv.Value != nil && tv.Value.String() == "0"
 }
 
-// notFoundName reports whether e names a "no such record" sentinel:
-// sql.ErrNoRows, redis.Nil, gorm.ErrRecordNotFound, a package's
-// ErrNotFound.
+// notFoundName reports whether e names a "no such record" sentinel.
 func notFoundName(e ast.Expr) bool {
-	var name string
 	switch x := ast.Unparen(e).(type) {
 	case *ast.SelectorExpr:
-		name = x.Sel.Name
+		return match.NotFoundName(x.Sel.Name)
 	case *ast.Ident:
-		name = x.Name
-	default:
-		return false
+		return x.Name != "nil" && match.NotFoundName(x.Name)
 	}
-	l := strings.ToLower(name)
-	return strings.Contains(l, "norows") || strings.Contains(l, "notfound") || strings.Contains(l, "nodocuments") || strings.Contains(l, "missing") || name == "Nil"
+	return false
 }

@@ -705,9 +705,7 @@ func notFoundTest(info *types.Info, cond ast.Expr) *types.Var {
 	default:
 		return nil
 	}
-	lower := strings.ToLower(name)
-	if lower == "nil" || strings.Contains(lower, "norows") || strings.Contains(lower, "notfound") || strings.Contains(lower, "nomatch") ||
-		strings.Contains(lower, "nodocuments") || strings.Contains(lower, "nokey") || strings.Contains(lower, "missing") {
+	if match.NotFoundName(name) {
 		return v
 	}
 	return nil

@@ -83,3 +83,12 @@ func KeyColumn(name string) bool {
 	}
 	return false
 }
+
+// NotFoundName reports whether name names a "no such record" sentinel:
+// sql.ErrNoRows, pgx.ErrNoRows, redis.Nil, gorm.ErrRecordNotFound,
+// mongo.ErrNoDocuments, a package's ErrNotFound or ErrMissing.
+func NotFoundName(name string) bool {
+	l := strings.ToLower(name)
+	return l == "nil" || strings.Contains(l, "norows") || strings.Contains(l, "notfound") || strings.Contains(l, "nomatch") ||
+		strings.Contains(l, "nodocuments") || strings.Contains(l, "nokey") || strings.Contains(l, "missing")
+}
