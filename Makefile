@@ -37,12 +37,12 @@ bench: ## Run the benchmarks (benchstat-friendly: make bench | tee new.txt)
 	scripts/testenv.sh exec $(GO) test -run='^$$' -bench=. -benchmem -count=6 $(PKGS)
 
 .PHONY: testenv
-testenv: ## Start the test Redis and Postgres and print their URLs (stop: make testenv-down)
+testenv: ## Start the test Redis, Redis Cluster (3 masters + replicas) and Postgres, and print their URLs (stop: make testenv-down)
 	scripts/testenv.sh up
 	scripts/testenv.sh env
 
 .PHONY: testenv-down
-testenv-down: ## Stop the test Redis and Postgres
+testenv-down: ## Stop the test Redis, Redis Cluster and Postgres
 	scripts/testenv.sh down
 
 .PHONY: lint
