@@ -230,7 +230,8 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 	if callerLocked {
 		f.locked = append(f.locked, span{from: body.Pos()})
 	}
-	stores := map[ast.Expr]bool{} // map index expressions written to
+	stores := map[ast.Expr]bool{}     // map index expressions written to
+	queued := map[*ast.FuncLit]bool{} // callbacks of Pipelined and TxPipelined, run where they are passed
 	for _, b := range g.Blocks {
 		if !b.Live {
 			continue
@@ -239,8 +240,18 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			ast.Inspect(n, func(x ast.Node) bool {
 				switch x := x.(type) {
 				case *ast.FuncLit:
-					return false // its own unit
+					// Its own unit, except a pipeline's callback: its commands
+					// are sent here, after what this function read (a MULTI
+					// without WATCH does not make a read and a write one step).
+					return queued[x]
 				case *ast.CallExpr:
+					if pipelines(c.pass.TypesInfo, x) {
+						for _, a := range x.Args {
+							if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+								queued[lit] = true
+							}
+						}
+					}
 					for _, u := range c.eff.Of(x) {
 						f.add(&event{use: u, at: x, block: b, node: n})
 					}
@@ -280,6 +291,8 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 				continue
 			}
 			if reported[w.at] || w.at == rd.at || w.use.Record == "" || w.use.Record != rd.use.Record || f.covered(rd, w) ||
+				rd.use.Access.InWatch && w.use.Access.InWatch || // a WATCH transaction: EXEC fails when the key changed
+
 				!effect.SameKey(rd.atoms, w.atoms, rd.use.Keys, w.use.Keys) {
 				continue
 			}
@@ -1477,4 +1490,15 @@ func notFoundName(e ast.Expr) bool {
 		return x.Name != "nil" && match.NotFoundName(x.Name)
 	}
 	return false
+}
+
+// pipelines reports whether call is go-redis's Pipelined or TxPipelined,
+// which run the callback they are given at once and send its commands.
+func pipelines(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || (fn.Name() != "Pipelined" && fn.Name() != "TxPipelined") {
+		return false
+	}
+	p := fn.Pkg().Path()
+	return strings.HasPrefix(p, "github.com/redis/go-redis/") || strings.HasPrefix(p, "github.com/go-redis/redis/")
 }

@@ -131,3 +131,42 @@ func renewHold(ctx context.Context, rdb *redis.Client, event, seat, cart string)
 	}
 	return rdb.Set(ctx, key, "cart:"+cart, 10*time.Minute).Err()
 }
+
+// recordPurchase reads the count, then queues the new one in a MULTI
+// without WATCH: two buyers both read it and both write.
+func recordPurchase(ctx context.Context, rdb *redis.Client, customer string, qty int) error {
+	key := "bought:" + customer
+	have, err := rdb.Get(ctx, key).Int()
+	if err != nil && err != redis.Nil {
+		return err
+	}
+	if have+qty > 4 {
+		return fmt.Errorf("limit reached")
+	}
+	_, err = rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.Set(ctx, key, have+qty, 0) // want `SET of key after the GET at redis.go:\d+ races`
+		return nil
+	})
+	return err
+}
+
+// recordPurchaseWatched does the same inside WATCH: EXEC fails when the
+// count changed, and the caller retries.
+func recordPurchaseWatched(ctx context.Context, rdb *redis.Client, customer string, qty int) error {
+	key := "bought:" + customer
+	take := func(tx *redis.Tx) error {
+		have, err := tx.Get(ctx, key).Int()
+		if err != nil && err != redis.Nil {
+			return err
+		}
+		if have+qty > 4 {
+			return fmt.Errorf("limit reached")
+		}
+		_, err = tx.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+			pipe.Set(ctx, key, have+qty, 0)
+			return nil
+		})
+		return err
+	}
+	return rdb.Watch(ctx, take, key)
+}

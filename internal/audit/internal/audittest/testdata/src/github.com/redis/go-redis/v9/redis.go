@@ -20,6 +20,7 @@ func (cmd *StringCmd) Result() (string, error) { return "", nil }
 func (cmd *StringCmd) Val() string             { return "" }
 func (cmd *StringCmd) Err() error              { return nil }
 func (cmd *StringCmd) Bytes() ([]byte, error)  { return nil, nil }
+func (cmd *StringCmd) Int() (int, error)       { return 0, nil }
 
 type IntCmd struct{}
 
