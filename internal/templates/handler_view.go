@@ -583,3 +583,13 @@ func statusExpr(code int) string {
 
 // commentText makes spec text safe for a line comment: one line, spaces collapsed.
 func commentText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// KeeperLogger reports whether the handler's options carry a Logger for
+// its Keeper: takeovers of a lapsed lease are logged there, at WARN.
+func (v *handlerView) KeeperLogger() bool {
+	switch v.Spec.Key.Source {
+	case spec.SourceClient, spec.SourceWebhook, spec.SourceQueue:
+		return true
+	}
+	return false
+}
