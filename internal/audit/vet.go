@@ -93,12 +93,36 @@ func factsOnly(args []string) (cfg string, std, ok bool) {
 		return "", false, false // unitchecker reports it
 	}
 	var c struct {
-		VetxOnly bool
-		Dir      string
+		VetxOnly   bool
+		Dir        string
+		ImportPath string
 	}
 	if json.Unmarshal(data, &c) != nil || !c.VetxOnly {
 		return "", false, false
 	}
 	goroot := filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
-	return cfg, strings.HasPrefix(filepath.Clean(c.Dir)+string(filepath.Separator), goroot), true
+	return cfg, strings.HasPrefix(filepath.Clean(c.Dir)+string(filepath.Separator), goroot) || inert(c.ImportPath), true
+}
+
+// inertPrefixes are widely used libraries that reach no store, key or
+// outgoing request the checks follow: toolchains, terminals, encodings,
+// telemetry. Like the standard library, a facts-only run over them needs
+// only ctrlflow's facts.
+var inertPrefixes = []string{
+	"golang.org/x/tools/", "golang.org/x/mod/", "golang.org/x/sync/", "golang.org/x/text/", "golang.org/x/sys/",
+	"golang.org/x/term/", "golang.org/x/exp/", "golang.org/x/crypto/",
+	"github.com/charmbracelet/", "github.com/muesli/", "github.com/lucasb-eyer/", "github.com/aymanbagabas/",
+	"github.com/spf13/", "gopkg.in/yaml.", "github.com/yuin/goldmark", "github.com/alecthomas/chroma",
+	"github.com/microcosm-cc/bluemonday", "github.com/rivo/uniseg", "github.com/mattn/go-", "github.com/dlclark/regexp2",
+	"google.golang.org/protobuf/", "github.com/google/go-cmp/", "go.opentelemetry.io/otel", "github.com/prometheus/",
+}
+
+// inert reports whether path belongs to one of the inert libraries.
+func inert(path string) bool {
+	for _, p := range inertPrefixes {
+		if strings.HasPrefix(path+"/", p) || strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -135,19 +135,22 @@ type Result struct {
 	pass    *analysis.Pass
 	decls   map[*types.Func]*ast.FuncDecl
 	summary map[*types.Func]*Summary // nil while being computed
-	uses    map[*ast.CallExpr][]Use
-	module  *Module
-	skip    bool
+	// imported are the summaries other packages exported, as read once.
+	imported map[*types.Func]*Summary
+	uses     map[*ast.CallExpr][]Use
+	module   *Module
+	skip     bool
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	r := &Result{
-		pass:    pass,
-		decls:   map[*types.Func]*ast.FuncDecl{},
-		summary: map[*types.Func]*Summary{},
-		uses:    map[*ast.CallExpr][]Use{},
-		module:  lookupModule(pass.Pkg),
-		skip:    library(pass),
+		pass:     pass,
+		decls:    map[*types.Func]*ast.FuncDecl{},
+		summary:  map[*types.Func]*Summary{},
+		imported: map[*types.Func]*Summary{},
+		uses:     map[*ast.CallExpr][]Use{},
+		module:   lookupModule(pass.Pkg),
+		skip:     library(pass),
 	}
 	if r.skip {
 		return r, nil
@@ -225,11 +228,16 @@ func (r *Result) SummaryOf(fn *types.Func) *Summary {
 	if _, ok := r.decls[fn]; ok {
 		return r.summarize(fn)
 	}
-	var s Summary
-	if fn.Pkg() != nil && r.pass.ImportObjectFact(fn, &s) {
-		return &s
+	if s, ok := r.imported[fn]; ok {
+		return s
 	}
-	return nil
+	var s Summary
+	var out *Summary
+	if fn.Pkg() != nil && r.pass.ImportObjectFact(fn, &s) {
+		out = &s
+	}
+	r.imported[fn] = out
+	return out
 }
 
 func (r *Result) compute(call *ast.CallExpr) []Use {
@@ -347,12 +355,15 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		if !ok || len(s.Effects) >= maxEffects {
 			return true
 		}
-		if e, ok := r.forwards(call, params, defs); ok {
-			if !slices.ContainsFunc(s.Effects, func(x Effect) bool { return sameEffect(x, e) }) {
-				s.Effects = append(s.Effects, e)
+		uses := r.Of(call)
+		if len(uses) == 0 {
+			if e, ok := r.forwards(call, params, defs); ok {
+				if !slices.ContainsFunc(s.Effects, func(x Effect) bool { return sameEffect(x, e) }) {
+					s.Effects = append(s.Effects, e)
+				}
 			}
 		}
-		for _, u := range r.Of(call) {
+		for _, u := range uses {
 			e := u.Effect
 			if e.Op == match.OpRead && (!answers || !r.readReturned(call, u, stmts, returned)) {
 				// p.load(ctx) then p.found: a method that answers only an
@@ -795,11 +806,9 @@ func (r *Result) forwards(call *ast.CallExpr, params map[*types.Var]int, defs De
 		}
 		return 0, false
 	}
-	if c, ok := match.SQL(info, call); ok {
-		if _, classified := match.Classify(info, call); !classified {
-			if i, ok := param(c.Query); ok {
-				return Effect{Forward: i + 1, What: c.Method, Where: r.where(call.Pos())}, true
-			}
+	if c, ok := match.SQL(info, call); ok { // not classified: its text names no table here
+		if i, ok := param(c.Query); ok {
+			return Effect{Forward: i + 1, What: c.Method, Where: r.where(call.Pos())}, true
 		}
 		return Effect{}, false
 	}
