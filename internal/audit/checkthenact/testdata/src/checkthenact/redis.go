@@ -102,23 +102,6 @@ func seatLabel(ctx context.Context, rdb *redis.Client, event, seat string) (stri
 	return label, rdb.Set(ctx, key+":label", label, time.Hour).Err()
 }
 
-// extendSession pushes back the expiry of a session that exists: it
-// writes only when the read found the record, so two racing calls both
-// extend it, which is what each asked for.
-func extendSession(ctx context.Context, rdb *redis.Client, token string) error {
-	raw, err := rdb.Get(ctx, "session:"+token).Result()
-	if err != nil && err != redis.Nil {
-		return err
-	}
-	if raw == "" {
-		return fmt.Errorf("no session %s", token)
-	}
-	if err == redis.Nil {
-		return fmt.Errorf("no session %s", token)
-	}
-	return rdb.Set(ctx, "session:"+token, raw, time.Hour).Err()
-}
-
 // renewHold rewrites a hold only when one exists: no creation races.
 func renewHold(ctx context.Context, rdb *redis.Client, event, seat, cart string) error {
 	key := seatKey(event, seat)

@@ -75,3 +75,26 @@ func (l *ledger) GrantLocked(ctx context.Context, ref string) error {
 	defer l.mu.Unlock()
 	return l.grantOnce(ctx, ref)
 }
+
+func (l *ledger) prepare(ctx context.Context, ref string) (int, error) {
+	var n int
+	err := l.w.queryRow(ctx, `SELECT count(*) FROM postings WHERE ref = $1`, ref).Scan(&n)
+	return n, err
+}
+
+// Post reads postings only to warn when it cannot, then always writes:
+// the read's error branch decides nothing, and the later err is the
+// lock's, not the read's.
+func (l *ledger) Post(ctx context.Context, ref string, accounts []string) error {
+	n, err := l.prepare(ctx, ref)
+	if err != nil {
+		println("prepare failed:", err.Error())
+	} else {
+		accounts = append(accounts, string(rune('0'+n)))
+	}
+	_, err = l.acquireAccountLocks(ctx, accounts)
+	if err != nil {
+		return err
+	}
+	return l.w.exec(ctx, `INSERT INTO postings (ref) VALUES ($1)`, ref)
+}
