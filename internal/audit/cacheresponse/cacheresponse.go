@@ -561,7 +561,7 @@ func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
 	what := "the idempotency key " + key
 	if c := a.completes(f, call); c != nil {
 		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
-	} else if a.settlesLock(f, call) || !match.KeyName(key) {
+	} else if a.settlesLock(f, call) || !match.KeyName(key) && !a.readBefore(f, call, key) {
 		return
 	}
 	c := a.completes(f, call)
@@ -754,6 +754,22 @@ func (a *checker) storesUnchecked(f *claim.Func, call *ast.CallExpr, value ast.E
 // settlesLock reports whether call settles one of f's locks.
 func (a *checker) settlesLock(f *claim.Func, call *ast.CallExpr) bool {
 	return a.claimed(f, func(c *claim.Claim) bool { return c.Lock && a.claims.Settles(c, call) != 0 }) != nil
+}
+
+// readBefore reports whether f reads the key named key (GET or EXISTS)
+// before call writes it: a done marker, looked up to answer a repeat and
+// set once the work is done. Whatever its name, the key is the request's
+// record, and a constant in it is all a repeat can answer with.
+func (a *checker) readBefore(f *claim.Func, call *ast.CallExpr, key string) bool {
+	for c := range f.Calls() {
+		if c.Pos() >= call.Pos() {
+			continue
+		}
+		if rc, ok := match.Redis(a.info, c); ok && (rc.Op == match.RedisGet || rc.Op == match.RedisExists) && types.ExprString(rc.Key) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // completes returns the claim of f, not a lock, that call completes, or

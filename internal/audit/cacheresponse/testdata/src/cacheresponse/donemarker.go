@@ -1,0 +1,66 @@
+package cacheresponse
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A done marker with no claim: looked up to answer a repeat, set once the
+// work is done. Whatever the key is called, a repeat gets "done" and an
+// empty 200 instead of the refund.
+func (s *server) refundMarked(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	marker := "refund-req:" + r.Header.Get("X-Request-ID")
+	if v, err := s.rdb.Get(ctx, marker).Result(); err == nil && v == "done" {
+		w.WriteHeader(http.StatusOK)
+		return
+	} else if err != nil && !errors.Is(err, redis.Nil) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	rc, err := s.charge(r)
+	if err != nil {
+		http.Error(w, "refund failed", http.StatusBadGateway)
+		return
+	}
+	s.rdb.Set(ctx, marker, "done", 72*time.Hour) // want `SET of marker to "done" marks the idempotency key marker completed without the response`
+	json.NewEncoder(w).Encode(rc)
+}
+
+// The same lookup, storing the body it answered with: a repeat gets it back.
+func (s *server) refundMarkedStored(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	marker := "refund-resp:" + r.Header.Get("X-Request-ID")
+	if prev, err := s.rdb.Get(ctx, marker).Bytes(); err == nil {
+		w.Write(prev)
+		return
+	} else if !errors.Is(err, redis.Nil) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	rc, err := s.charge(r)
+	if err != nil {
+		http.Error(w, "refund failed", http.StatusBadGateway)
+		return
+	}
+	body, _ := json.Marshal(rc)
+	s.rdb.Set(ctx, marker, body, 72*time.Hour)
+	w.Write(body)
+}
+
+// A constant written after a read of another key is no done marker of the
+// request: the read was the region's warm-up flag.
+func (s *server) warm(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	region := r.URL.Query().Get("region")
+	if s.rdb.Exists(ctx, "warm:"+region).Val() == 1 {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	s.rdb.Set(ctx, "warmed-at:"+region, "1", time.Hour)
+	w.WriteHeader(http.StatusNoContent)
+}
