@@ -49,6 +49,23 @@ type Key struct {
 	// header name, a JSON pointer into the body, an attribute name).
 	In   string `yaml:"in,omitempty"`
 	Name string `yaml:"name,omitempty"`
+	// Parts are the values the key is made of, in Format's order, each
+	// with where a delivery carries it (Adyen: pspReference and eventCode).
+	// In and Name then repeat the first part's location. Empty in specs
+	// written before parts were recorded: In and Name are then the one
+	// value's location.
+	Parts []KeyPart `yaml:"parts,omitempty"`
+	// Batch marks a delivery that carries several events (Adyen's
+	// notificationItems, SendGrid's array): each event is keyed, claimed,
+	// completed or released on its own, so one that fails neither repeats
+	// nor blocks the others. Items is the JSON pointer of their array in the
+	// body; empty when the body is the array itself. The body pointers of
+	// Parts, and the hash's fields, are then relative to one event.
+	Batch bool   `yaml:"batch,omitempty"`
+	Items string `yaml:"items,omitempty"`
+	// Ack is the body the provider expects with the 2xx that acknowledges a
+	// delivery (Adyen: "[accepted]"); empty when any 2xx will do.
+	Ack string `yaml:"ack,omitempty"`
 	// Missing is what a request without a key gets (a client key: 400).
 	Missing string `yaml:"missing,omitempty"`
 	Format  string `yaml:"format"` // e.g. "{workflow_id}:{step}:{param}"
@@ -72,6 +89,15 @@ type Key struct {
 	// operation besides the key's own provider; the TTL covers them all.
 	RetriedBy []string `yaml:"retried_by,omitempty"`
 	Rationale string   `yaml:"rationale"`
+}
+
+// KeyPart is one value a key is made of and where it is read: a header,
+// a JSON pointer into the body (into one event of a batch), a broker
+// record's attribute or field.
+type KeyPart struct {
+	Part string `yaml:"part"` // its placeholder in Key.Format, e.g. psp_reference
+	In   string `yaml:"in"`   // header, body, attribute, record, parameter
+	Name string `yaml:"name"` // header name, JSON pointer (/pspReference), attribute or field name
 }
 
 // Hash is Q2: the canonical request hash.

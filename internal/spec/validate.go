@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -75,6 +76,8 @@ var (
 	// keyLocations are where a key is read: the catalogue's location kinds,
 	// and a scheduled job's own clock.
 	keyLocations = []string{"header", "body", "attribute", "parameter", "record", "schedule"}
+	// partLocations are where a part of a key is read from a delivery.
+	partLocations = []string{"header", "body", "attribute", "parameter", "record"}
 	// actions are the collision answers in transport terms; a mismatch is
 	// never answered with one that processes or accepts the payload.
 	actions         = []string{"replay", "ack", "skip", "conflict", "wait", "requeue", "retry", "reject", "dead-letter", "non-retryable", "fail", "process"}
@@ -196,6 +199,7 @@ func (v *validator) key(k *Key) {
 		v.oneOf("key.in", k.In, keyLocations)
 		v.required("key.name", k.Name)
 	}
+	v.keyParts(k)
 	if k.Source == SourceClient && k.Missing == "" && k.In != "" {
 		v.addf("key.missing", "missing; say what a request without a key gets (400)")
 	}
@@ -206,6 +210,75 @@ func (v *validator) key(k *Key) {
 		v.addf("key.scope", `missing; name what the key is scoped by (e.g. tenant_id), or "unscoped" to make it global on purpose`)
 	}
 	v.required("key.rationale", k.Rationale)
+}
+
+// placeholder matches a placeholder of a key format, {name}.
+var placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// partName is what a key part's placeholder may be called.
+var partName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// keyParts checks the key's parts against its format, and a batch's
+// events against its parts: each event must be told apart by a part read
+// from the event itself.
+func (v *validator) keyParts(k *Key) {
+	seen := map[string]bool{}
+	for i, p := range k.Parts {
+		field := fmt.Sprintf("key.parts[%d]", i)
+		switch {
+		case !partName.MatchString(p.Part):
+			v.addf(field+".part", "%q: want a lowercase name like event_id, the placeholder {event_id} in key.format", p.Part)
+		case seen[p.Part]:
+			v.addf(field+".part", "%q is listed twice", p.Part)
+		case !strings.Contains(k.Format, "{"+p.Part+"}"):
+			v.addf(field+".part", "key.format %q has no {%s}: the part would be read and never used", k.Format, p.Part)
+		}
+		seen[p.Part] = true
+		v.oneOf(field+".in", p.In, partLocations)
+		if slices.Contains(partLocations, p.In) {
+			if err := rules.CheckLocation(rules.Location{Kind: p.In, Name: p.Name}); err != nil {
+				v.addf(field+".name", "%v", err)
+			}
+		}
+	}
+	if len(k.Parts) > 0 {
+		for _, m := range placeholder.FindAllStringSubmatch(k.Format, -1) {
+			if name := m[1]; name != "provider" && name != "queue" && !seen[name] {
+				v.addf("key.format", "{%s} is not one of key.parts, so nothing says where it is read", name)
+			}
+		}
+		if first := k.Parts[0]; k.In != "" && (k.In != first.In || k.Name != first.Name) {
+			v.addf("key.in", "%s %s is not key.parts[0] (%s %s), whose location it repeats", k.In, k.Name, first.In, first.Name)
+		}
+	}
+	if k.Items != "" {
+		if !k.Batch {
+			v.addf("key.items", "set without key.batch; only a batched delivery has an array of events")
+		}
+		if err := rules.CheckJSONPointer(k.Items); err != nil {
+			v.addf("key.items", "%v", err)
+		}
+	}
+	if k.Batch {
+		if k.Source != SourceWebhook && k.Source != SourceQueue {
+			v.addf("key.batch", "only a webhook or queue delivery carries a batch of events; a %s key is one operation", k.Source)
+		}
+		inEvent := k.In == rules.LocationBody
+		if len(k.Parts) > 0 {
+			inEvent = slices.ContainsFunc(k.Parts, func(p KeyPart) bool { return p.In == rules.LocationBody })
+		}
+		if !inEvent {
+			v.addf("key.batch", "no part of the key is read from the event (key.in: body): every event of a delivery would share one key")
+		}
+	}
+	if k.Ack != "" {
+		if k.Source != SourceWebhook {
+			v.addf("key.ack", "only a webhook answers its sender with an acknowledgement body; a %s key has none", k.Source)
+		}
+		if len(k.Ack) > 255 || strings.IndexFunc(k.Ack, func(r rune) bool { return r < ' ' || r > '~' }) >= 0 {
+			v.addf("key.ack", "want one line of at most 255 printable ASCII characters, the body the sender expects")
+		}
+	}
 }
 
 func (v *validator) hash(h *Hash) {

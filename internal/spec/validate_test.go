@@ -18,7 +18,9 @@ func TestValidateValid(t *testing.T) {
 	cron.Key.Source, cron.Key.Schedule = SourceCron, rules.MustDuration("1h")
 	cron.Hash.Include = nil
 	cron.Preset = ""
-	for name, s := range map[string]*Spec{"client": validSpec(), "webhook": webhook, "cron": cron} {
+	adyen := validSpec()
+	adyenKey(adyen)
+	for name, s := range map[string]*Spec{"client": validSpec(), "webhook": webhook, "cron": cron, "batch": adyen} {
 		if err := s.Validate(); err != nil {
 			t.Errorf("%s: Validate = %v, want nil", name, err)
 		}
@@ -48,6 +50,22 @@ func TestValidate(t *testing.T) {
 		{"spec link escapes", func(s *Spec) { s.Downstream[0].Spec = "../x/idempotency-a.md" }, []string{"downstream[0].spec"}},
 		{"client key location without missing", func(s *Spec) { s.Key.In, s.Key.Name = "header", "Idempotency-Key" }, []string{"key.missing: missing"}},
 		{"unknown key location", func(s *Spec) { s.Key.In, s.Key.Name, s.Key.Missing = "cookie", "k", "400" }, []string{`key.in: unknown value "cookie"`}},
+		{"batch key parts", func(s *Spec) {
+			adyenKey(s)
+			s.Key.Parts = append(s.Key.Parts, KeyPart{Part: "psp_reference", In: "cookie", Name: "x"}, KeyPart{Part: "Bad", In: "body", Name: "id"})
+		}, []string{`key.parts[2].part: "psp_reference" is listed twice`, `key.parts[2].in: unknown value "cookie"`, `key.parts[3].part: "Bad": want a lowercase name`, "key.parts[3].name: invalid key location: JSON pointer \"id\" must start with '/'"}},
+		{"part not in the format", func(s *Spec) { adyenKey(s); s.Key.Format = "{provider}:{psp_reference}" }, []string{`key.parts[1].part: key.format "{provider}:{psp_reference}" has no {event_code}`}},
+		{"placeholder not a part", func(s *Spec) { adyenKey(s); s.Key.Format += ":{merchant}" }, []string{"key.format: {merchant} is not one of key.parts"}},
+		{"in is not the first part", func(s *Spec) { adyenKey(s); s.Key.Name = "/pspReference" }, []string{"key.in: body /pspReference is not key.parts[0]"}},
+		{"items without batch", func(s *Spec) { adyenKey(s); s.Key.Batch = false }, []string{"key.items: set without key.batch"}},
+		{"items not a pointer", func(s *Spec) { adyenKey(s); s.Key.Items = "notificationItems" }, []string{`key.items: JSON pointer "notificationItems" must start with '/'`}},
+		{"batch keyed by headers only", func(s *Spec) {
+			adyenKey(s)
+			s.Key.Parts = []KeyPart{{Part: "psp_reference", In: "header", Name: "X-Psp"}, {Part: "event_code", In: "header", Name: "X-Code"}}
+			s.Key.In, s.Key.Name = "header", "X-Psp"
+		}, []string{"key.batch: no part of the key is read from the event"}},
+		{"batch of a client key", func(s *Spec) { s.Key.Batch = true }, []string{"key.batch: only a webhook or queue delivery", "key.batch: no part of the key"}},
+		{"ack of a client key", func(s *Spec) { s.Key.Ack = "ok\n" }, []string{"key.ack: only a webhook answers", "key.ack: want one line"}},
 		{"unknown source", func(s *Spec) { s.Key.Source = "email" }, []string{`key.source: unknown value "email"; one of client, webhook, queue, workflow, cron`}},
 		{"server key", func(s *Spec) { s.Key.Source = "server" }, []string{"key.source: a key the server makes per attempt changes on every retry"}},
 		{"webhook without provider", func(s *Spec) { s.Key.Source = SourceWebhook }, []string{"key.provider: missing; a webhook key comes from its provider"}},
@@ -159,4 +177,16 @@ func TestCollisionCases(t *testing.T) {
 	if CollisionCases()[0] != CaseCompleted {
 		t.Error("CollisionCases shares its backing array with callers")
 	}
+}
+
+// adyenKey makes s's key Adyen's: two parts read from each event of a batch.
+func adyenKey(s *Spec) {
+	s.Key.Source, s.Key.Provider = SourceWebhook, "adyen"
+	s.Key.Format = "{provider}:{psp_reference}:{event_code}"
+	s.Key.Parts = []KeyPart{
+		{Part: "psp_reference", In: "body", Name: "/NotificationRequestItem/pspReference"},
+		{Part: "event_code", In: "body", Name: "/NotificationRequestItem/eventCode"},
+	}
+	s.Key.In, s.Key.Name = "body", "/NotificationRequestItem/pspReference"
+	s.Key.Batch, s.Key.Items, s.Key.Ack = true, "/notificationItems", "[accepted]"
 }
