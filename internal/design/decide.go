@@ -226,6 +226,7 @@ func (d *decider) key() error {
 			return &InputError{Field: "key.format", Err: err}
 		}
 		out.Format = f
+		out.Parts = partsOf(f, out.Parts)
 	}
 
 	out.Scope = strings.TrimSpace(k.Scope)
@@ -248,6 +249,28 @@ func (d *decider) key() error {
 	d.s.Key = out
 	return nil
 }
+
+// partsOf keeps the key parts a format given in the answers uses, when it
+// uses no other placeholder than them (and the provider or queue); a
+// format of other placeholders says in words where they are read, and the
+// parts are dropped rather than contradict it.
+func partsOf(format string, parts []spec.KeyPart) []spec.KeyPart {
+	var kept []spec.KeyPart
+	for _, p := range parts {
+		if strings.Contains(format, "{"+p.Part+"}") {
+			kept = append(kept, p)
+		}
+	}
+	for _, m := range formatPlaceholder.FindAllStringSubmatch(format, -1) {
+		name := m[1]
+		if name != "provider" && name != "queue" && !slices.ContainsFunc(kept, func(p spec.KeyPart) bool { return p.Part == name }) {
+			return nil
+		}
+	}
+	return kept
+}
+
+var formatPlaceholder = regexp.MustCompile(`\{([^{}]*)\}`)
 
 // maxAnswer bounds a one-line answer: it becomes part of a key or a spec
 // line, never a document.
@@ -289,6 +312,10 @@ func (d *decider) clientKey(k KeyAnswers, out *spec.Key) error {
 		}
 		out.Field = "body " + pointerPath(name)
 		out.Missing = "400 problem+json naming the " + name + " field; the request is not processed and nothing is stored"
+		// The key field stays in the fingerprint: every request compared
+		// under one key carries the same value there, so leaving it out
+		// would change no answer.
+		out.Rationale += " This operation reads it from the body field " + name + " rather than a header, a string of printable ASCII up to 255 bytes; the field stays in the fingerprint, where it cannot cause a mismatch, since every request compared under the key carries the same value in it."
 	default:
 		return inputErr("key.in", "%q: a client sends its key in a header or a body field; one of header, body", in)
 	}
@@ -315,6 +342,7 @@ func (d *decider) keyLocation(k KeyAnswers, out *spec.Key) error {
 		return &InputError{Field: "key.in", Err: err}
 	}
 	out.In, out.Name = in, name
+	out.Parts = []spec.KeyPart{{Part: placeholderOf(name), In: in, Name: name}}
 	switch in {
 	case rules.LocationBody:
 		out.Field = "body " + pointerPath(name)
@@ -459,6 +487,14 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 		if len(p.Key.From) > 0 {
 			out.In, out.Name = p.Key.From[0].Kind, p.Key.From[0].Name
 		}
+		out.Parts = nil
+		for _, l := range p.Key.From {
+			out.Parts = append(out.Parts, spec.KeyPart{Part: l.Part, In: l.Kind, Name: l.Name})
+		}
+		out.Batch, out.Items = p.Key.Batch, p.Key.Items
+		if src == spec.SourceWebhook {
+			out.Ack = acknowledgements[p.ID]
+		}
 		if p.Key.Format != "" {
 			prefix := "{provider}:"
 			if src == "queue" {
@@ -468,6 +504,15 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 		}
 	}
 	return nil
+}
+
+// acknowledgements are the bodies senders ask for with the 2xx that
+// acknowledges a delivery, by provider; a sender not listed takes any 2xx.
+// The catalogue does not record acknowledgements yet, so they are kept
+// here, each from the sender's documentation.
+var acknowledgements = map[string]string{
+	// https://docs.adyen.com/development-resources/webhooks/#accept-webhooks
+	"adyen": "[accepted]",
 }
 
 func (d *decider) sourceIDs() []string {

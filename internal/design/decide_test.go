@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -428,5 +429,70 @@ func TestDecideProviderScope(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(d.Notes, "\n"), "key.scope") || !strings.Contains(d.Spec.Key.Rationale, "unique only per") {
 		t.Errorf("no word on GitHub's per-hook key: notes %q, rationale %q", d.Notes, d.Spec.Key.Rationale)
+	}
+}
+
+// TestDecideKeyParts checks that every webhook and queue provider's key
+// reaches the spec as data: its parts in the format's order, where each is
+// read, and for a batch the array of events, each keyed on its own.
+func TestDecideKeyParts(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, p := range cat.Providers {
+		if p.Kind != rules.KindWebhook && p.Kind != rules.KindQueue {
+			continue
+		}
+		t.Run(p.ID, func(t *testing.T) {
+			t.Parallel()
+			d, err := Decide(Answers{Operation: "handle " + p.ID, Key: KeyAnswers{Source: p.Source, Provider: p.ID}}, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := d.Spec.Key
+			if len(k.Parts) != len(p.Key.From) {
+				t.Fatalf("parts = %+v, want the catalogue's %+v", k.Parts, p.Key.From)
+			}
+			for i, l := range p.Key.From {
+				if want := (spec.KeyPart{Part: l.Part, In: l.Kind, Name: l.Name}); k.Parts[i] != want {
+					t.Errorf("parts[%d] = %+v, want %+v", i, k.Parts[i], want)
+				}
+			}
+			if k.Batch != p.Key.Batch || k.Items != p.Key.Items {
+				t.Errorf("batch %v items %q, want %v %q", k.Batch, k.Items, p.Key.Batch, p.Key.Items)
+			}
+		})
+	}
+}
+
+func TestDecideKeyPartsOverridden(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	tests := []struct {
+		name string
+		key  KeyAnswers
+		want []spec.KeyPart
+		ack  string
+	}{
+		{"adyen", KeyAnswers{Source: "webhook", Provider: "adyen"}, []spec.KeyPart{
+			{Part: "psp_reference", In: "body", Name: "/NotificationRequestItem/pspReference"},
+			{Part: "event_code", In: "body", Name: "/NotificationRequestItem/eventCode"},
+		}, "[accepted]"},
+		{"location from the answers", KeyAnswers{Source: "queue", Provider: "kafka", In: "attribute", Name: "event-id"},
+			[]spec.KeyPart{{Part: "event_id", In: "attribute", Name: "event-id"}}, ""},
+		{"format keeps the parts it uses", KeyAnswers{Source: "webhook", Provider: "adyen", Format: "{provider}:{psp_reference}"},
+			[]spec.KeyPart{{Part: "psp_reference", In: "body", Name: "/NotificationRequestItem/pspReference"}}, "[accepted]"},
+		{"format of other placeholders drops them", KeyAnswers{Source: "webhook", Provider: "stripe", Format: "{provider}:{object_id}"}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := Decide(Answers{Operation: "events", Key: tt.key}, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.Spec.Key.Parts, tt.want) || d.Spec.Key.Ack != tt.ack {
+				t.Errorf("parts %+v ack %q, want %+v %q", d.Spec.Key.Parts, d.Spec.Key.Ack, tt.want, tt.ack)
+			}
+		})
 	}
 }
