@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -16,17 +17,24 @@ import (
 // app is the payment API: the generated handlers with the service's own code plugged in, and
 // the fake processor and ledger they use, kept here so that a test can reach them.
 type app struct {
+	// processor is the in-process fake processor; nil when the charges go to a shared one.
 	processor *processor.Processor
 	ledger    *webhooks.Ledger
 	handler   http.Handler
 }
 
-// newApp wires the API over store, with the charges' audit rows in audit. now is the clock
-// webhook signatures are checked against.
-func newApp(store idem.Store, audit idem.AuditLog, secret string, now func() time.Time, log *slog.Logger) (*app, error) {
-	a := &app{processor: processor.New(), ledger: &webhooks.Ledger{}}
-
-	chargeSvc := &charges.ChargeService{Processor: a.processor}
+// newApp wires the API over store, with the charges' audit rows in audit. The charges go to the
+// processor remote reaches (-processor-url), or, when it is nil, to an in-process fake
+// (a.processor). now is the clock webhook signatures are checked against.
+func newApp(store idem.Store, audit idem.AuditLog, remote *processor.Client, secret string, now func() time.Time, log *slog.Logger) (*app, error) {
+	a := &app{ledger: &webhooks.Ledger{}}
+	chargeSvc := &charges.ChargeService{Processor: remote}
+	stats := func(ctx context.Context) (processor.Stats, error) { return remote.Stats(ctx) }
+	if remote == nil {
+		a.processor = processor.New()
+		chargeSvc.Processor = a.processor
+		stats = func(context.Context) (processor.Stats, error) { return a.processor.Stats(), nil }
+	}
 	charge, err := charges.NewCharge(charges.ChargeOptions{Store: store, Audit: audit, Tenant: chargeSvc.Tenant, Work: chargeSvc.Work, Logger: log})
 	if err != nil {
 		return nil, err
@@ -42,7 +50,12 @@ func newApp(store idem.Store, audit idem.AuditLog, secret string, now func() tim
 	mux.Handle("POST /webhooks/processor", events)
 	// What reached the processor and the ledger, to watch the deduplication from outside.
 	mux.HandleFunc("GET /processor/stats", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, a.processor.Stats())
+		st, err := stats(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		writeJSON(w, st)
 	})
 	mux.HandleFunc("GET /ledger", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, a.ledger.Settlements())

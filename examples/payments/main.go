@@ -2,8 +2,9 @@
 // are in knowledge/projects/ (written by idemkit design), and its idempotency code was written by
 // idemkit generate — the runtime in internal/idem, the charge endpoint's wiring in charges/ and
 // the processor webhook's in webhooks/. The service's own code is in charges/charge_work.go and
-// webhooks/processor_events_work.go; the card processor is an in-process fake that counts its
-// calls. See README.md for a walk through it with curl.
+// webhooks/processor_events_work.go; the card processor is a fake that counts its calls, in the
+// process, or shared by several instances over HTTP (-processor-url, as the fault soak runs
+// them). See README.md for a walk through it with curl.
 //
 //	go run ./examples/payments -addr 127.0.0.1:8080 -store memory|redis|postgres
 //
@@ -34,6 +35,7 @@ import (
 	"github.com/idemkit/idemkit/examples/payments/internal/idem"
 	"github.com/idemkit/idemkit/examples/payments/internal/idem/pgstore"
 	"github.com/idemkit/idemkit/examples/payments/internal/idem/redisstore"
+	"github.com/idemkit/idemkit/examples/payments/processor"
 )
 
 func main() {
@@ -64,6 +66,7 @@ var (
 // config is what the flags say.
 type config struct {
 	addr, store, redisURL, redisPrefix, databaseURL, schema, secret string
+	processorURL                                                    string
 	latency                                                         time.Duration
 	memoryMaxEntries                                                int
 	memoryMaxBytes                                                  int64
@@ -85,6 +88,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.schema, "database-schema", "", "Postgres schema of the keys table (default: the search_path)")
 	fs.StringVar(&c.secret, "webhook-secret", "whsec_example", "signing secret of the processor's webhook")
 	fs.DurationVar(&c.latency, "processor-latency", 0, "how long each processor call takes (try 5s to see a 409)")
+	fs.StringVar(&c.processorURL, "processor-url", "",
+		"base URL of a card processor served over HTTP (processor.Handler), shared by several instances; empty: an in-process one")
 	fs.IntVar(&c.memoryMaxEntries, "memory-max-entries", idem.DefaultMaxEntries,
 		"most live keys the memory store holds; when full it refuses new requests with 503 (store full)")
 	fs.Int64Var(&c.memoryMaxBytes, "memory-max-bytes", idem.DefaultMaxBytes,
@@ -100,6 +105,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	}
 	if c.memoryMaxEntries <= 0 || c.memoryMaxBytes <= 0 {
 		return c, fmt.Errorf("%w: -memory-max-entries %d and -memory-max-bytes %d must be positive", errUsage, c.memoryMaxEntries, c.memoryMaxBytes)
+	}
+	if c.processorURL != "" && c.latency != 0 {
+		return c, fmt.Errorf("%w: -processor-latency is the in-process processor's; it does not apply with -processor-url", errUsage)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -122,11 +130,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer closeStore()
 	reg := prometheus.NewRegistry()
 	store = idem.Observe(store, newStoreMetrics(reg).hooks())
-	a, err := newApp(store, audit, c.secret, time.Now, log)
+	var remote *processor.Client
+	if c.processorURL != "" {
+		remote = processor.NewClient(c.processorURL, &http.Client{Timeout: processorTimeout})
+	}
+	a, err := newApp(store, audit, remote, c.secret, time.Now, log)
 	if err != nil {
 		return err
 	}
-	a.processor.SetLatency(c.latency)
+	if a.processor != nil {
+		a.processor.SetLatency(c.latency)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/", a.handler)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -158,6 +172,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// processorTimeout bounds a call to a processor over HTTP. A call that runs out fails the charge
+// with a 502, which releases its key: the retry asks the processor again under the same derived
+// key, and finds out whether the card was charged.
+const processorTimeout = 10 * time.Second
 
 // openStore connects the store the flags name and checks that it answers, so that a wrong URL
 // fails at start-up rather than as a 503 on the first request. The charges' audit rows go to

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,7 +82,7 @@ func newServer(t *testing.T) *server {
 	c := &clock{now: time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)}
 	store := &outage{Store: idem.NewMemoryStore(idem.MemoryOptions{Now: c.Now})}
 	audit := idem.NewMemoryAuditLog(nil)
-	a, err := newApp(store, audit, "whsec_test", time.Now, slog.New(slog.DiscardHandler))
+	a, err := newApp(store, audit, nil, "whsec_test", time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,17 +502,27 @@ func TestRun(t *testing.T) {
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	cases := []struct {
-		store, env string
-		args       []string
+		name, store, env string
+		args             []string
+		shared           bool // the processor served over HTTP (-processor-url)
 	}{
 		{store: "memory"},
+		{name: "memory with a shared processor", store: "memory", shared: true},
 		{store: "redis", env: "IDEMKIT_TEST_REDIS_URL", args: []string{"-redis-prefix", "payments-test-" + suffix + ":"}},
 		{store: "postgres", env: "IDEMKIT_TEST_DATABASE_URL", args: []string{"-database-schema", "payments_test_" + suffix}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.store, func(t *testing.T) {
+		name := cmp.Or(tc.name, tc.store)
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"-store", tc.store, "-processor-latency", "300ms"}, tc.args...)
+			if tc.shared {
+				p := processor.New()
+				p.SetLatency(300 * time.Millisecond)
+				ts := httptest.NewServer(p.Handler())
+				t.Cleanup(ts.Close)
+				args = append([]string{"-store", tc.store, "-processor-url", ts.URL}, tc.args...)
+			}
 			if tc.env != "" {
 				u := os.Getenv(tc.env)
 				if u == "" {
@@ -673,6 +684,7 @@ func TestRunBadFlags(t *testing.T) {
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-store", "redis", "-redis-url", "http://x"}, "-redis-url"},
 		{[]string{"-memory-max-entries", "0"}, "must be positive"},
+		{[]string{"-processor-url", "http://127.0.0.1:1", "-processor-latency", "1s"}, "does not apply with -processor-url"},
 	}
 	for _, tc := range cases {
 		err := run(context.Background(), tc.args, io.Discard, io.Discard)

@@ -6,6 +6,7 @@
 package charges
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -17,7 +18,13 @@ import (
 // ChargeService is the charge endpoint's own code: it validates the request and charges the card
 // through the processor, under the derived key keys.Charge.
 type ChargeService struct {
-	Processor *processor.Processor
+	Processor Processor
+}
+
+// Processor is the card processor as Work uses it: the in-process fake (processor.New), or one
+// shared by several instances of the service over HTTP (processor.NewClient).
+type Processor interface {
+	Charge(ctx context.Context, key string, amount int64, currency, card string) (processor.Charge, error)
 }
 
 // Tenant returns the account the request's token named (see account.Required), so that two
@@ -41,7 +48,8 @@ type chargeRequest struct {
 // the charge, or 400 for a bad request and 402 for a declined card — all stored and replayed to
 // retries — or 503 when the processor is unavailable, which releases the key so the retry charges.
 // The processor deduplicates on keys.Charge, so even a retry that runs this again after a crash
-// charges the card once.
+// charges the card once. The request's X-Request-Id goes along, so the processor's record of each
+// call names the request that made it.
 func (s *ChargeService) Work(w http.ResponseWriter, r *http.Request, keys ChargeKeys) {
 	var req chargeRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -52,7 +60,8 @@ func (s *ChargeService) Work(w http.ResponseWriter, r *http.Request, keys Charge
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "detail": "amount > 0, a three-letter currency and a card are required"})
 		return
 	}
-	ch, err := s.Processor.Charge(r.Context(), keys.Charge, req.Amount, req.Currency, req.Card)
+	ctx := processor.WithRequestID(r.Context(), r.Header.Get("X-Request-Id"))
+	ch, err := s.Processor.Charge(ctx, keys.Charge, req.Amount, req.Currency, req.Card)
 	switch {
 	case errors.Is(err, processor.ErrDeclined):
 		writeJSON(w, http.StatusPaymentRequired, map[string]string{"error": "card_declined"})

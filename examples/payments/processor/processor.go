@@ -1,9 +1,11 @@
-// Package processor is the example's card processor: an in-process stand-in for a payment
-// provider's charge API (Stripe's PaymentIntents, say). Like the real one it deduplicates on the
-// idempotency key it is given — a call repeating a key gets the first call's outcome and charges
-// nothing — and it counts every call, so a demo or a test can see how often the service reached
-// it and how many charges were really made. It also signs events the way Stripe signs webhook
-// deliveries, for the webhook receiver to verify.
+// Package processor is the example's card processor: a stand-in for a payment provider's charge
+// API (Stripe's PaymentIntents, say). Like the real one it deduplicates on the idempotency key it
+// is given — a call repeating a key gets the first call's outcome and charges nothing — and it
+// keeps a record of every call, so a demo or a test can see how often the service reached it and
+// how many charges were really made. It runs in the service's process (New), or on its own over
+// HTTP (Handler, Client), so that several instances of the service share one processor, as the
+// fault soak's do. It also signs events the way Stripe signs webhook deliveries, for the webhook
+// receiver to verify.
 package processor
 
 import (
@@ -13,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,12 +53,34 @@ type Stats struct {
 	Charges int `json:"charges"`
 }
 
+// Call is one Charge call as the processor saw it. The fault soak counts executions from these:
+// which request made each call (RequestID), when, and whether its caller was still there at the
+// end.
+type Call struct {
+	Key string `json:"key"`
+	// RequestID is the X-Request-Id of the request the caller was serving (WithRequestID).
+	RequestID string `json:"request_id,omitempty"`
+	Amount    int64  `json:"amount"`
+	// Start is when the call arrived, End when it was answered.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Charge is the ID of the charge the call answered with, made now or by the key's first call;
+	// "" for a decline or an error.
+	Charge string `json:"charge,omitempty"`
+	// Charged: this call made the charge, being the key's first successful one.
+	Charged bool   `json:"charged,omitempty"`
+	Err     string `json:"error,omitempty"`
+	// Cancelled: the caller's context was done by the time the call was answered: the caller gave
+	// up on it, or died.
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
 // Processor is the fake card processor. Its zero value is not usable; call New.
 type Processor struct {
 	mu      sync.Mutex
 	latency time.Duration
 	fault   func(ctx context.Context, call int) error
-	calls   int
+	calls   []Call
 	charges int
 	byKey   map[string]outcome
 }
@@ -91,25 +116,70 @@ func (p *Processor) SetFault(fault func(ctx context.Context, call int) error) {
 func (p *Processor) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Stats{Calls: p.calls, Charges: p.charges}
+	return Stats{Calls: len(p.calls), Charges: p.charges}
+}
+
+// Calls returns every call so far, in the order they arrived. The record grows with every call,
+// as befits a fake.
+func (p *Processor) Calls() []Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.calls)
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying id, the X-Request-Id of the request being served: Charge
+// records it with the call, and Client sends it along, so that each call names its request.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID returns the request ID ctx carries, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
 }
 
 // Charge charges amount (in the currency's minor unit) to card, once per key: a call with a key
-// seen before returns the first call's charge or decline without charging again.
+// seen before returns the first call's charge or decline without charging again. A caller that
+// gives up (ctx done) during the latency gets ctx's error, and nothing is charged.
 func (p *Processor) Charge(ctx context.Context, key string, amount int64, currency, card string) (Charge, error) {
+	return p.charge(ctx, ctx, key, amount, currency, card)
+}
+
+// charge is Charge doing its work under ctx, with caller the context of whoever asked: the call
+// records whether caller was done by the end.
+func (p *Processor) charge(ctx, caller context.Context, key string, amount int64, currency, card string) (Charge, error) {
 	p.mu.Lock()
-	p.calls++
-	call, fault, latency := p.calls, p.fault, p.latency
+	i := len(p.calls)
+	p.calls = append(p.calls, Call{Key: key, RequestID: RequestID(caller), Amount: amount, Start: time.Now()})
+	fault, latency := p.fault, p.latency
 	p.mu.Unlock()
+	ch, charged, err := p.outcome(ctx, i+1, fault, latency, key, amount, currency, card)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := &p.calls[i]
+	c.End, c.Charge, c.Charged, c.Cancelled = time.Now(), ch.ID, charged, caller.Err() != nil
+	if err != nil {
+		c.Err = err.Error()
+	}
+	return ch, err
+}
+
+// outcome is call number call's answer, and whether it made a new charge.
+func (p *Processor) outcome(ctx context.Context, call int, fault func(context.Context, int) error, latency time.Duration,
+	key string, amount int64, currency, card string) (Charge, bool, error) {
 	if fault != nil {
 		if err := fault(ctx, call); err != nil {
-			return Charge{}, err
+			return Charge{}, false, err
 		}
 	}
 	if latency > 0 {
 		select {
 		case <-ctx.Done():
-			return Charge{}, ctx.Err()
+			return Charge{}, false, ctx.Err()
 		case <-time.After(latency):
 		}
 	}
@@ -119,9 +189,9 @@ func (p *Processor) Charge(ctx context.Context, key string, amount int64, curren
 	params := fmt.Sprintf("%d %s %s", amount, currency, card)
 	if o, ok := p.byKey[key]; ok {
 		if o.params != params {
-			return Charge{}, ErrKeyReused
+			return Charge{}, false, ErrKeyReused
 		}
-		return o.charge, o.err
+		return o.charge, false, o.err
 	}
 	o := outcome{params: params}
 	if card == DeclinedCard {
@@ -131,7 +201,7 @@ func (p *Processor) Charge(ctx context.Context, key string, amount int64, curren
 		o.charge = Charge{ID: fmt.Sprintf("ch_%06d", p.charges), Amount: amount, Currency: currency, Status: "succeeded"}
 	}
 	p.byKey[key] = o
-	return o.charge, o.err
+	return o.charge, o.err == nil, o.err
 }
 
 // SignatureHeader is the header that carries an event's signature.
