@@ -574,8 +574,32 @@ func (d *decider) hash() error {
 		}
 		out.Exclude = append(out.Exclude, spec.Field{Name: f, Reason: reason})
 	}
+	d.deliveryFields(&out, seen)
 	d.s.Hash = out
 	return nil
+}
+
+// deliveryFields leaves out of the hash the body fields the key's provider
+// changes between deliveries of one event (Stripe's pending_webhooks,
+// HubSpot's attemptNumber): kept in, every redelivery would be answered as
+// a mismatch and never acknowledged. A field the answers list themselves
+// keeps their choice.
+func (d *decider) deliveryFields(h *spec.Hash, seen map[string]string) {
+	p, ok := d.cat.Provider(d.s.Key.Provider)
+	if !ok || d.s.Key.Source != spec.SourceWebhook && d.s.Key.Source != spec.SourceQueue {
+		return
+	}
+	for _, f := range p.Exclude {
+		if f.Kind != rules.LocationBody {
+			continue
+		}
+		name, err := FieldPath(f.Name)
+		if err != nil || seen[name] != "" {
+			continue
+		}
+		seen[name] = "exclude"
+		h.Exclude = append(h.Exclude, spec.Field{Name: name, Reason: p.Name + ": " + f.Reason})
+	}
 }
 
 func (d *decider) store() error {

@@ -496,3 +496,34 @@ func TestDecideKeyPartsOverridden(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideDeliveryFields checks that the body fields a provider changes
+// between deliveries of one event are left out of the hash, or every
+// redelivery would be a mismatch; a field the answers include stays in.
+func TestDecideDeliveryFields(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	tests := []struct {
+		provider string
+		include  []string
+		want     []string
+	}{
+		{"hubspot", nil, []string{"attemptNumber"}},
+		{"stripe", nil, []string{"pending_webhooks"}},
+		{"stripe", []string{"pending_webhooks"}, nil},
+		{"github", nil, nil},
+	}
+	for _, tt := range tests {
+		d, err := Decide(Answers{Operation: "events", Key: KeyAnswers{Source: "webhook", Provider: tt.provider}, Hash: HashAnswers{Include: tt.include}}, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range d.Spec.Hash.Exclude {
+			got = append(got, f.Name)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s including %v: hash.exclude %v, want %v", tt.provider, tt.include, got, tt.want)
+		}
+	}
+}
