@@ -326,7 +326,7 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	case w.use.Appends:
 	default:
 		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
-			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !f.foreignValue(w) {
+			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) {
 			return false
 		}
 	}
@@ -1216,6 +1216,45 @@ func (f *fn) foreignValue(w *event) bool {
 	walk(v, 0)
 	return foreign
 }
+
+// cacheHit reports whether the side of the gate where the read found its
+// record returns what it found: a read-through cache, whose fill after a
+// miss stores what the function works out and returns. Two callers that
+// both miss both fill it; the later overwrite leaves what one leaves.
+func (f *fn) cacheHit(gate, side *cfg.Block, t *taint) bool {
+	var found *cfg.Block
+	for _, s := range gate.Succs {
+		if s != side {
+			found = s
+		}
+	}
+	if found == nil {
+		return false
+	}
+	hit := false
+	for _, b := range f.g.Blocks {
+		if hit || !b.Live || !(b == found || f.reaches(found, b, gate)) {
+			continue
+		}
+		for _, n := range b.Nodes {
+			ret, ok := n.(*ast.ReturnStmt)
+			if !ok {
+				continue
+			}
+			for _, r := range ret.Results {
+				if tr := f.pass.TypesInfo.TypeOf(r); tr != nil && types.Implements(tr, errorType) {
+					continue // the read's failure passed on, not its record
+				}
+				if f.mentions(r, t) {
+					hit = true
+				}
+			}
+		}
+	}
+	return hit
+}
+
+var errorType = types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
 
 // pureStd reports whether a standard-library package only converts,
 // encodes or formats what it is given.
