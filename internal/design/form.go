@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 
 	"github.com/idemkit/idemkit/internal/rules"
@@ -80,6 +81,9 @@ func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
 			return err
 		}
 		if s.Name != "" {
+			if err := run(NewStepDetailForm(&s)); err != nil {
+				return err
+			}
 			kept = append(kept, s)
 			names = append(names, s.Name)
 		}
@@ -117,7 +121,7 @@ func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
 func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error {
 	if !accessible {
 		return func(f *huh.Form) error {
-			return f.WithInput(in).WithOutput(out).Run()
+			return f.WithProgramOptions(tea.WithFilter(fitWindow)).WithInput(in).WithOutput(out).Run()
 		}
 	}
 	lines := &lineReader{r: in}
@@ -139,6 +143,19 @@ func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error
 		}()
 		return f.WithAccessible(true).WithInput(lines).WithOutput(out).Run()
 	}
+}
+
+// fitWindow tells a form the terminal is one line shorter than it is. huh
+// sizes a group's fields to the height it is given but then puts a blank
+// line above the help, so a group that fills the terminal is one line too
+// tall and its first line (a note's title, the question's own title) is
+// pushed off the top of the screen.
+func fitWindow(_ tea.Model, msg tea.Msg) tea.Msg {
+	if size, ok := msg.(tea.WindowSizeMsg); ok && size.Height > 1 {
+		size.Height--
+		return size
+	}
+	return msg
 }
 
 // inputEnded is the panic lineReader stops a form with: huh's accessible
@@ -197,7 +214,7 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 	for _, p := range cat.Presets {
 		presets = append(presets, huh.NewOption(p.ID+": "+p.Title, p.ID))
 	}
-	return huh.NewForm(huh.NewGroup(
+	return huh.NewForm(huh.NewGroup(lead(
 		teach("idemkit design",
 			"Six questions, in order: who supplies the key, what makes two requests the same, "+
 				"where keys live and for how long, what a repeat gets, and how the key reaches every downstream call. "+
@@ -216,7 +233,7 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 			Title("Start from a common pattern?").
 			Description("A preset fills every later answer with the pattern's; you can change each one."),
 			preset, presets),
-	))
+	)...))
 }
 
 // Operation kinds the spec knows; payment and billing usually get an audit row.
@@ -262,18 +279,18 @@ func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		newListed(huh.NewSelect[string]().
 			Title(withDefault("What kind of operation is it?", a.Kind)),
 			&a.Kind, kindOpts),
-		teach("Q1 · Who supplies the key?",
+		preface(teach("Q1 · Who supplies the key?",
 			"The key must be the same on every retry of one logical action, so it comes from whoever "+
 				"retries: the client, the webhook sender, the queue, the workflow engine or the scheduler."),
-		newListed(huh.NewSelect[string]().
-			Title(withDefault("Who initiates the operation?", a.Key.Source)).
-			Validate(func(id string) error {
-				if s, ok := cat.KeySource(id); ok && s.Rejected {
-					return rejected(cat, "a "+id+" key", s.AntiPattern)
-				}
-				return nil
-			}),
-			&a.Key.Source, srcOpts),
+			newListed(huh.NewSelect[string]().
+				Title(withDefault("Who initiates the operation?", a.Key.Source)).
+				Validate(func(id string) error {
+					if s, ok := cat.KeySource(id); ok && s.Rejected {
+						return rejected(cat, "a "+id+" key", s.AntiPattern)
+					}
+					return nil
+				}),
+				&a.Key.Source, srcOpts)),
 	))
 }
 
@@ -388,18 +405,20 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		Value(&k.Scope).
 		Validate(keepOr(func() string { return k.Scope }, checkScope)))
 
-	if others := retriers(cat); len(others) > 0 {
+	if others := retriers(cat, src); len(others) > 0 && (src == spec.SourceClient || len(k.RetriedBy) > 0) {
+		// A reload or a caller's retry policy repeats a client's request;
+		// a sender, a broker, an engine or a scheduler repeats the others
+		// itself, so they are asked only to edit a list they already have.
 		opts := make([]huh.Option[string], 0, len(others))
 		for _, p := range others {
 			opts = append(opts, huh.NewOption(providerLabel(p), p.ID))
 		}
-		fields = append(fields, huh.NewMultiSelect[string]().
+		fields = append(fields, newMultiListed(huh.NewMultiSelect[string]().
 			Title("Who else retries it?").
 			Description("A retry policy or a reload also repeats the operation; the TTL must outlast the longest window of them all.").
-			Accessor(nameList{&k.RetriedBy}).
-			Options(opts...))
+			Accessor(nameList{&k.RetriedBy}), opts))
 	}
-	return huh.NewForm(huh.NewGroup(fields...))
+	return huh.NewForm(huh.NewGroup(lead(fields...)...))
 }
 
 // NewKeyDetailForm asks, for every source, where the key is read, its
@@ -424,54 +443,79 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 	fields = append(fields, teach("Q1 · Where the key is, and how long retries last",
 		"The spec records where the key is read and its format, so the handler reads it from the right place. "+
 			"The retry window is how long a repeat of one action can still arrive; the TTL (Q4) must cover it."))
-	switch k.Source {
-	case spec.SourceWebhook, spec.SourceQueue:
+	if k.Source == spec.SourceWebhook || k.Source == spec.SourceQueue {
 		if k.In == "" {
 			k.In, k.Name = derived.In, derived.Name
 		}
-		opts := make([]huh.Option[string], 0, 5)
-		for _, kind := range rules.LocationKinds() {
-			opts = append(opts, huh.NewOption(kind, kind))
-		}
+		kinds := locationKinds(k.Source, k.In)
 		if k.In == "" {
-			k.In = rules.LocationHeader
+			k.In = kinds[0]
 		}
+		opts := make([]huh.Option[string], 0, len(kinds))
+		for _, kind := range kinds {
+			opts = append(opts, huh.NewOption(locationLabel(kind), kind))
+		}
+		// The name shown belongs to the location chosen: when the person
+		// picks another one and has not typed a name, the provider's name
+		// there (or none) replaces it.
+		nameKind, shownName := k.In, k.Name
+		name := &refreshed{Input: huh.NewInput().
+			Title(withDefault("Its name there", k.Name)).
+			Description(locationHelp(k.Source)).
+			Value(&k.Name).
+			Validate(keepOr(func() string { return k.Name }, checkOptional(func(name string) error {
+				return rules.CheckLocation(rules.Location{Kind: k.In, Name: name})
+			}))),
+			refresh: func(in *huh.Input) {
+				if k.In == nameKind || k.Name != shownName {
+					return
+				}
+				k.Name = providerLocation(cat, k.Provider, k.In)
+				nameKind, shownName = k.In, k.Name
+				in.Title(withDefault("Its name there", k.Name)).Value(&k.Name)
+			}}
 		fields = append(fields,
 			newListed(huh.NewSelect[string]().
 				Title(withDefault("Where is the key read?", k.In)).
-				Description("A broker record may carry an event ID header (attribute) besides its own message ID (record)."),
+				Description(map[string]string{
+					spec.SourceWebhook: "Where the sender puts its event ID: Stripe's is the body's /id, GitHub's the X-GitHub-Delivery header.",
+					spec.SourceQueue:   "A broker record may carry an event ID header (attribute) besides its own message ID (record).",
+				}[k.Source]),
 				&k.In, opts),
-			huh.NewInput().
-				Title(withDefault("Its name there", k.Name)).
-				Description("A header or attribute name, a record field (MessageId), or a JSON pointer into the body (/id).").
-				Value(&k.Name).
-				Validate(keepOr(func() string { return k.Name }, checkOptional(func(name string) error {
-					return rules.CheckLocation(rules.Location{Kind: k.In, Name: name})
-				}))))
+			name)
 	}
-	format := k.Format
-	if format == "" {
-		format = derived.Format
+	if k.Format == "" {
+		k.Format = derived.Format
 	}
-	k.Format = format
-	fields = append(fields,
-		huh.NewInput().
-			Title(withDefault("Key format", k.Format)).
-			Description("Placeholders in braces. Never a value made per attempt, never who acts alone ({user_id}:{date}).").
-			Value(&k.Format).
-			Validate(keepOr(func() string { return k.Format }, func(f string) error { return checkFormat(cat, k.Source, f) })))
-	shown := k.Format
+	// The format shown is the one derived from the answers until the
+	// person types their own; reaching it after changing the location
+	// shows the format derived from the new one.
+	shown, lastDerived := k.Format, derived.Format
+	format := &refreshed{Input: huh.NewInput().
+		Title(withDefault("Key format", k.Format)).
+		Description("Placeholders in braces. Never a value made per attempt, never who acts alone ({user_id}:{date}).").
+		Value(&k.Format).
+		Validate(keepOr(func() string { return k.Format }, func(f string) error { return checkFormat(cat, k.Source, f) })),
+		refresh: func(in *huh.Input) {
+			if k.Format != shown || shown != lastDerived {
+				return
+			}
+			if d, err := derivedKey(*a, cat); err == nil {
+				k.Format, shown, lastDerived = d.Format, d.Format, d.Format
+				in.Title(withDefault("Key format", k.Format)).Value(&k.Format)
+			}
+		}}
+	fields = append(fields, format)
 	settle := func() {
-		if k.Format == shown && k.Format == derived.Format {
-			// Kept as shown: derive it again from the final answers (the
-			// location may have changed in the same form).
+		if k.Format == shown && k.Format == lastDerived {
+			// Kept as shown: derive it again from the final answers.
 			k.Format = ""
 		}
 		keepDerived(a, cat)
 	}
 	if k.Source == spec.SourceWorkflow {
 		// The run timeout, asked with the workflow, is the window.
-		return huh.NewForm(huh.NewGroup(fields...)), settle
+		return huh.NewForm(huh.NewGroup(lead(fields...)...)), settle
 	}
 	window := k.Window
 	if window == "" && b.window > 0 {
@@ -489,9 +533,61 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 			}))),
 		huh.NewInput().
 			Title(withDefault("Where does that number come from?", k.WindowFrom)).
-			Description("E.g. the queue's retention setting, the workflow's run timeout; empty when it is the catalogue's.").
+			Description(map[string]string{
+				spec.SourceClient:  "E.g. the client SDK's retry policy; empty when it is the catalogue's.",
+				spec.SourceWebhook: "E.g. the sender's documented retry schedule; empty when it is the catalogue's.",
+				spec.SourceQueue:   "E.g. the queue's retention or its redrive policy; empty when it is the catalogue's.",
+				spec.SourceCron:    "E.g. how long the scheduler catches up a missed run; empty when it is the catalogue's.",
+			}[k.Source]).
 			Accessor(clearable{&k.WindowFrom}))
-	return huh.NewForm(huh.NewGroup(fields...)), settle
+	return huh.NewForm(huh.NewGroup(lead(fields...)...)), settle
+}
+
+// locationKinds lists the places a source's key can be read: a webhook
+// delivery's header or body, a broker record's own field, an attribute or
+// the body. have, a kind the answers already hold, is kept on the list.
+func locationKinds(src, have string) []string {
+	kinds := []string{rules.LocationHeader, rules.LocationBody}
+	if src == spec.SourceQueue {
+		kinds = []string{rules.LocationRecord, rules.LocationAttribute, rules.LocationBody}
+	}
+	if have != "" && !slices.Contains(kinds, have) {
+		kinds = append(kinds, have)
+	}
+	return kinds
+}
+
+// locationLabel says what a location kind is, for its menu entry.
+func locationLabel(kind string) string {
+	what := map[string]string{
+		rules.LocationHeader:    "an HTTP header of the delivery",
+		rules.LocationBody:      "a field of the JSON body, as a JSON pointer",
+		rules.LocationAttribute: "a message attribute, property or record header",
+		rules.LocationParameter: "a workflow or activity parameter",
+		rules.LocationRecord:    "a field the broker sets on the record (MessageId, offset)",
+	}[kind]
+	return fmt.Sprintf("%-9s %s", kind, what)
+}
+
+// locationHelp says what names a source's key locations take.
+func locationHelp(src string) string {
+	if src == spec.SourceQueue {
+		return "A record field (MessageId), an attribute name, or a JSON pointer into the body (/id)."
+	}
+	return "A header name (X-GitHub-Delivery) or a JSON pointer into the body (/id)."
+}
+
+// providerLocation is where the provider puts its key in a location of the
+// given kind, or "" when the catalogue knows none there.
+func providerLocation(cat *rules.Catalog, provider, kind string) string {
+	if p, ok := cat.Provider(provider); ok {
+		for _, l := range p.Key.From {
+			if l.Kind == kind {
+				return l.Name
+			}
+		}
+	}
+	return ""
 }
 
 // derivedKey is the key Decide makes from a's answers without a format of
@@ -568,16 +664,31 @@ func checkTimeZone(s string) error {
 // are shown prefilled; empty ones are filled with the catalogue's defaults,
 // so what the person accepts is what they saw. Use Interview for the whole
 // sequence.
+//
+// Each question's teaching note heads a group short enough for a 24-line
+// terminal: huh scrolls a taller group to the field being answered, which
+// pushed the note (and at 80x24 the first question's own title) off the
+// screen. So a question with many fields goes on over a second group.
 func NewForm(a *Answers, cat *rules.Catalog) *huh.Form {
-	return huh.NewForm(
-		hashGroup(a, cat),
-		storeGroup(a, cat),
-		ttlGroup(a, cat),
-		collisionGroup(a, cat),
-	)
+	var groups []*huh.Group
+	for _, g := range [][]*huh.Group{hashGroups(a, cat), {storeGroup(a, cat)}, ttlGroups(a, cat), collisionGroups(a, cat)} {
+		groups = append(groups, g...)
+	}
+	return huh.NewForm(groups...)
 }
 
-func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+// groupsOf makes a group of each non-empty list of fields.
+func groupsOf(fields ...[]huh.Field) []*huh.Group {
+	var out []*huh.Group
+	for _, f := range fields {
+		if len(f) > 0 {
+			out = append(out, huh.NewGroup(lead(f...)...))
+		}
+	}
+	return out
+}
+
+func hashGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	h := &a.Hash
 	if h.DetectMismatch == nil {
 		h.DetectMismatch = new(true)
@@ -599,14 +710,13 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		for _, v := range cat.VolatileFields {
 			opts = append(opts, huh.NewOption(v.Name+": "+v.Reason, v.Name))
 		}
-		fields = append(fields, huh.NewMultiSelect[string]().
+		fields = append(fields, newMultiListed(huh.NewMultiSelect[string]().
 			Title("Volatile fields to exclude").
 			Accessor(volatileChoice{h, cat}).
-			Options(opts...).
-			Validate(func(names []string) error { return notIncluded(h, names) }))
+			Validate(func(names []string) error { return notIncluded(h, names) }), opts))
 	}
 	other := otherExcluded{h, cat}
-	fields = append(fields,
+	more := []huh.Field{
 		huh.NewInput().
 			Title(withDefault("Other excluded fields (name: why it is noise, comma separated)", other.Get())).
 			Description("Fields that change between retries of the same action; the spec keeps each reason.").
@@ -639,8 +749,8 @@ func hashGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				huh.NewOption("refuse it: never processed, logged loudly (Q5 says how)", true),
 				huh.NewOption("process it anyway", false),
 			}),
-	)
-	return huh.NewGroup(fields...)
+	}
+	return groupsOf(fields, more)
 }
 
 func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
@@ -686,10 +796,10 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	} else {
 		st.AckFirst = false
 	}
-	return huh.NewGroup(fields...)
+	return huh.NewGroup(lead(fields...)...)
 }
 
-func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+func ttlGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	b := boundOf(cat, a.Key)
 	if a.TTL == "" {
 		a.TTL = b.suggested.String()
@@ -699,7 +809,7 @@ func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 		l.Duration = cat.Defaults.LeaseTTL.String()
 	}
 	text := "Keys must outlast the longest retry window upstream, and must expire: a store that keeps keys forever grows without bound. " + b.note
-	return huh.NewGroup(
+	return groupsOf([]huh.Field{
 		teach("Q4 · How long are keys kept?", strings.TrimSpace(text)),
 		huh.NewInput().
 			Title(withDefault("TTL", a.TTL)).
@@ -721,6 +831,7 @@ func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			Description("The longest the operation runs (a 40m batch, a consumer within its 2m visibility timeout); empty if it fits in the lease.").
 			Accessor(clearable{&l.LongestRun}).
 			Validate(keepOr(func() string { return l.LongestRun }, checkOptional(checkDuration))),
+	}, []huh.Field{
 		huh.NewInput().
 			Title(withDefault("Lease", l.Duration)).
 			Description("How long a claim lives unrenewed: a crashed holder blocks retries this long, then the next attempt takes over.").
@@ -740,10 +851,10 @@ func ttlGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				}
 				return nil
 			}))),
-	)
+	})
 }
 
-func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
+func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	c := &a.Collision
 	src := a.Key.Source
 	t := transportOf(src)
@@ -802,9 +913,10 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 			Value(&c.RetryAfter).
 			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration)),
 	}
+	var more []huh.Field
 	if t.id == spec.TransportQueue {
 		deliveries := deliveriesText{&c.MaxDeliveries}
-		fields = append(fields,
+		more = append(more,
 			huh.NewInput().
 				Title(withDefault("Dead-letter after how many deliveries?", deliveries.Get())).
 				Description("The redrive policy's maxReceiveCount: a message that keeps failing goes to the dead-letter queue with its reason.").
@@ -819,7 +931,7 @@ func collisionGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 	} else {
 		c.MaxDeliveries, c.DeadLetter = 0, ""
 	}
-	return huh.NewGroup(fields...)
+	return groupsOf(fields, more)
 }
 
 // deliveriesText binds a delivery count to a text input.
@@ -891,15 +1003,24 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 			}))),
 		huh.NewInput().
 			Title(withDefault("Target", s.Target)).
-			Description("A catalogue target, whose record says whether it deduplicates (" + strings.Join(cat.TargetIDs(), ", ") + "), or words for another system.").
-			Accessor(clearable{&s.Target}),
+			Description("A catalogue target (stripe-api, sendgrid-mail; ctrl+e completes, 'idemkit rules --systems' lists them), whose record says whether it deduplicates, or words for another system.").
+			Accessor(clearable{&s.Target}).
+			Suggestions(cat.TargetIDs()),
 	}
 	if len(opts) > 0 {
 		fields = append(fields, newListed(huh.NewSelect[string]().
 			Title(withDefault("Mechanism", s.Mechanism)),
 			&s.Mechanism, opts))
 	}
-	fields = append(fields,
+	return huh.NewForm(huh.NewGroup(lead(fields...)...))
+}
+
+// NewStepDetailForm asks the rest of Q6 for a step NewStepForm named: its
+// key per item of a batch or per business fact, why it needs no key when its
+// mechanism is natural (asked of no other step, which Decide would refuse
+// a reason from), and the operation it calls.
+func NewStepDetailForm(s *StepAnswers) *huh.Form {
+	fields := []huh.Field{
 		huh.NewInput().
 			Title(withDefault("Per item of a batch? The item's identity field", s.Item)).
 			Description("E.g. customer_id: each item gets its own key {key}:STEP:{customer_id}, claim and release. Empty for one call per operation.").
@@ -917,16 +1038,20 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 				}
 				return nil
 			})),
-		huh.NewInput().
-			Title(withDefault("Naturally idempotent? Say why (PUT, upsert, overwrite, conditional UPDATE)", s.Why)).
-			Description("Only for mechanism natural: why repeating the call changes nothing.").
-			Accessor(clearable{&s.Why}),
-		huh.NewInput().
-			Title(withDefault("Operation it calls, when that has a spec of its own", s.Operation)).
-			Description("The spec links it, e.g. charge card.").
-			Accessor(clearable{&s.Operation}),
-	)
-	return huh.NewForm(huh.NewGroup(fields...))
+	}
+	if s.Mechanism == spec.MechanismNatural {
+		fields = append(fields, huh.NewInput().
+			Title(withDefault("Why is it naturally idempotent? (PUT, upsert, overwrite, conditional UPDATE)", s.Why)).
+			Description("Why repeating the call changes nothing.").
+			Accessor(clearable{&s.Why}))
+	} else {
+		s.Why = ""
+	}
+	fields = append(fields, huh.NewInput().
+		Title(withDefault("Operation it calls, when that has a spec of its own", s.Operation)).
+		Description("The spec links it, e.g. charge card.").
+		Accessor(clearable{&s.Operation}))
+	return huh.NewForm(huh.NewGroup(lead(fields...)...))
 }
 
 // NewAddStepForm asks whether to add a downstream step; have is how many
@@ -940,14 +1065,23 @@ func NewAddStepForm(more *bool, have int) *huh.Form {
 				Value(more),
 		))
 	}
-	return huh.NewForm(huh.NewGroup(
+	return huh.NewForm(huh.NewGroup(lead(
 		teach("Q6 · Downstream side effects",
 			"This is where most designs fail: the entry key stops a duplicate request, but a charge, an email "+
 				"or a row in another system made by the handler needs its own key, derived from the operation's."),
 		huh.NewConfirm().
 			Title("Does the operation call anything downstream? Add a step?").
 			Value(more),
-	))
+	)...))
+}
+
+// lead joins a group's opening teaching note to the field after it (see
+// prefaced), so that the note is on screen with the first question.
+func lead(fields ...huh.Field) []huh.Field {
+	if n, ok := fields[0].(*teaching); ok && len(fields) > 1 {
+		return append([]huh.Field{preface(n, fields[1])}, fields[2:]...)
+	}
+	return fields
 }
 
 // teaching is a huh.Note whose text reaches both modes intact. The terminal
@@ -1276,13 +1410,17 @@ func providersOfKind(cat *rules.Catalog, source string) []rules.Provider {
 	return out
 }
 
-// retriers lists the providers that repeat an operation whatever supplies
-// its key: internal retry policies and people reloading a page.
-func retriers(cat *rules.Catalog) []rules.Provider {
+// retriers lists the providers that repeat an operation besides the one
+// that supplies its key: internal retry policies and people reloading a
+// page. A client's request offers those of clients; another source offers
+// all of them, for an answer that already names one.
+func retriers(cat *rules.Catalog, src string) []rules.Provider {
 	var out []rules.Provider
 	for _, p := range cat.Providers {
 		if p.Kind == rules.KindInternal || p.Kind == rules.KindUI {
-			out = append(out, p)
+			if src != spec.SourceClient || p.Source == "" || p.Source == src {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -169,9 +169,9 @@ func TestFormInterviewWalks(t *testing.T) {
 				"",                                   // TTL [24h]
 				"", "", "",                           // longest run, lease, heartbeat
 				"", "", "", // completed, in progress, Retry-After
-				"", "", "", "", "", "", "", // step 1 from the preset: name, target, mechanism, item, business key, why, operation
-				"y",                                       // add another
-				"ledger", "postgres", "2", "", "", "", "", // step 2
+				"", "", "", "", "", "", // step 1 from the preset: name, target, mechanism, item, business key, operation
+				"y",                                   // add another
+				"ledger", "postgres", "2", "", "", "", // step 2
 				"", // add another [N]
 			},
 			want: design.Answers{
@@ -210,12 +210,11 @@ func TestFormInterviewWalks(t *testing.T) {
 			start: design.Answers{},
 			lines: []string{
 				"stripe-events", "", "", // operation, no description, no preset
-				"",  // kind [other]
-				"2", // source: webhook
-				"",  // provider [stripe]
-				"unscoped",
-				"0",    // retried by: nobody
-				"", "", // key location [header], name: as the catalogue says
+				"",         // kind [other]
+				"2",        // source: webhook
+				"",         // provider [stripe]
+				"unscoped", // no "who else retries" for a webhook: the sender does
+				"", "",     // key location [header], name: as the catalogue says
 				"", "", "", // key format, retry window [3d], where from
 				"id, type", // included
 				"0",        // volatile: none
@@ -259,21 +258,20 @@ func TestFormInterviewWalks(t *testing.T) {
 				"2", // kind: billing
 				"5", // source: cron
 				"invoice-run", "1d", "Europe/Berlin", "y", "account_id",
-				"2", "0", // retried by: ui
 				"", "", "", // key format, retry window, where from
 				"", "0", "", "", // hash: nothing included, nothing excluded, mismatch [reject]
 				"2", "", // postgres, audit row [Y] for billing
 				"",            // TTL [2d]: two slots
 				"40m", "", "", // a 40m run, lease [30s], heartbeat [a third]
 				"", "", "",
-				"y", "email", "sendgrid", "3", "account_id", "", "", "", // one step per account, audit-log
+				"y", "email", "sendgrid", "3", "account_id", "", "", // one step per account, audit-log
 				"",
 			},
 			want: design.Answers{
 				Operation:   "nightly-invoices",
 				Description: "Bills every account once a night",
 				Kind:        "billing",
-				Key:         design.KeyAnswers{Source: "cron", Job: "invoice-run", Schedule: "1d", TimeZone: "Europe/Berlin", BusinessDate: true, Scope: "account_id", RetriedBy: []string{"ui"}},
+				Key:         design.KeyAnswers{Source: "cron", Job: "invoice-run", Schedule: "1d", TimeZone: "Europe/Berlin", BusinessDate: true, Scope: "account_id"},
 				Hash:        design.HashAnswers{DetectMismatch: new(true)},
 				Store:       design.StoreAnswers{Kind: "postgres", AuditRow: new(true)},
 				TTL:         "2d",
@@ -296,8 +294,8 @@ func TestFormInterviewWalks(t *testing.T) {
 			lines: []string{
 				"", "", "3", // queue preset
 				"", "", // kind [other], source [queue]
-				"", "", "0", // provider [sqs], scope [unscoped], retried by nobody
-				"3", "event-id", // the key is the record's event-id attribute
+				"", "", // provider [sqs], scope [unscoped]
+				"2", "event-id", // the key is the record's event-id attribute
 				"", "", "", // key format [{queue}:{event_id}], retry window, where from
 				"order_id", "0", "", "",
 				"", "", // store [redis], audit row [N]
@@ -325,7 +323,7 @@ func TestFormInterviewWalks(t *testing.T) {
 			lines: []string{
 				"charge-activity", "", "",
 				"", "4", // workflow
-				"checkout", "charge", "order_id", "7d", "tenant_id", "0",
+				"checkout", "charge", "order_id", "7d", "tenant_id",
 				"", // key format [{workflow_id}:charge:{order_id}]
 				"", "0", "", "",
 				"4", "", // workflow engine state
@@ -484,7 +482,7 @@ func TestFormRejectsInline(t *testing.T) {
 				a.Downstream = []design.StepAnswers{{}}
 				return design.NewStepForm(&a.Downstream[0], cat, []string{"charge"})
 			},
-			lines: []string{"charge", "refund", "stripe", "", "", "", "", ""},
+			lines: []string{"charge", "refund", "stripe", ""},
 			shown: []string{"Q6 · Downstream step 2", "a step is already named charge; each step needs its own derived key"},
 			check: func(a design.Answers) bool {
 				return reflect.DeepEqual(a.Downstream, []design.StepAnswers{{Name: "refund", Target: "stripe", Mechanism: "provider-key"}})
@@ -534,7 +532,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "no scope",
 			start: design.Answers{Key: design.KeyAnswers{Source: "cron"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
-			lines: []string{"job", "1h", "", "", "", "unscoped", "0"},
+			lines: []string{"job", "1h", "", "", "", "unscoped"},
 			shown: []string{"name the field that scopes stored keys (tenant_id), or answer unscoped"},
 			check: func(a design.Answers) bool { return a.Key.Scope == "unscoped" },
 		},
@@ -542,7 +540,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "cron slot that never ends",
 			start: design.Answers{Key: design.KeyAnswers{Source: "cron"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
-			lines: []string{"job", "forever", "15m", "Mars/Olympus", "Europe/Berlin", "", "unscoped", "0"},
+			lines: []string{"job", "forever", "15m", "Mars/Olympus", "Europe/Berlin", "", "unscoped"},
 			shown: []string{rules.ErrForever.Error(), `"Mars/Olympus" is not an IANA time zone`},
 			check: func(a design.Answers) bool { return a.Key.Schedule == "15m" && a.Key.TimeZone == "Europe/Berlin" },
 		},
@@ -558,7 +556,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "a workflow step name with a colon",
 			start: design.Answers{Key: design.KeyAnswers{Source: "workflow"}},
 			form:  func(a *design.Answers) *huh.Form { return design.NewKeyForm(a, cat) },
-			lines: []string{"checkout", "charge:card", "charge", "order_id", "7d", "unscoped", "0"},
+			lines: []string{"checkout", "charge:card", "charge", "order_id", "7d", "unscoped"},
 			shown: []string{`the step name "charge:card" has a ':', the separator of key parts`},
 			check: func(a design.Answers) bool { return a.Key.Step == "charge" },
 		},
@@ -699,8 +697,8 @@ func TestFormKeepsClearsAndDrops(t *testing.T) {
 		"", "", "", // store, audit row, TTL
 		"", "", "", // longest run, lease, heartbeat
 		"", "", "", // collisions
-		"", "", "", "", "", "", "", // step refund kept
-		"-", "", "", "", "", "", "", // step email dropped
+		"", "", "", "", "", "", // step refund kept: no reason asked for provider-key
+		"-", "", "", // step email dropped: nothing more asked about it
 		"",
 	), func(run func(*huh.Form) error) error { return design.Interview(&a, cat, run) })
 
@@ -781,7 +779,11 @@ func TestFormTerminalView(t *testing.T) {
 		},
 		{
 			name: "mismatch detection offers both answers",
-			form: func(a *design.Answers) *huh.Form { return design.NewForm(a, cat) },
+			form: func(a *design.Answers) *huh.Form {
+				f := design.NewForm(a, cat)
+				f.NextGroup() // Q2 goes on over a second group
+				return f
+			},
 			a:    clientAnswers(),
 			want: []string{"> refuse it: never processed, logged loudly (Q5 says how)", "process it anyway"},
 		},

@@ -1,11 +1,24 @@
 package design
 
 import (
+	"fmt"
+	"io"
 	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/lipgloss"
 )
+
+// maxListed is the most options a list shows at once on a terminal; a
+// longer one (30 webhook senders, 23 volatile fields) scrolls, so that the
+// question's teaching note and the questions around it keep their place on
+// a 24-line screen.
+const maxListed = 8
+
+// optionMargin is what a list puts before an option's label: the field's
+// border, the cursor and a multi-select's check mark.
+const optionMargin = 6
 
 // listed is a huh.Select that shows its options from the top. huh scrolls
 // a select's list so that the chosen option is its first line whenever the
@@ -13,16 +26,19 @@ import (
 // at 80x24 the key-source question showed 2 of its 6 answers. listed moves
 // the cursor to the top and back down to the chosen option after each of
 // those, through the select's own key handling, so the list starts at its
-// first option and the choice stays what it was.
+// first option and the choice stays what it was. On a terminal its labels
+// are cut to one line each (huh wraps a long one without indenting it,
+// sometimes mid-word), and a list longer than maxListed scrolls.
 type listed[T comparable] struct {
 	*huh.Select[T]
 	opts  []huh.Option[T]
 	value *T
+	fit   int // the height the list chose for itself, 0 for all its options
 }
 
 // newListed binds value and opts to s (the value first, as huh wants).
 // The list is rewound once the form gives the select its key map, which
-// rewinding needs, and again whenever it sets the height.
+// rewinding needs, and again whenever it sets the width or the height.
 func newListed[T comparable](s *huh.Select[T], value *T, opts []huh.Option[T]) *listed[T] {
 	return &listed[T]{Select: s.Value(value).Options(opts...), opts: opts, value: value}
 }
@@ -46,8 +62,26 @@ func (l *listed[T]) WithKeyMap(k *huh.KeyMap) huh.Field {
 	return l
 }
 
+// WithWidth cuts the labels to the width and gives a long list its height.
+func (l *listed[T]) WithWidth(w int) huh.Field {
+	l.Select.WithWidth(w)
+	l.Select.Options(fitLabels(l.opts, w)...)
+	l.Select.Height(0)
+	if len(l.opts) > maxListed {
+		// With no height set the field is its title, its description and one
+		// line per option.
+		l.fit = lipgloss.Height(l.Select.View()) - len(l.opts) + maxListed
+		l.Select.Height(l.fit)
+	}
+	l.rewind()
+	return l
+}
+
 // WithHeight sets the height, which scrolls the list again, and rewinds it.
 func (l *listed[T]) WithHeight(h int) huh.Field {
+	if l.fit > 0 {
+		h = min(h, l.fit)
+	}
 	l.Select.WithHeight(h)
 	l.rewind()
 	return l
@@ -58,4 +92,199 @@ func (l *listed[T]) WithHeight(h int) huh.Field {
 func (l *listed[T]) WithAccessible(accessible bool) huh.Field {
 	l.Select.WithAccessible(accessible)
 	return l
+}
+
+// multiListed is listed for a huh.MultiSelect: it starts at the top of its
+// list (huh scrolls it to the first chosen option), cuts its labels to one
+// line, and scrolls when it is longer than maxListed.
+type multiListed[T comparable] struct {
+	*huh.MultiSelect[T]
+	opts []huh.Option[T]
+	fit  int
+}
+
+func newMultiListed[T comparable](m *huh.MultiSelect[T], opts []huh.Option[T]) *multiListed[T] {
+	return &multiListed[T]{MultiSelect: m.Options(opts...), opts: opts}
+}
+
+func (l *multiListed[T]) rewind() { l.MultiSelect.Update(tea.KeyMsg{Type: tea.KeyHome}) }
+
+// WithKeyMap sets the key map and rewinds the list.
+func (l *multiListed[T]) WithKeyMap(k *huh.KeyMap) huh.Field {
+	l.MultiSelect.WithKeyMap(k)
+	l.rewind()
+	return l
+}
+
+// WithWidth cuts the labels to the width and gives a long list its height.
+// Options keeps the choices: huh marks them again from the bound value.
+func (l *multiListed[T]) WithWidth(w int) huh.Field {
+	l.MultiSelect.WithWidth(w)
+	l.MultiSelect.Options(fitLabels(l.opts, w)...)
+	l.MultiSelect.Height(0)
+	if len(l.opts) > maxListed {
+		l.fit = lipgloss.Height(l.MultiSelect.View()) - len(l.opts) + maxListed
+		l.MultiSelect.Height(l.fit)
+	}
+	l.rewind()
+	return l
+}
+
+// WithHeight sets the height, no taller than the list chose, and rewinds.
+func (l *multiListed[T]) WithHeight(h int) huh.Field {
+	if l.fit > 0 {
+		h = min(h, l.fit)
+	}
+	l.MultiSelect.WithHeight(h)
+	l.rewind()
+	return l
+}
+
+// WithAccessible returns the field itself; accessible mode prints the
+// labels whole, since it never gets a width.
+func (l *multiListed[T]) WithAccessible(accessible bool) huh.Field {
+	l.MultiSelect.WithAccessible(accessible)
+	return l
+}
+
+// fitLabels returns opts with each label cut to fit a list w columns wide,
+// ending in "…" where it was cut.
+func fitLabels[T comparable](opts []huh.Option[T], w int) []huh.Option[T] {
+	room := w - optionMargin
+	out := make([]huh.Option[T], len(opts))
+	for i, o := range opts {
+		out[i] = huh.NewOption(cut(o.Key, room), o.Value)
+	}
+	return out
+}
+
+// cut shortens s to at most n runes, the last of them "…".
+func cut(s string, n int) string {
+	r := []rune(s)
+	if n <= 0 || len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// refreshed is a huh.Input whose default follows the answers given above
+// it in the same form: refresh runs each time the input is reached, in
+// either mode, just before it shows or asks its value (the key's format
+// after its location changed, say), and may set its title and value again.
+type refreshed struct {
+	*huh.Input
+	refresh func(*huh.Input)
+}
+
+// Focus refreshes the input, then focuses it.
+func (r *refreshed) Focus() tea.Cmd {
+	r.refresh(r.Input)
+	return r.Input.Focus()
+}
+
+// WithAccessible returns the field itself, so that accessible mode runs
+// RunAccessible below.
+func (r *refreshed) WithAccessible(accessible bool) huh.Field {
+	r.Input.WithAccessible(accessible)
+	return r
+}
+
+// RunAccessible refreshes the input, then asks it.
+func (r *refreshed) RunAccessible(w io.Writer, in io.Reader) error {
+	r.refresh(r.Input)
+	return r.Input.RunAccessible(w, in)
+}
+
+// Update updates the select and keeps the wrapper in the group: huh puts
+// whatever Update returns in the field's place.
+func (l *listed[T]) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := l.Select.Update(msg)
+	return l, cmd
+}
+
+// Update updates the multi-select and keeps the wrapper in the group.
+func (l *multiListed[T]) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := l.MultiSelect.Update(msg)
+	return l, cmd
+}
+
+// Update updates the input and keeps the wrapper in the group, so that it
+// is still there to refresh the input when the person reaches it.
+func (r *refreshed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := r.Input.Update(msg)
+	return r, cmd
+}
+
+// prefaced shows a question's teaching note as part of its first field. huh
+// scrolls a group taller than the screen to the field being answered, and
+// a note of its own above that field scrolled away with everything else
+// above it; joined to the field, it is on screen whenever the field is.
+type prefaced struct {
+	huh.Field
+	note *teaching
+}
+
+// preface joins note to f.
+func preface(note *teaching, f huh.Field) *prefaced { return &prefaced{Field: f, note: note} }
+
+// View shows the note above the field.
+func (p *prefaced) View() string { return p.note.View() + "\n" + p.Field.View() }
+
+// Update updates the field and keeps the wrapper in the group.
+func (p *prefaced) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := p.Field.Update(msg)
+	if f, ok := m.(huh.Field); ok {
+		p.Field = f
+	}
+	return p, cmd
+}
+
+// WithTheme themes the note and the field.
+func (p *prefaced) WithTheme(t *huh.Theme) huh.Field {
+	p.note.WithTheme(t)
+	p.Field = p.Field.WithTheme(t)
+	return p
+}
+
+// WithKeyMap sets the field's key map.
+func (p *prefaced) WithKeyMap(k *huh.KeyMap) huh.Field {
+	p.note.WithKeyMap(k)
+	p.Field = p.Field.WithKeyMap(k)
+	return p
+}
+
+// WithWidth sets the width of both.
+func (p *prefaced) WithWidth(w int) huh.Field {
+	p.note.WithWidth(w)
+	p.Field = p.Field.WithWidth(w)
+	return p
+}
+
+// WithHeight gives the field what the note leaves of the height.
+func (p *prefaced) WithHeight(h int) huh.Field {
+	p.Field = p.Field.WithHeight(max(1, h-lipgloss.Height(p.note.View())-1))
+	return p
+}
+
+// WithPosition passes the position on to the field.
+func (p *prefaced) WithPosition(pos huh.FieldPosition) huh.Field {
+	p.Field = p.Field.WithPosition(pos)
+	return p
+}
+
+// WithAccessible returns the wrapper, so that accessible mode prints the note.
+func (p *prefaced) WithAccessible(accessible bool) huh.Field {
+	p.Field = p.Field.WithAccessible(accessible)
+	return p
+}
+
+// RunAccessible prints the note as written, a blank line, then asks the field.
+func (p *prefaced) RunAccessible(w io.Writer, r io.Reader) error {
+	if err := p.note.RunAccessible(w, r); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return p.Field.RunAccessible(w, r)
 }

@@ -1,0 +1,138 @@
+package design
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/idemkit/idemkit/internal/rules"
+)
+
+// views lays f out on a terminal of w x h, as RunWith runs it, and returns
+// the view of each of its groups in turn.
+func views(f *huh.Form, w, h int) []string {
+	f.Init()
+	f.Update(fitWindow(nil, tea.WindowSizeMsg{Width: w, Height: h}))
+	var out []string
+	for range 12 {
+		out = append(out, f.View())
+		if f.State != huh.StateNormal {
+			break
+		}
+		before := f.View()
+		f.NextGroup()
+		if f.View() == before || f.State != huh.StateNormal {
+			break
+		}
+	}
+	return out
+}
+
+// Every stage of the interview fits the terminal at 80x24 and 120x40:
+// no view is taller or wider than the screen (a taller one loses its first
+// line off the top), and every question's teaching note and first title
+// are on screen when the person reaches them, for every source.
+func TestFormFitsTheTerminal(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, src := range []struct {
+		name string
+		key  KeyAnswers
+	}{
+		{"client", KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "tenant_id"}},
+		{"webhook", KeyAnswers{Source: "webhook", Provider: "stripe", Scope: "unscoped"}},
+		{"queue", KeyAnswers{Source: "queue", Provider: "sqs", Scope: "unscoped"}},
+		{"workflow", KeyAnswers{Source: "workflow", Workflow: "checkout", Step: "charge", Param: "order_id", Window: "7d", Scope: "unscoped"}},
+		{"cron", KeyAnswers{Source: "cron", Job: "invoices", Schedule: "1d", Scope: "unscoped"}},
+	} {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			t.Run(src.name, func(t *testing.T) {
+				t.Parallel()
+				a := Answers{Operation: "op", Kind: "payment", Key: src.key}
+				var preset string
+				stages := []struct {
+					form func() *huh.Form
+					want []string
+				}{
+					{func() *huh.Form { return NewStartForm(&a, cat, &preset) }, []string{"idemkit design", "Operation"}},
+					{func() *huh.Form { return NewSourceForm(&a, cat) }, []string{"What kind of operation is it?", "Q1 · Who supplies the key?"}},
+					{func() *huh.Form { return NewKeyForm(&a, cat) }, []string{"Q1 · ", "Which provider?|Header that carries the key|Workflow name|Job name"}},
+					{func() *huh.Form { return NewKeyDetailForm(&a, cat) }, []string{"Q1 · Where the key is, and how long retries last", "Key format"}},
+					{func() *huh.Form { return NewForm(&a, cat) }, []string{
+						"Q2 · What makes two requests the same?", "Included fields", "Volatile fields to exclude",
+						"Q3 · Where do keys live?", "Q4 · How long are keys kept?", "TTL [", "Q5 · What does a repeat get?",
+					}},
+					{func() *huh.Form { return NewStepForm(&StepAnswers{}, cat, nil) }, []string{"Q6 · Downstream step 1", "Step name"}},
+				}
+				for _, st := range stages {
+					all := views(st.form(), size[0], size[1])
+					for _, v := range all {
+						if h := lipgloss.Height(v); h > size[1] {
+							t.Errorf("%dx%d: a view of %d lines:\n%s", size[0], size[1], h, v)
+						}
+						for line := range strings.SplitSeq(v, "\n") {
+							if w := lipgloss.Width(line); w > size[0] {
+								t.Errorf("%dx%d: a line of %d columns: %q", size[0], size[1], w, line)
+							}
+						}
+					}
+					joined := strings.Join(all, "\n")
+					for _, s := range st.want {
+						// "a|b": one of them, the one the source asks.
+						if !slices.ContainsFunc(strings.Split(s, "|"), func(s string) bool { return strings.Contains(joined, s) }) {
+							t.Errorf("%dx%d: %q never on screen:\n%s", size[0], size[1], s, joined)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// A long multi-select shows maxListed options, one line each, from the top
+// of its list even when its first chosen option is further down.
+func TestMultiListedShowsOneLineEach(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	last := cat.VolatileFields[len(cat.VolatileFields)-1].Name
+	a := Answers{Key: KeyAnswers{Source: "webhook", Provider: "stripe"}, Hash: HashAnswers{Exclude: []string{last}}}
+	v := views(NewForm(&a, cat), 80, 24)[0]
+	var bullets []string
+	for line := range strings.SplitSeq(v, "\n") {
+		if strings.Contains(line, "• ") || strings.Contains(line, "✓ ") {
+			bullets = append(bullets, line)
+		}
+	}
+	if len(bullets) != maxListed {
+		t.Fatalf("%d options on screen, want %d, one line each:\n%s", len(bullets), maxListed, v)
+	}
+	if first := cat.VolatileFields[0].Name; !strings.Contains(bullets[0], first) {
+		t.Errorf("the list starts at %q, not at its first option %s:\n%s", bullets[0], first, v)
+	}
+	if !strings.Contains(v, "…") {
+		t.Errorf("no label cut to the width:\n%s", v)
+	}
+}
+
+func TestCut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"timestamp", 20, "timestamp"},
+		{"timestamp", 9, "timestamp"},
+		{"timestamp", 5, "time…"},
+		{"a—b—c", 4, "a—b…"},
+		{"abc", 0, "abc"},
+	} {
+		if got := cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
