@@ -870,7 +870,7 @@ func (a *checker) unrecorded(f *claim.Func) {
 		}
 		var open []claim.Exit
 		for _, e := range c.Exits {
-			if !e.Error && e.Deferred&settled == 0 &&
+			if !e.Error && e.Deferred&settled == 0 && !a.answersClaimValue(c, e) &&
 				(len(open) == 0 || open[len(open)-1].Pos() != e.Pos()) {
 				open = append(open, e)
 			}
@@ -896,6 +896,37 @@ func (a *checker) unrecorded(f *claim.Func) {
 			Related: claimRelated(c),
 		})
 	}
+}
+
+// answersClaimValue reports an exit that returns the value the claim
+// itself wrote: a get-or-create (SET NX of the value, then GET when it
+// was there) records its answer in the claim.
+func (a *checker) answersClaimValue(c *claim.Claim, e claim.Exit) bool {
+	rc, ok := match.Redis(a.info, c.Call)
+	if !ok || e.Return == nil {
+		return false
+	}
+	at := 2
+	if rc.Method == "Do" {
+		at = 3
+	}
+	if at >= len(c.Call.Args) || a.info.Types[c.Call.Args[at]].Value != nil {
+		return false
+	}
+	id, ok := ast.Unparen(c.Call.Args[at]).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	if !ok {
+		return false
+	}
+	for _, r := range e.Return.Results {
+		if id, ok := ast.Unparen(r).(*ast.Ident); ok && a.info.Uses[id] == v {
+			return true
+		}
+	}
+	return false
 }
 
 // where names a position as file:line, the file by its base name.

@@ -1,6 +1,7 @@
 package cacheresponse
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -63,4 +64,30 @@ func (s *server) warm(w http.ResponseWriter, r *http.Request) {
 	}
 	s.rdb.Set(ctx, "warmed-at:"+region, "1", time.Hour)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// A get-or-create: the claim writes the value itself, and a repeat reads
+// it back.
+func getOrCreate(ctx context.Context, rdb *redis.Client, key string, value []byte) ([]byte, error) {
+	created, err := rdb.SetNX(ctx, key, value, 0).Result()
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		return value, nil
+	}
+	return rdb.Get(ctx, key).Bytes()
+}
+
+// The same claim of a marker, answering with something else: the key
+// holds "pending" for good.
+func createOnce(ctx context.Context, rdb *redis.Client, key string, value []byte) ([]byte, error) {
+	created, err := rdb.SetNX(ctx, key, "pending", 0).Result()
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		return value, nil // want `this return answers without recording the response under the key claimed by SetNX`
+	}
+	return rdb.Get(ctx, key).Bytes()
 }
