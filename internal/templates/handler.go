@@ -100,9 +100,13 @@ func GenerateHandler(s *spec.Spec, opts HandlerOptions) (*Handler, error) {
 	base := strings.ReplaceAll(s.Slug, "-", "_")
 	h := &Handler{Kind: s.Key.Source, Constructor: "New" + v.Op, Files: map[string][]byte{}, WorkPath: base + "_work.go"}
 	v.IdemFile, v.WorkFile = base+"_idem.go", h.WorkPath
+	kind := s.Key.Source
+	if v.Batch {
+		kind = "webhook_batch"
+	}
 	for _, f := range []struct{ name, tmpl string }{
-		{v.IdemFile, s.Key.Source + ".go.tmpl"},
-		{base + "_idem_test.go", s.Key.Source + "_test.go.tmpl"},
+		{v.IdemFile, kind + ".go.tmpl"},
+		{base + "_idem_test.go", kind + "_test.go.tmpl"},
 	} {
 		body, err := renderGo(f.tmpl, v)
 		if err != nil {
@@ -112,7 +116,7 @@ func GenerateHandler(s *spec.Spec, opts HandlerOptions) (*Handler, error) {
 			return nil, err
 		}
 	}
-	if h.Work, err = renderGo(s.Key.Source+"_work.go.tmpl", v); err != nil {
+	if h.Work, err = renderGo(kind+"_work.go.tmpl", v); err != nil {
 		return nil, err
 	}
 	return h, nil

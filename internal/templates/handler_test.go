@@ -20,7 +20,7 @@ import (
 // idemkit design writes it, and two variants that take the other branches of the templates (a
 // custom header, no tenant, waiting on a claim, nested fields, an event ID in a header,
 // replaying webhook answers).
-var handlerCases = []string{"client", "webhook", "queue", "workflow", "cron", "client-custom", "webhook-github"}
+var handlerCases = []string{"client", "webhook", "queue", "workflow", "cron", "client-custom", "webhook-github", "client-body", "webhook-adyen", "webhook-hubspot"}
 
 // handlerOpts are the options the goldens are generated with.
 func handlerOpts(name string) HandlerOptions {
@@ -194,7 +194,16 @@ func TestGenerateHandlerBadInput(t *testing.T) {
 		{name: "key field not header or body", spec: edit("webhook", func(s *spec.Spec) {
 			s.Key.Field = "body NotificationRequestItem pspReference + eventCode (a pspReference recurs)"
 		}), field: "key.field", want: `want "header NAME" or "body FIELD"`},
-		{name: "client key from the body", spec: edit("client", func(s *spec.Spec) { s.Key.Field = "body key" }), field: "key.field", want: "request header"},
+		{name: "client key from an attribute", spec: edit("client", func(s *spec.Spec) { s.Key.In, s.Key.Name, s.Key.Missing = "attribute", "key", "400" }), field: "key.in", want: "request header or a body field"},
+		{name: "client body key through a dotted name", spec: edit("client-body", func(s *spec.Spec) { s.Key.Name = "/meta.key" }), field: "key.name", want: "without '.'"},
+		{name: "batch part named like an Event field", spec: edit("webhook-hubspot", func(s *spec.Spec) {
+			s.Key.Parts[0].Part, s.Key.Format = "item", "{provider}:{item}"
+		}), field: "key.parts[0].part", want: "Event field Item"},
+		{name: "batch part from an attribute", spec: edit("webhook-adyen", func(s *spec.Spec) { s.Key.Parts[1].In, s.Key.Parts[1].Name = "attribute", "code" }), field: "key.parts[1].in", want: "headers and the body"},
+		{name: "batch format of a part it lacks", spec: edit("webhook-adyen", func(s *spec.Spec) { s.Key.Format += ":{merchant}" }), field: "key.format", want: "{merchant} is not one of key.parts"},
+		{name: "batch keyed by a header alone", spec: edit("webhook-hubspot", func(s *spec.Spec) {
+			s.Key.Parts[0].In, s.Key.Parts[0].Name, s.Key.In, s.Key.Name = "header", "X-Event", "header", "X-Event"
+		}), field: "key.batch", want: "every event of a delivery would share one key"},
 		{name: "webhook format with two IDs", spec: edit("webhook", func(s *spec.Spec) { s.Key.Format = "{event_id}:{attempt}" }), field: "key.format", want: "has 2"},
 		{name: "queue format without placeholder", spec: edit("queue", func(s *spec.Spec) { s.Key.Format = "orders" }), field: "key.format", want: "every message would share one key"},
 		{name: "placeholder that is not a name", spec: edit("workflow", func(s *spec.Spec) { s.Key.Format = "{workflow id}:x" }), field: "key.format", want: "lowercase name"},

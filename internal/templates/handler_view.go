@@ -57,6 +57,27 @@ type handlerView struct {
 	IDHeader string
 	IDPath   []string
 
+	// BodyKey is the JSON pointer of a client key read from the request body rather than a
+	// header; Header is then the header the generated code hands it to the middleware in.
+	BodyKey       string
+	BodyKeyTokens []string
+
+	// Batch: a webhook whose key has several parts, or whose delivery carries several events,
+	// each keyed, claimed, completed or released on its own (webhook_batch.go.tmpl). Parts are
+	// the key's parts; Separators the format's text between them, which no part may contain,
+	// or two different events could make one key. BodyParts: some part is read from the body.
+	Batch      bool
+	Parts      []partView
+	Separators []string
+	BodyParts  bool
+	// Test deliveries of a batch: TestSets fill one event's JSON, the envelope wraps events
+	// into a delivery, and IDPart is the part the tests vary from event to event.
+	TestSets               []testSet
+	EnvelopeOpen, EnvClose string
+	IDPart                 partView
+	// NotArray is a delivery with an object where the events' array belongs.
+	NotArray string
+
 	// KeyExpr is the Go expression of the stored key, per the spec's key format; Fields are the
 	// format's placeholders that the caller supplies (queue messages, workflow steps).
 	KeyExpr string
@@ -78,6 +99,21 @@ type stepView struct {
 	Literal bool
 	Step    spec.Step
 	Use     string
+}
+
+// partView is one part of a batch's key: where it is read and the Event field it fills.
+type partView struct {
+	spec.KeyPart
+	Field string
+	// Tokens are a body part's JSON pointer, unescaped.
+	Tokens []string
+}
+
+// testSet is one value a generated test puts into an event's JSON: Path from the event's root,
+// Expr a Go expression (a parameter of the builder, or a quoted literal).
+type testSet struct {
+	Path []string
+	Expr string
 }
 
 // fieldView is one placeholder of the key format, supplied by the caller.
@@ -250,9 +286,18 @@ func (v *handlerView) collisions(s *spec.Spec) error {
 }
 
 func (v *handlerView) client(s *spec.Spec) error {
-	where, name, err := keyField(s.Key.Field)
-	if err != nil || where != "header" {
-		return fieldErr("key.field", "%q: a client key is read from a request header: want \"header NAME\"", s.Key.Field)
+	where, name, err := keyLocation(&s.Key)
+	switch {
+	case err != nil:
+		return err
+	case where == rules.LocationBody:
+		// The middleware reads keys from a header: the generated code hands it the body's.
+		v.BodyKey, v.BodyKeyTokens, name = name, pointerTokens(name), "Idempotency-Key"
+		if slices.ContainsFunc(v.BodyKeyTokens, func(t string) bool { return t == "" || strings.Contains(t, ".") }) {
+			return fieldErr("key.name", "%q: the generated handler reads a field name without '.' at each level", v.BodyKey)
+		}
+	case where != rules.LocationHeader:
+		return fieldErr("key.in", "%q: a client key is read from a request header or a body field", where)
 	}
 	v.Header = name
 	v.CustomHeader = textproto.CanonicalMIMEHeaderKey(name) != "Idempotency-Key"
@@ -289,15 +334,56 @@ type keyExprPart struct {
 	literal bool
 }
 
-func (v *handlerView) webhook(s *spec.Spec) error {
-	where, name, err := keyField(s.Key.Field)
-	if err != nil {
-		return fieldErr("key.field", "%q: %v", s.Key.Field, err)
+// keyLocation is where a one-value key is read, as the spec records it: key.in and key.name,
+// or, in a spec written before they were recorded, the words of key.field. A body location is
+// returned as a JSON pointer.
+func keyLocation(k *spec.Key) (where, name string, err error) {
+	switch {
+	case len(k.Parts) == 1:
+		return k.Parts[0].In, k.Parts[0].Name, nil
+	case k.In != "":
+		return k.In, k.Name, nil
 	}
-	if where == "header" {
+	where, name, err = keyField(k.Field)
+	if err != nil {
+		return "", "", fieldErr("key.field", "%q: %v", k.Field, err)
+	}
+	if where == rules.LocationBody {
+		name = "/" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1"), ".", "/")
+	}
+	return where, name, nil
+}
+
+// pointerTokens splits a JSON pointer into its unescaped reference tokens.
+func pointerTokens(p string) []string {
+	if p == "" {
+		return nil
+	}
+	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, t := range toks {
+		toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+	}
+	return toks
+}
+
+func (v *handlerView) webhook(s *spec.Spec) error {
+	if s.Key.Batch || len(s.Key.Parts) > 1 {
+		return v.batch(s)
+	}
+	where, name, err := keyLocation(&s.Key)
+	if err != nil {
+		return err
+	}
+	switch where {
+	case rules.LocationHeader:
 		v.IDHeader = name
-	} else {
-		v.IDPath = strings.Split(name, ".")
+	case rules.LocationBody:
+		v.IDPath = pointerTokens(name)
+		if slices.ContainsFunc(v.IDPath, func(t string) bool { return t == "" || strings.Contains(t, ".") }) {
+			return fieldErr("key.name", "%q: the generated receiver reads a field name without '.' at each level", name)
+		}
+	default:
+		return fieldErr("key.in", "%q: a webhook's event ID is read from a header or the body", where)
 	}
 	parts, err := parseFormat(s.Key.Format)
 	if err != nil {
@@ -321,6 +407,123 @@ func (v *handlerView) webhook(s *spec.Spec) error {
 	}
 	v.KeyExpr = concat(expr)
 	return nil
+}
+
+// eventFields are the fields of a batch's Event type besides the key's parts.
+var eventFields = []string{"Key", "Index", "Item", "Header", "Body"}
+
+// batch reads a webhook key of several parts, or one read from each event of a batched
+// delivery: each part becomes a field of the Event, and the key is the format with the provider
+// and the parts put in.
+func (v *handlerView) batch(s *spec.Spec) error {
+	v.Batch = true
+	parts := s.Key.Parts
+	if len(parts) == 0 {
+		where, name, err := keyLocation(&s.Key)
+		if err != nil {
+			return err
+		}
+		var id string
+		for _, p := range mustParse(s.Key.Format) {
+			if p.placeholder && p.text != "provider" {
+				id = p.text
+			}
+		}
+		parts = []spec.KeyPart{{Part: orDefault(id, "event_id"), In: where, Name: name}}
+	}
+	for i, p := range parts {
+		field := fmt.Sprintf("key.parts[%d]", i)
+		if p.In != rules.LocationHeader && p.In != rules.LocationBody {
+			return fieldErr(field+".in", "%q: a webhook reads its key from headers and the body", p.In)
+		}
+		pv := partView{KeyPart: p, Field: exportedName(p.Part)}
+		if p.In == rules.LocationBody {
+			pv.Tokens = pointerTokens(p.Name)
+		}
+		if slices.Contains(eventFields, pv.Field) {
+			return fieldErr(field+".part", "%q would be the Event field %s, which holds the event's %s; rename the part", p.Part, pv.Field, strings.ToLower(pv.Field))
+		}
+		if p.In == rules.LocationBody {
+			v.BodyParts = true
+			if v.IDPart.Part == "" || v.IDPart.In != rules.LocationBody {
+				v.IDPart = pv
+			}
+		} else if v.IDPart.Part == "" {
+			v.IDPart = pv
+		}
+		v.Parts = append(v.Parts, pv)
+	}
+	format, err := parseFormat(s.Key.Format)
+	if err != nil {
+		return fieldErr("key.format", "%v", err)
+	}
+	isPart := func(p formatPart) bool { return p.placeholder && p.text != "provider" }
+	first, last := slices.IndexFunc(format, isPart), len(format)-1
+	for last >= 0 && !isPart(format[last]) {
+		last--
+	}
+	var expr []keyExprPart
+	used := 0
+	for i, p := range format {
+		switch {
+		case !p.placeholder:
+			expr = append(expr, keyExprPart{p.text, true})
+			if first < i && i < last && !slices.Contains(v.Separators, p.text) {
+				v.Separators = append(v.Separators, p.text)
+			}
+		case p.text == "provider":
+			expr = append(expr, keyExprPart{s.Key.Provider, true})
+		default:
+			j := slices.IndexFunc(v.Parts, func(pv partView) bool { return pv.Part == p.text })
+			if j < 0 {
+				return fieldErr("key.format", "{%s} is not one of the key's parts (%s)", p.text, partNames(v.Parts))
+			}
+			used++
+			expr = append(expr, keyExprPart{text: "ev." + v.Parts[j].Field})
+		}
+	}
+	if used == 0 {
+		return fieldErr("key.format", "%q has none of the key's parts, so every event would share one key", s.Key.Format)
+	}
+	v.KeyExpr = concat(expr)
+	v.Envelope(s.Key)
+	return nil
+}
+
+func partNames(parts []partView) string {
+	names := make([]string, len(parts))
+	for i, p := range parts {
+		names[i] = "{" + p.Part + "}"
+	}
+	return strings.Join(names, ", ")
+}
+
+// mustParse is parseFormat for a format whose errors are reported elsewhere.
+func mustParse(f string) []formatPart {
+	parts, _ := parseFormat(f)
+	return parts
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Envelope sets the JSON the tests wrap their events in: the array at the key's items pointer,
+// or the body itself; for a delivery of one event, nothing.
+func (v *handlerView) Envelope(k spec.Key) {
+	if !k.Batch {
+		return
+	}
+	open, close, notArray := "[", "]", "{}"
+	toks := pointerTokens(k.Items)
+	for i := len(toks) - 1; i >= 0; i-- {
+		name, _ := json.Marshal(toks[i]) // a string: cannot fail
+		open, close, notArray = "{"+string(name)+":"+open, close+"}", "{"+string(name)+":"+notArray+"}"
+	}
+	v.EnvelopeOpen, v.EnvClose, v.NotArray = open, close, notArray
 }
 
 // fields makes each placeholder of the key format a string field of the caller's value recv,
@@ -487,9 +690,16 @@ func unexported(name string) string {
 // out of the fingerprint), and one included field changed for the mismatch. A webhook whose
 // event ID is in the body carries it in all three.
 func (v *handlerView) payloads(s *spec.Spec) {
+	if v.Batch {
+		v.batchPayloads(s)
+		return
+	}
 	idPath := strings.Join(v.IDPath, ".")
+	keyPath := strings.Join(v.BodyKeyTokens, ".")
 	conflicts := func(name string) bool {
-		return idPath != "" && (name == idPath || strings.HasPrefix(idPath, name+".") || strings.HasPrefix(name, idPath+"."))
+		return slices.ContainsFunc([]string{idPath, keyPath}, func(p string) bool {
+			return p != "" && (name == p || strings.HasPrefix(p, name+".") || strings.HasPrefix(name, p+"."))
+		})
 	}
 	changed := ""
 	for _, name := range s.Hash.Include {
@@ -524,6 +734,57 @@ func (v *handlerView) payloads(s *spec.Spec) {
 	v.Body = build("first-attempt", changed+"-1")
 	v.Retry = build("second-attempt", changed+"-1")
 	v.Other = build("first-attempt", changed+"-2")
+}
+
+// batchPayloads makes the tests' event builder: the part the tests vary is the builder's id,
+// other body parts fixed, one hash field the builder's payload and the excluded fields its
+// attempt; every path relative to one event. A later set on the same path wins, as in setPath.
+func (v *handlerView) batchPayloads(s *spec.Spec) {
+	var partPaths []string
+	for _, p := range v.Parts {
+		if p.In == rules.LocationBody {
+			partPaths = append(partPaths, strings.Join(pointerTokens(p.Name), "."))
+		}
+	}
+	conflicts := func(name string) bool {
+		return slices.ContainsFunc(partPaths, func(p string) bool {
+			return name == p || strings.HasPrefix(p, name+".") || strings.HasPrefix(name, p+".")
+		})
+	}
+	changed := ""
+	for _, name := range s.Hash.Include {
+		if !conflicts(name) && !slices.Contains(v.Exclude, name) {
+			changed = name
+			break
+		}
+	}
+	if changed == "" {
+		changed = "payload"
+		for i := 2; slices.Contains(v.Exclude, changed) || slices.Contains(s.Hash.Include, changed) || conflicts(changed); i++ {
+			changed = fmt.Sprintf("payload%d", i)
+		}
+	}
+	for _, name := range s.Hash.Include {
+		if name != changed && !conflicts(name) {
+			v.TestSets = append(v.TestSets, testSet{Path: strings.Split(name, "."), Expr: quoteGo(name + "-1")})
+		}
+	}
+	for _, name := range v.Exclude {
+		if !conflicts(name) {
+			v.TestSets = append(v.TestSets, testSet{Path: strings.Split(name, "."), Expr: "attempt"})
+		}
+	}
+	v.TestSets = append(v.TestSets, testSet{Path: strings.Split(changed, "."), Expr: "payload"})
+	for _, p := range v.Parts {
+		if p.In != rules.LocationBody {
+			continue
+		}
+		expr := quoteGo(p.Part + "-1")
+		if p.Part == v.IDPart.Part {
+			expr = "id"
+		}
+		v.TestSets = append(v.TestSets, testSet{Path: pointerTokens(p.Name), Expr: expr})
+	}
 }
 
 // setPath sets a dotted path in doc, making the objects on the way; a value already in the way
