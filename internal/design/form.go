@@ -145,14 +145,15 @@ func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error
 	}
 }
 
-// fitWindow tells a form the terminal is one line shorter than it is. huh
-// sizes a group's fields to the height it is given but then puts a blank
-// line above the help, so a group that fills the terminal is one line too
-// tall and its first line (a note's title, the question's own title) is
-// pushed off the top of the screen.
+// fitWindow tells a form the terminal is two lines shorter than it is.
+// huh sizes a group's fields to the height it is given but then puts a
+// blank line above the help, and the terminal keeps its last line for the
+// cursor, so a group given the whole height is two lines too tall and its
+// first lines (a note's title, the question's own title) are pushed off
+// the top of the screen.
 func fitWindow(_ tea.Model, msg tea.Msg) tea.Msg {
-	if size, ok := msg.(tea.WindowSizeMsg); ok && size.Height > 1 {
-		size.Height--
+	if size, ok := msg.(tea.WindowSizeMsg); ok && size.Height > 2 {
+		size.Height -= 2
 		return size
 	}
 	return msg
