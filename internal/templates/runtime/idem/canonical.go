@@ -29,26 +29,26 @@ const maxDepth = 10000
 // float64 cannot carry exactly is an error (ErrNotIJSON), and so is anything after the value.
 // Members on an exclude path are parsed and checked like the rest, then left out.
 //
+// The reading position is passed from function to function (i in, the position after what was
+// read out) rather than kept in the struct, so that the scanning loops hold it in a register.
+//
 // Its buffers are kept between documents (canonicalizers are pooled), so a request's fingerprint
 // allocates nothing for the canonical form.
 type canonicalizer struct {
 	data  []byte
-	pos   int
 	depth int
-	// run is where the input not yet copied to out starts: data[run:pos] is canonical as it
-	// stands and goes to out as it is (flush).
+	// run is where the input not yet copied to out starts: data[run:i], up to the reading
+	// position i, is canonical as it stands and goes to out as it is (flush).
 	run int
 	out []byte
-	// members holds the members of the objects open at pos, innermost last.
+	// members holds the members of the objects open at the reading position, innermost last.
 	members []member
 	// names holds the unescaped names that had escapes in the input; other names are slices of
 	// data.
 	names []byte
-	// escapedName says that the name string last returned is in names.
-	escapedName bool
 	// scratch and order serve reorder.
 	scratch []byte
-	order   []int32
+	order   [32]sortEntry
 	// Fingerprint's hash, the parts it hashes before the body, and the sum.
 	hash   hash.Hash
 	prefix []byte
@@ -60,8 +60,8 @@ type canonicalizer struct {
 type member struct {
 	key        uint64 // sortKey of the name
 	name       int    // the unescaped name: data[name:name+size], or c.names[...] if escaped
-	size       int
-	start, end int  // its `"name":value` in out
+	start, end int    // its `"name":value` in out
+	size       int32
 	escaped    bool // the name is in c.names
 	drop       bool // excluded: checked, not written
 }
@@ -75,7 +75,7 @@ func getCanonicalizer() *canonicalizer { return canonicalizers.Get().(*canonical
 
 func (c *canonicalizer) release() {
 	if cap(c.out) > maxPooledBuffer || cap(c.scratch) > maxPooledBuffer || cap(c.names) > maxPooledBuffer ||
-		cap(c.members) > maxPooledBuffer/64 || cap(c.order) > maxPooledBuffer/4 {
+		cap(c.members) > maxPooledBuffer/64 {
 		return
 	}
 	c.data, c.names, c.members = nil, c.names[:0], c.members[:0]
@@ -85,252 +85,304 @@ func (c *canonicalizer) release() {
 // canonicalize writes the canonical form of body, without the members ex excludes, to c.out and
 // returns it; it is valid until c is released.
 func (c *canonicalizer) canonicalize(body []byte, ex *excludeNode) ([]byte, error) {
-	c.data, c.pos, c.depth, c.run = body, 0, 0, 0
+	if len(body) > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: a document of %d bytes is over the %d the canonicaliser takes", ErrNotIJSON, len(body), math.MaxInt32)
+	}
+	c.data, c.depth, c.run = body, 0, 0
 	c.out, c.names, c.members = c.out[:0], c.names[:0], c.members[:0]
-	if err := c.value(ex); err != nil {
+	i, err := c.value(0, ex)
+	if err != nil {
 		return nil, err
 	}
-	c.space()
-	if c.pos != len(c.data) {
-		return nil, c.errorf("data after the JSON value")
+	if i = c.space(body, i); i != len(body) {
+		return nil, errorAt(i, "data after the JSON value")
 	}
-	c.flush()
+	c.flush(i)
 	return c.out, nil
 }
 
-func (c *canonicalizer) errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s at byte %d", ErrNotIJSON, fmt.Sprintf(format, args...), c.pos)
+// errorAt is ErrNotIJSON for what was found at byte i.
+func errorAt(i int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s at byte %d", ErrNotIJSON, fmt.Sprintf(format, args...), i)
 }
 
-// flush copies the pending run of input to out.
-func (c *canonicalizer) flush() {
-	c.out = append(c.out, c.data[c.run:c.pos]...)
-	c.run = c.pos
+// flush copies the pending run of input, up to i, to out.
+func (c *canonicalizer) flush(i int) {
+	c.out = append(c.out, c.data[c.run:i]...)
+	c.run = i
 }
 
-// outLen is the length of out once the pending run is copied: where what comes next will be.
-func (c *canonicalizer) outLen() int { return len(c.out) + c.pos - c.run }
+// outLen is the length of out once the pending run up to i is copied: where what comes next
+// will be.
+func (c *canonicalizer) outLen(i int) int { return len(c.out) + i - c.run }
 
-// space skips the four whitespace bytes JSON allows, leaving them out of the output. It is
-// small enough to inline: a compact document has no whitespace.
-func (c *canonicalizer) space() {
-	if c.pos < len(c.data) && c.data[c.pos] <= ' ' {
-		c.skipSpace()
+// space returns the position after the whitespace at d[i] (d is c.data, passed along so that it
+// stays in registers), leaving it out of the output. It is small enough to inline: a compact
+// document has no whitespace.
+func (c *canonicalizer) space(d []byte, i int) int {
+	if i < len(d) && d[i] <= ' ' {
+		return c.skipSpace(i)
 	}
+	return i
 }
 
 //go:noinline
-func (c *canonicalizer) skipSpace() {
-	c.flush()
-	for c.pos < len(c.data) && (c.data[c.pos] == ' ' || c.data[c.pos] == '\t' || c.data[c.pos] == '\n' || c.data[c.pos] == '\r') {
-		c.pos++
+func (c *canonicalizer) skipSpace(i int) int {
+	c.flush(i)
+	d := c.data
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
 	}
-	c.run = c.pos
+	c.run = i
+	return i
 }
 
-// value reads the next value, its canonical form going to the output. ex holds the exclude
-// paths that apply inside it.
-func (c *canonicalizer) value(ex *excludeNode) error {
-	c.space()
-	if c.pos >= len(c.data) {
-		return c.errorf("unexpected end of JSON")
+// value reads the value at i (after any whitespace), its canonical form going to the output. ex
+// holds the exclude paths that apply inside it.
+func (c *canonicalizer) value(i int, ex *excludeNode) (int, error) {
+	d := c.data
+	if i = c.space(d, i); i >= len(d) {
+		return i, errorAt(i, "unexpected end of JSON")
 	}
-	switch b := c.data[c.pos]; {
-	case b == '{':
-		return c.object(ex)
-	case b == '[':
-		return c.array(ex)
+	switch b := d[i]; {
 	case b == '"':
-		_, err := c.string(false)
-		return err
-	case b == '-' || ('0' <= b && b <= '9'):
-		return c.number()
-	case c.literal("true"), c.literal("false"), c.literal("null"):
-		return nil
+		_, _, i, err := c.string(i, false)
+		return i, err
+	case b == '-' || b-'0' <= 9:
+		return c.number(i)
+	case b == '{':
+		return c.object(i, ex)
+	case b == '[':
+		return c.array(i, ex)
 	}
-	return c.errorf("unexpected %q", c.data[c.pos])
+	for _, word := range [...]string{"true", "false", "null"} {
+		if len(d)-i >= len(word) && string(d[i:i+len(word)]) == word {
+			return i + len(word), nil // canonical as it stands
+		}
+	}
+	return i, errorAt(i, "unexpected %q", d[i])
 }
 
-// literal reads word, canonical as it stands, if it comes next.
-func (c *canonicalizer) literal(word string) bool {
-	if len(c.data)-c.pos >= len(word) && string(c.data[c.pos:c.pos+len(word)]) == word {
-		c.pos += len(word)
-		return true
-	}
-	return false
-}
-
-func (c *canonicalizer) enter() error {
-	c.depth++
-	if c.depth > maxDepth {
-		return c.errorf("nesting deeper than %d", maxDepth)
+func (c *canonicalizer) enter(i int) error {
+	if c.depth++; c.depth > maxDepth {
+		return errorAt(i, "nesting deeper than %d", maxDepth)
 	}
 	return nil
 }
 
-func (c *canonicalizer) object(ex *excludeNode) error {
-	if err := c.enter(); err != nil {
-		return err
+func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
+	if err := c.enter(i); err != nil {
+		return i, err
 	}
-	open := c.outLen()
-	c.pos++ // {
-	base := len(c.members)
-	c.space()
-	if c.pos < len(c.data) && c.data[c.pos] == '}' {
-		c.pos++
+	d := c.data
+	open := c.outLen(i)
+	if i = c.space(d, i+1); i < len(d) && d[i] == '}' {
 		c.depth--
-		return nil
+		return i + 1, nil
 	}
+	base := len(c.members)
 	// sorted stays true while each name comes after the one before, which leaves nothing to
 	// rearrange. dropComma is set when an excluded member was the first in the output so far:
 	// the comma after it must go too.
 	sorted, written, dropComma := true, 0, false
 	for {
-		c.space()
-		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
-			return c.errorf("expected a member name")
+		if i = c.space(d, i); i >= len(d) || d[i] != '"' {
+			return i, errorAt(i, "expected a member name")
 		}
-		m := member{start: c.outLen()}
-		name, err := c.string(true)
-		if err != nil {
-			return err
+		start := c.outLen(i)
+		// The name. Plain ASCII, the common case, is read here a word at a time and keyed from
+		// its first word; the rest goes through string. Calls are kept out of the common path
+		// of this loop: each one spills the loop's state.
+		var (
+			key     uint64
+			name    []byte
+			escaped bool
+			err     error
+		)
+		at := i + 1 // where the name is: in d, or in c.names if escaped
+		if j := at; j+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[j:])
+			if s := special8(w); s != 0 {
+				if n := bits.TrailingZeros64(s) / 8; d[j+n] == '"' {
+					name, i = d[j:j+n], j+n+1
+					key = bits.ReverseBytes64(w & (1<<(8*n) - 1))
+				}
+			} else if k, ok := plainEnd(d, j+8); ok {
+				name, i = d[j:k], k+1
+				key = bits.ReverseBytes64(w)
+			}
 		}
-		m.key, m.size = sortKey(name), len(name)
-		if m.escaped = c.escapedName; m.escaped {
-			m.name = len(c.names) - len(name)
-		} else {
-			m.name = c.pos - 1 - len(name)
+		if name == nil {
+			if name, escaped, i, err = c.string(i, true); err != nil {
+				return i, err
+			}
+			key = sortKey(name)
+			if escaped {
+				at = len(c.names) - len(name)
+			}
 		}
-		c.space()
-		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
-			return c.errorf("expected ':' after a member name")
+		if i = c.space(d, i); i >= len(d) || d[i] != ':' {
+			return i, errorAt(i, "expected ':' after a member name")
 		}
-		c.pos++
 		sub := ex.child(name)
-		// Most values are strings and numbers: read them without value's dispatch.
-		c.space()
+		// The value. Most are strings and numbers: they are read without value's dispatch, and
+		// a string of plain ASCII, canonical as it stands, without a call.
 		var b byte
-		if c.pos < len(c.data) {
-			b = c.data[c.pos]
+		if i = c.space(d, i+1); i < len(d) {
+			b = d[i]
 		}
 		switch {
 		case b == '"':
-			_, err = c.string(false)
-		case b == '-' || '0' <= b && b <= '9':
-			err = c.number()
+			if k, ok := plainEnd(d, i+1); ok {
+				i = k + 1
+			} else {
+				_, _, i, err = c.string(i, false)
+			}
+		case b == '-' || b-'0' <= 9:
+			i, err = c.number(i)
 		default:
-			err = c.value(sub)
+			i, err = c.value(i, sub)
 		}
 		if err != nil {
-			return err
+			return i, err
 		}
-		m.end = c.outLen()
-		if sub != nil && sub.drop {
+		end := c.outLen(i)
+		drop := sub != nil && sub.drop
+		if drop {
 			// Out with the member, and with the comma before it if there is one.
-			m.drop = true
-			c.flush()
+			c.flush(i)
 			if written > 0 {
-				c.out = c.out[:m.start-1]
+				c.out = c.out[:start-1]
 			} else {
-				c.out = c.out[:m.start]
+				c.out = c.out[:start]
 				dropComma = true
 			}
 		} else {
 			written++
 		}
-		if n := len(c.members); n > base && (c.members[n-1].key > m.key || c.members[n-1].key == m.key && c.compare(&c.members[n-1], &m) >= 0) {
-			sorted = false // or a duplicate, found once sorted
+		n := len(c.members)
+		if n > base {
+			if p := &c.members[n-1]; p.key > key || p.key == key && compareUTF16(c.nameOf(p), name) >= 0 {
+				sorted = false // or a duplicate, found once sorted
+			}
 		}
-		c.members = append(c.members, m)
-		c.space()
-		if c.pos >= len(c.data) {
-			return c.errorf("unterminated object")
+		if n == cap(c.members) {
+			c.grow()
 		}
-		if c.data[c.pos] == ',' {
+		c.members = c.members[:n+1]
+		c.members[n] = member{key: key, name: at, start: start, end: end, size: int32(len(name)), escaped: escaped, drop: drop}
+		if i = c.space(d, i); i >= len(d) {
+			return i, errorAt(i, "unterminated object")
+		}
+		if d[i] == ',' {
 			if dropComma {
-				c.flush()
+				c.flush(i)
 				c.run++
 				dropComma = false
 			}
-			c.pos++
+			i++
 			continue
 		}
-		if c.data[c.pos] != '}' {
-			return c.errorf("expected ',' or '}' in an object")
+		if d[i] != '}' {
+			return i, errorAt(i, "expected ',' or '}' in an object")
 		}
 		break
 	}
 	if !sorted {
-		c.flush()
+		c.flush(i)
 		if err := c.reorder(open, c.members[base:]); err != nil {
-			return err
+			return i, err
 		}
 	}
-	c.pos++ // }
 	c.members = c.members[:base]
 	c.depth--
-	return nil
+	return i + 1, nil
 }
 
-// reorder sorts the members of the object opened at out[open] and rewrites them in that order.
-// It sorts their indexes, which move cheaper than members.
-func (c *canonicalizer) reorder(open int, ms []member) error {
-	order := c.order[:0]
-	for i := range ms {
-		order = append(order, int32(i))
+// plainEnd finds, a word at a time from d[i], the quote that ends a string of plain ASCII; ok is
+// false when something else needs attention first (an escape, a control or non-ASCII byte) or
+// the end of d is less than a word away, which string then handles.
+func plainEnd(d []byte, i int) (end int, ok bool) {
+	for ; i+8 <= len(d); i += 8 {
+		if s := special8(binary.LittleEndian.Uint64(d[i:])); s != 0 {
+			i += bits.TrailingZeros64(s) / 8
+			return i, d[i] == '"'
+		}
 	}
-	c.order = order
-	if len(ms) <= 32 {
-		// Insertion sort: objects are small, and most names differ in their keys. Each member
-		// is compared with both its final neighbours on the way, so a duplicate shows up as a
-		// tie.
-		for i := 1; i < len(order); i++ {
-			o := order[i]
-			m := &ms[o]
-			j := i
+	return i, false
+}
+
+//go:noinline
+func (c *canonicalizer) grow() { c.members = slices.Grow(c.members, 1) }
+
+// reorder sorts the members of the object opened at out[open] and rewrites them in that order.
+func (c *canonicalizer) reorder(open int, ms []member) error {
+	if len(ms) <= len(c.order) {
+		// Insertion sort of the members' keys, each with its index: objects are small, and most
+		// names differ in their keys. Each member is compared with both its final neighbours
+		// on the way, so a duplicate shows up as a tie.
+		order := c.order[:len(ms)]
+		for i := range ms {
+			k, j := sortEntry{ms[i].key, int32(i)}, i
 			for ; j > 0; j-- {
-				p := &ms[order[j-1]]
-				if p.key < m.key {
+				p := order[j-1]
+				if p.key < k.key {
 					break
 				}
-				if p.key == m.key {
-					if cmp := c.compare(p, m); cmp == 0 {
-						return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(m))
+				if p.key == k.key {
+					if cmp := c.compare(&ms[p.index], &ms[i]); cmp == 0 {
+						return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(&ms[i]))
 					} else if cmp < 0 {
 						break
 					}
 				}
-				order[j] = order[j-1]
+				order[j] = p
 			}
-			order[j] = o
+			order[j] = k
 		}
-	} else {
-		slices.SortFunc(order, func(a, b int32) int { return c.compare(&ms[a], &ms[b]) })
-		for i := 1; i < len(order); i++ {
-			if p, m := &ms[order[i-1]], &ms[order[i]]; p.key == m.key && c.compare(p, m) == 0 {
-				return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.name(m))
-			}
+		c.rewrite(open, ms, order)
+		return nil
+	}
+	order := make([]sortEntry, len(ms))
+	for i := range ms {
+		order[i] = sortEntry{ms[i].key, int32(i)}
+	}
+	slices.SortFunc(order, func(a, b sortEntry) int { return c.compare(&ms[a.index], &ms[b.index]) })
+	for i := 1; i < len(order); i++ {
+		if p, m := &ms[order[i-1].index], &ms[order[i].index]; p.key == m.key && c.compare(p, m) == 0 {
+			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(m))
 		}
 	}
-	// The object's members are written in order after a copy of what precedes them: to scratch,
-	// which then takes the place of out, when that is the shorter copy (the object is most of the
-	// document so far); else back into out from a copy of the object in scratch.
+	c.rewrite(open, ms, order)
+	return nil
+}
+
+// sortEntry is a member's sort key and index, what reorder moves.
+type sortEntry struct {
+	key   uint64
+	index int32
+}
+
+// rewrite writes the members of the object opened at out[open] in the given order, after a copy
+// of what precedes them: to scratch, which then takes the place of out, when that is the shorter
+// copy (the object is most of the document so far); else back into out from a copy of the
+// object in scratch.
+func (c *canonicalizer) rewrite(open int, ms []member, order []sortEntry) {
 	body := open + 1
 	if body < len(c.out)-body {
 		dst := append(c.scratch[:0], c.out[:body]...)
 		c.out, c.scratch = appendMembers(dst, body, ms, order, c.out, 0), c.out
-		return nil
+		return
 	}
 	c.scratch = append(c.scratch[:0], c.out[body:]...)
 	c.out = appendMembers(c.out[:body], body, ms, order, c.scratch, body)
-	return nil
 }
 
 // appendMembers appends the members to dst in the given order, comma-separated; their spans are
 // in src, shifted by off.
-func appendMembers(dst []byte, body int, ms []member, order []int32, src []byte, off int) []byte {
+func appendMembers(dst []byte, body int, ms []member, order []sortEntry, src []byte, off int) []byte {
 	for _, o := range order {
-		if m := &ms[o]; !m.drop {
+		if m := &ms[o.index]; !m.drop {
 			if len(dst) > body {
 				dst = append(dst, ',')
 			}
@@ -340,12 +392,12 @@ func appendMembers(dst []byte, body int, ms []member, order []int32, src []byte,
 	return dst
 }
 
-// name is m's name, unescaped.
-func (c *canonicalizer) name(m *member) []byte {
+// nameOf is m's name, unescaped.
+func (c *canonicalizer) nameOf(m *member) []byte {
 	if m.escaped {
-		return c.names[m.name : m.name+m.size]
+		return c.names[m.name : m.name+int(m.size)]
 	}
-	return c.data[m.name : m.name+m.size]
+	return c.data[m.name : m.name+int(m.size)]
 }
 
 // compare orders two members by their names, as RFC 8785 sorts them; most are told apart by
@@ -357,7 +409,7 @@ func (c *canonicalizer) compare(a, b *member) int {
 		}
 		return 1
 	}
-	return compareUTF16(c.name(a), c.name(b))
+	return compareUTF16(c.nameOf(a), c.nameOf(b))
 }
 
 // utf16Order maps each byte of UTF-8 text to one whose byte order is the order of the text's
@@ -412,36 +464,33 @@ func sortKey(name []byte) uint64 {
 	return k
 }
 
-func (c *canonicalizer) array(ex *excludeNode) error {
-	if err := c.enter(); err != nil {
-		return err
+func (c *canonicalizer) array(i int, ex *excludeNode) (int, error) {
+	if err := c.enter(i); err != nil {
+		return i, err
 	}
-	c.pos++ // [
-	c.space()
-	if c.pos < len(c.data) && c.data[c.pos] == ']' {
-		c.pos++
+	d := c.data
+	if i = c.space(d, i+1); i < len(d) && d[i] == ']' {
 		c.depth--
-		return nil
+		return i + 1, nil
 	}
 	for {
 		// An array applies the rest of the path to every element.
-		if err := c.value(ex); err != nil {
-			return err
+		var err error
+		if i, err = c.value(i, ex); err != nil {
+			return i, err
 		}
-		c.space()
-		if c.pos >= len(c.data) {
-			return c.errorf("unterminated array")
+		if i = c.space(d, i); i >= len(d) {
+			return i, errorAt(i, "unterminated array")
 		}
-		if c.data[c.pos] == ',' {
-			c.pos++
+		if d[i] == ',' {
+			i++
 			continue
 		}
-		if c.data[c.pos] != ']' {
-			return c.errorf("expected ',' or ']' in an array")
+		if d[i] != ']' {
+			return i, errorAt(i, "expected ',' or ']' in an array")
 		}
-		c.pos++
 		c.depth--
-		return nil
+		return i + 1, nil
 	}
 }
 
@@ -465,107 +514,100 @@ func special8(w uint64) uint64 {
 	return (control | (quote-ones)&^quote | (backslash-ones)&^backslash | w) & highs
 }
 
-// string reads a string literal, which must be UTF-8 and pair the surrogates of its escapes,
-// its canonical form going to the output. It returns the string unescaped, for a member name
-// (name set): a slice of the input, or of c.names when it had escapes.
-func (c *canonicalizer) string(name bool) ([]byte, error) {
+// string reads the string literal at i, which must be UTF-8 and pair the surrogates of its
+// escapes, its canonical form going to the output, and returns the position after it. For a
+// member name (name set) it also returns the string unescaped: a slice of the input, or of
+// c.names when it had escapes (escaped).
+func (c *canonicalizer) string(i int, name bool) (s []byte, escaped bool, next int, err error) {
 	d := c.data
-	start := c.pos + 1
-	i := start
-	c.escapedName = false
+	j := i + 1
 	for {
-		// Eight bytes at a time, to the first that needs attention; byte by byte near the end.
-		for i+8 <= len(d) {
-			if m := special8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
+		// Eight bytes at a time to the first that needs attention; byte by byte near the end.
+		if j+8 <= len(d) {
+			m := special8(binary.LittleEndian.Uint64(d[j:]))
+			if m == 0 {
+				j += 8
+				continue
 			}
-			i += 8
-		}
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			c.pos = i
-			return nil, c.errorf("unterminated string")
-		}
-		switch b := d[i]; {
-		case b == '"':
-			// Without escapes the input is canonical as it stands: RFC 8785 escapes only
-			// what JSON requires escaped.
-			c.pos = i + 1
-			return d[start:i], nil
-		case b == '\\':
-			c.pos = start - 1
-			c.flush()
-			c.pos = i
-			return c.escaped(start, name)
-		case b < 0x20:
-			c.pos = i
-			return nil, c.errorf("control character in a string")
-		default:
-			if r, n := utf8.DecodeRune(d[i:]); r == utf8.RuneError && n == 1 {
-				c.pos = i
-				return nil, c.errorf("invalid UTF-8 in a string")
-			} else {
-				i += n
-			}
-		}
-	}
-}
-
-// escaped writes the canonical form of a string that started at data[start] and has an escape at
-// c.pos; the run of input before the string has been flushed.
-func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
-	d := c.data
-	c.out = append(c.out, d[start-1:c.pos]...)
-	unescaped := len(c.names)
-	if name {
-		c.names = append(c.names, d[start:c.pos]...)
-	}
-	for c.pos < len(d) {
-		b := d[c.pos]
-		switch {
-		case b == '"':
-			c.pos++
-			c.run = c.pos
-			c.out = append(c.out, '"')
-			if name {
-				c.escapedName = true
-				return c.names[unescaped:], nil
-			}
-			return nil, nil
-		case b < 0x20:
-			return nil, c.errorf("control character in a string")
-		case plain[b]:
-			j := c.pos + 1
+			j += bits.TrailingZeros64(m) / 8
+		} else {
 			for j < len(d) && plain[d[j]] {
 				j++
 			}
-			c.out = append(c.out, d[c.pos:j]...)
-			if name {
-				c.names = append(c.names, d[c.pos:j]...)
+			if j >= len(d) {
+				return nil, false, j, errorAt(j, "unterminated string")
 			}
-			c.pos = j
+		}
+		switch b := d[j]; {
+		case b == '"':
+			// Without escapes the input is canonical as it stands: RFC 8785 escapes only
+			// what JSON requires escaped.
+			return d[i+1 : j], false, j + 1, nil
+		case b == '\\':
+			return c.escaped(i, j, name)
+		case b < 0x20:
+			return nil, false, j, errorAt(j, "control character in a string")
+		}
+		r, n := utf8.DecodeRune(d[j:])
+		if r == utf8.RuneError && n == 1 {
+			return nil, false, j, errorAt(j, "invalid UTF-8 in a string")
+		}
+		j += n
+	}
+}
+
+// escaped writes the canonical form of the string that starts at data[start] and has its first
+// escape at i; for string.
+func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool, next int, err error) {
+	d := c.data
+	c.flush(start)
+	c.out = append(c.out, d[start:i]...)
+	unescaped := len(c.names)
+	if name {
+		c.names = append(c.names, d[start+1:i]...)
+	}
+	for i < len(d) {
+		b := d[i]
+		switch {
+		case b == '"':
+			i++
+			c.run = i
+			c.out = append(c.out, '"')
+			if name {
+				return c.names[unescaped:], true, i, nil
+			}
+			return nil, false, i, nil
+		case b < 0x20:
+			return nil, false, i, errorAt(i, "control character in a string")
+		case plain[b]:
+			j := i + 1
+			for j < len(d) && plain[d[j]] {
+				j++
+			}
+			c.out = append(c.out, d[i:j]...)
+			if name {
+				c.names = append(c.names, d[i:j]...)
+			}
+			i = j
 			continue
 		case b >= 0x80:
-			r, n := utf8.DecodeRune(d[c.pos:])
+			r, n := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && n == 1 {
-				return nil, c.errorf("invalid UTF-8 in a string")
+				return nil, false, i, errorAt(i, "invalid UTF-8 in a string")
 			}
-			c.out = append(c.out, d[c.pos:c.pos+n]...)
+			c.out = append(c.out, d[i:i+n]...)
 			if name {
-				c.names = append(c.names, d[c.pos:c.pos+n]...)
+				c.names = append(c.names, d[i:i+n]...)
 			}
-			c.pos += n
+			i += n
 			continue
 		}
-		c.pos++ // backslash
-		if c.pos >= len(d) {
+		i++ // backslash
+		if i >= len(d) {
 			break
 		}
 		var r rune
-		switch e := d[c.pos]; e {
+		switch e := d[i]; e {
 		case '"', '\\', '/':
 			r = rune(e)
 		case 'b':
@@ -579,47 +621,46 @@ func (c *canonicalizer) escaped(start int, name bool) ([]byte, error) {
 		case 't':
 			r = '\t'
 		case 'u':
-			c.pos++
-			var err error
-			if r, err = c.hex4(); err != nil {
-				return nil, err
+			if r, err = hex4(d, i+1); err != nil {
+				return nil, false, i, err
 			}
+			i += 4
 			switch {
 			case utf16.IsSurrogate(r) && r < 0xDC00:
-				if !bytes.HasPrefix(d[c.pos:], []byte(`\u`)) {
-					return nil, c.errorf("unpaired surrogate \\u%04x", r)
+				if !bytes.HasPrefix(d[i+1:], []byte(`\u`)) {
+					return nil, false, i + 1, errorAt(i+1, "unpaired surrogate \\u%04x", r)
 				}
-				c.pos += 2
-				r2, err := c.hex4()
+				r2, err := hex4(d, i+3)
 				if err != nil {
-					return nil, err
+					return nil, false, i + 3, err
 				}
 				if r2 < 0xDC00 || r2 > 0xDFFF {
-					return nil, c.errorf("unpaired surrogate \\u%04x", r)
+					return nil, false, i + 7, errorAt(i+7, "unpaired surrogate \\u%04x", r)
 				}
 				r = utf16.DecodeRune(r, r2)
+				i += 6
 			case utf16.IsSurrogate(r):
-				return nil, c.errorf("unpaired surrogate \\u%04x", r)
+				return nil, false, i + 1, errorAt(i+1, "unpaired surrogate \\u%04x", r)
 			}
-			c.pos-- // hex4 left pos after the escape; the common step below undoes this
 		default:
-			return nil, c.errorf("invalid escape \\%c", e)
+			return nil, false, i, errorAt(i, "invalid escape \\%c", e)
 		}
-		c.pos++
+		i++ // the escape's last byte
 		c.out = appendRune(c.out, r)
 		if name {
 			c.names = utf8.AppendRune(c.names, r)
 		}
 	}
-	return nil, c.errorf("unterminated string")
+	return nil, false, i, errorAt(i, "unterminated string")
 }
 
-func (c *canonicalizer) hex4() (rune, error) {
-	if c.pos+4 > len(c.data) {
-		return 0, c.errorf("short \\u escape")
+// hex4 reads the four hex digits of a \u escape at d[i:].
+func hex4(d []byte, i int) (rune, error) {
+	if i+4 > len(d) {
+		return 0, errorAt(i, "short \\u escape")
 	}
 	var r rune
-	for _, h := range c.data[c.pos : c.pos+4] {
+	for _, h := range d[i : i+4] {
 		r <<= 4
 		switch {
 		case '0' <= h && h <= '9':
@@ -629,10 +670,9 @@ func (c *canonicalizer) hex4() (rune, error) {
 		case 'A' <= h && h <= 'F':
 			r |= rune(h - 'A' + 10)
 		default:
-			return 0, c.errorf("invalid \\u escape")
+			return 0, errorAt(i, "invalid \\u escape")
 		}
 	}
-	c.pos += 4
 	return r, nil
 }
 
@@ -675,9 +715,23 @@ const (
 // A number of at most 15 significant digits within the float64's normal range is exact, and its
 // digits are the shortest that round-trip: it is printed from its own digits, without a
 // float64. The rest — more digits, extreme exponents — go through strconv (appendExact).
-func (c *canonicalizer) number() error {
+func (c *canonicalizer) number(start int) (int, error) {
 	d := c.data
-	i := c.pos
+	// The common case first: an integer of at most 15 digits, without a leading zero, is exact
+	// and printed as it is written.
+	i := start
+	if d[i] == '-' {
+		i++
+	}
+	end := i
+	for end < len(d) && d[end]-'0' <= 9 {
+		end++
+	}
+	if n := end - i; n > 0 && n <= exactDigits && (d[i] != '0' || n == 1 && i == start) &&
+		(end == len(d) || d[end] != '.' && d[end]|0x20 != 'e') {
+		return end, nil
+	}
+	i = start
 	neg := d[i] == '-'
 	if neg {
 		i++
@@ -704,8 +758,7 @@ func (c *canonicalizer) number() error {
 			digits++
 		}
 	default:
-		c.pos = i
-		return c.errorf("invalid number")
+		return i, errorAt(i, "invalid number")
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
@@ -722,8 +775,7 @@ func (c *canonicalizer) number() error {
 			}
 		}
 		if i == first {
-			c.pos = i
-			return c.errorf("invalid number")
+			return i, errorAt(i, "invalid number")
 		}
 		plain = d[i-1] != '0'
 	}
@@ -745,15 +797,13 @@ func (c *canonicalizer) number() error {
 			}
 		}
 		if i == first {
-			c.pos = i
-			return c.errorf("invalid number")
+			return i, errorAt(i, "invalid number")
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
 	}
-	start := c.pos
 	text := d[start:i]
 	for mant != 0 && mant%10 == 0 {
 		mant /= 10
@@ -761,8 +811,7 @@ func (c *canonicalizer) number() error {
 		exp++
 	}
 	if n := exp + digits; plain && mant != 0 && !slow && digits <= exactDigits && -6 < n && n <= 21 {
-		c.pos = i // canonical as it stands: ECMAScript prints it the same
-		return nil
+		return i, nil // canonical as it stands: ECMAScript prints it the same
 	}
 	var buf [32]byte
 	canon := buf[:0]
@@ -772,8 +821,7 @@ func (c *canonicalizer) number() error {
 	case slow || digits > exactDigits || exp+digits < minPoint || exp+digits > maxPoint:
 		var err error
 		if canon, err = appendExact(canon, string(text)); err != nil {
-			c.pos = i
-			return err
+			return i, err
 		}
 	default:
 		if neg {
@@ -783,12 +831,11 @@ func (c *canonicalizer) number() error {
 		canon = appendES6Digits(canon, strconv.AppendUint(digitBuf[:0], mant, 10), exp)
 	}
 	if string(canon) != string(text) { // most numbers are written as ECMAScript prints them
-		c.flush()
+		c.flush(start)
 		c.out = append(c.out, canon...)
 		c.run = i
 	}
-	c.pos = i
-	return nil
+	return i, nil
 }
 
 // appendES6Digits appends the positive number digits × 10^exp, where digits are the shortest
