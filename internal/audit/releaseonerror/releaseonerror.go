@@ -59,6 +59,9 @@ type checker struct {
 func (a *checker) report(f *claim.Func, c *claim.Claim, leaks []claim.Exit) {
 	first := leaks[0]
 	what := "this error return"
+	if first.Continue != nil {
+		what = "this continue after a failure"
+	}
 	if first.Failure != nil {
 		what = "this " + a.status(first.Failure) + " response"
 	}

@@ -160,6 +160,9 @@ const (
 // Exit is a way out of the function with the claim held.
 type Exit struct {
 	Return *ast.ReturnStmt // synthetic when control falls off the end of the body
+	// Continue is the continue that ends, after a failure, the turn of a
+	// loop that made the claim (Return is nil then).
+	Continue *ast.BranchStmt
 	// Failure is the 4xx or 5xx response written on the way, in a function
 	// that answers HTTP (http.Error, WriteHeader, a helper given the
 	// status); it makes the exit a failing one.
@@ -179,6 +182,9 @@ type Exit struct {
 func (e Exit) Pos() ast.Node {
 	if e.Failure != nil {
 		return e.Failure
+	}
+	if e.Continue != nil {
+		return e.Continue
 	}
 	return e.Return
 }

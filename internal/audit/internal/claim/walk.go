@@ -46,6 +46,9 @@ type walker struct {
 	bits    map[*types.Var]uint64
 	seen    map[visit]bool
 	exits   map[Exit]bool
+	// loops are the for and range statements whose body holds the claim:
+	// back at one's head, the turn that made the claim is over.
+	loops map[ast.Stmt]bool
 }
 
 // walk follows c through g and records its exits. It returns false for a
@@ -70,7 +73,7 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return false
 	}
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
-		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}}
+		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.Call)}
 	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}
 	if i == len(b.Nodes)-1 && isCond(b) {
 		w.branch(b, st)
@@ -307,8 +310,84 @@ func (w *walker) nodes(b *cfg.Block, from int, st state) {
 		return
 	}
 	for _, succ := range b.Succs {
+		if w.nextTurn(succ) {
+			w.turnEnds(b, st)
+			continue
+		}
 		w.block(succ, st)
 	}
+}
+
+// enclosingLoops returns the for and range statements of body whose body
+// holds call, up to the first function literal.
+func enclosingLoops(body *ast.BlockStmt, call *ast.CallExpr) map[ast.Stmt]bool {
+	loops := map[ast.Stmt]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil || n.Pos() > call.Pos() || n.End() < call.End() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt:
+			if n.Body.Pos() <= call.Pos() {
+				loops[n] = true
+			}
+		case *ast.RangeStmt:
+			if n.Body.Pos() <= call.Pos() {
+				loops[n] = true
+			}
+		}
+		return true
+	})
+	return loops
+}
+
+// nextTurn reports whether b starts the next turn of a loop the claim was
+// made in: its head, its post statement, or the body of a for without a
+// condition.
+func (w *walker) nextTurn(b *cfg.Block) bool {
+	switch b.Kind {
+	case cfg.KindForLoop, cfg.KindForPost, cfg.KindRangeLoop, cfg.KindForBody:
+		// (a for without a condition goes back to its body's block)
+		return w.loops[b.Stmt]
+	}
+	return false
+}
+
+// turnEnds ends a path at the end of the turn of a loop that made the
+// claim: a turn that finished its work leaves the key as its record, and
+// the next turn's ways out are the next claim's business. A continue on
+// the side of an if where an error is non-nil leaves the key held after a
+// failure: an error exit.
+func (w *walker) turnEnds(b *cfg.Block, st state) {
+	if b.Kind != cfg.KindIfThen && b.Kind != cfg.KindIfElse {
+		return
+	}
+	is, ok := b.Stmt.(*ast.IfStmt)
+	if !ok {
+		return
+	}
+	nonNilWhen, ok := w.errorSide(is.Cond)
+	if !ok || nonNilWhen != (b.Kind == cfg.KindIfThen) {
+		return
+	}
+	list := is.Body.List
+	if b.Kind == cfg.KindIfElse {
+		blk, ok := is.Else.(*ast.BlockStmt)
+		if !ok {
+			return
+		}
+		list = blk.List
+	}
+	if len(list) == 0 {
+		return
+	}
+	br, ok := list[len(list)-1].(*ast.BranchStmt)
+	if !ok || br.Tok != token.CONTINUE {
+		return
+	}
+	w.exits[Exit{Continue: br, Failure: st.failure, Error: true, Deferred: st.deferred}] = true
 }
 
 // branch follows each side of b's condition on which the claim may be held.
@@ -517,6 +596,9 @@ func (w *walker) failing(ret *ast.ReturnStmt, st state) bool {
 	}
 	if call, ok := last.(*ast.CallExpr); ok && acks(w.info, call) {
 		return false // return m.Ack(): the work is done; its error is the acknowledgement's
+	}
+	if v := w.s.varOf(last); v != nil && w.ackErr(ret, v) {
+		return false // if err := r.CommitMessages(ctx, m); err != nil { return err }: the acknowledgement's
 	}
 	if v := w.s.varOf(last); v != nil && v == w.c.err && st.errLive {
 		return false // the claim's own failure: then nothing was taken
@@ -903,6 +985,50 @@ var ackNames = []string{"Ack", "AckSync", "DoubleAck", "Acknowledge", "CommitMes
 func acks(info *types.Info, call *ast.CallExpr) bool {
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	return ok && fn.Signature().Recv() != nil && slices.Contains(ackNames, fn.Name())
+}
+
+// ackErr reports whether ret returns v inside an if on v whose init, or
+// the statement just before it, assigns v from an acknowledgement: the
+// work was done before it, and the key records that.
+func (w *walker) ackErr(ret *ast.ReturnStmt, v *types.Var) bool {
+	fromAck := func(st ast.Stmt) bool {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return false
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		return ok && acks(w.info, call) && slices.ContainsFunc(as.Lhs, func(l ast.Expr) bool { return w.s.varOf(l) == v })
+	}
+	found := false
+	ast.Inspect(w.f.Body, func(n ast.Node) bool {
+		if found || n == nil || n.Pos() > ret.Pos() || n.End() < ret.End() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return n.Body.Pos() <= ret.Pos() && ret.End() <= n.Body.End()
+		}
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		}
+		for i, st := range list {
+			is, ok := st.(*ast.IfStmt)
+			if !ok || !(is.Body.Pos() <= ret.Pos() && ret.End() <= is.Body.End()) {
+				continue
+			}
+			if is.Init != nil && fromAck(is.Init) || is.Init == nil && i > 0 && fromAck(list[i-1]) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // fillsValue reports whether n stores the response in the value a
