@@ -16,11 +16,12 @@ import (
 // broken promises. It counts executions where they happen, at the processor, never from the
 // answers, and holds them to the runtime semantics of DESIGN.md:
 //
-//   - A key runs once, unless its holder let go: a second execution within a lease of the first
-//     claim needs the first request to have been answered with a 5xx of the handler (the key was
-//     released). Any later one is a takeover, and needs a holder that lost its lease: killed before
-//     it answered, paused for long enough (soakPauseLoses), or cut off from the store while it ran.
-//     A takeover of a live holder is a duplicate the spec does not allow.
+//   - A key runs once, unless its holder let go. A second execution a lease after the first
+//     claim is a takeover, and needs a holder that lost its lease: killed before it answered,
+//     paused for long enough (soakPauseLoses), or cut off from the store while it ran. Sooner, it
+//     needs the first request to have been answered with a 5xx of the handler, which released the
+//     key, while the store answered. Any other second execution is a duplicate the spec does not
+//     allow.
 //   - Every execution has a claim: the request that made it was not answered as one that never
 //     reached the handler (409, 422, a replay, or 503 store-unavailable).
 //   - Doubles are deduplicated downstream: every execution of a key uses one derived key, no other
@@ -266,10 +267,6 @@ func checkExecutions(r *soakReport, h soakHistory, k int, calls []int, byID map[
 // explainPair says why two executions of one key are allowed (a is the one that reached the
 // processor first), or that they are not.
 func explainPair(h soakHistory, a processor.Call, aa soakAttempt, b processor.Call, ab soakAttempt) (string, bool) {
-	// A rerun: the first's handler failed after its call, and gave the key back.
-	if aa.released() && !b.Start.Before(a.End) {
-		return "released", true
-	}
 	// A takeover: the later claim came a lease after the earlier, whose holder had lost it. The
 	// earlier claim is usually the one whose call came first, but a holder paused between its
 	// claim and its call calls after the one that took over.
@@ -283,7 +280,22 @@ func explainPair(h soakHistory, a processor.Call, aa soakAttempt, b processor.Ca
 			return why, true
 		}
 	}
+	// A rerun: the first's handler failed after its call and gave the key back, which takes a
+	// store that answers.
+	if aa.released() && !b.Start.Before(a.End) && !h.down(a.End, aa.answered) {
+		return "released", true
+	}
 	return "", false
+}
+
+// down: the store was down all the time from from to to.
+func (h soakHistory) down(from, to time.Time) bool {
+	for _, o := range h.outages {
+		if !from.Before(o.from) && !o.to.Before(to) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostLease says how the holder that sent a could have lost its lease before until: killed before
@@ -501,6 +513,15 @@ func TestCheckSoak(t *testing.T) {
 			h.calls = []processor.Call{call("r1", 1.002, true), call("r2", 1.502, false)}
 			return h
 		}, "", "released"},
+		{"no rerun within a lease while the store could not take the key back", func() soakHistory {
+			h := base()
+			h.outages = []soakSpan{{at(0.5), at(4)}}
+			r1 := attempt("r1", 1, 0, 503)
+			r1.problem = "urn:idemkit:problem:outcome-unrecorded"
+			h.attempts = []soakAttempt{r1, attempt("r2", 5, 1, 201), final("f1", 50)}
+			h.calls = []processor.Call{call("r1", 1.002, true), call("r2", 5.002, false)}
+			return h
+		}, "ran twice", ""},
 		{"a run without a claim", func() soakHistory {
 			h := base()
 			h.attempts = []soakAttempt{attempt("r1", 1, 0, 503), final("f1", 50)}

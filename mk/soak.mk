@@ -1,0 +1,17 @@
+# The fault soak of examples/payments (examples/payments/soak_test.go): instances of the example,
+# processes of their own, under duplicate storms while a schedule drawn from a seed SIGKILLs,
+# SIGSTOPs and SIGCONTs them and kills and restarts the store; a checker then counts executions per
+# key at the shared fake processor against the runtime semantics. make test runs it for 45s per
+# store (Redis and Postgres side by side); make soak runs it for SOAK_DURATION, which from 3m on
+# also pauses instances past their 30s lease. It starts servers of its own (redis-server, and a
+# Postgres cluster from /usr/lib/postgresql/*/bin): make testenv installs them when missing.
+# SOAK_SEED=N replays the schedule a failed run printed.
+
+SOAK_DURATION ?= 10m
+SOAK_SEED     ?=
+SOAK_TIMEOUT  ?= 2h
+
+.PHONY: soak
+soak: ## Run the fault soak for SOAK_DURATION per store (default 10m); SOAK_SEED=N replays a printed schedule
+	IDEMKIT_SOAK_DURATION=$(SOAK_DURATION) $(if $(SOAK_SEED),IDEMKIT_SOAK_SEED=$(SOAK_SEED)) \
+	  $(GO) test -count=1 -run '^TestSoak$$' -v -timeout $(SOAK_TIMEOUT) ./examples/payments
