@@ -270,12 +270,12 @@ func explainPair(h soakHistory, a processor.Call, aa soakAttempt, b processor.Ca
 	// A takeover: the later claim came a lease after the earlier, whose holder had lost it. The
 	// earlier claim is usually the one whose call came first, but a holder paused between its
 	// claim and its call calls after the one that took over.
-	if !b.Start.Before(aa.sent.Add(h.lease-soakSlack)) {
+	if !b.Start.Before(aa.sent.Add(h.lease - soakSlack)) {
 		if why := lostLease(h, aa, b.Start); why != "" {
 			return why, true
 		}
 	}
-	if !a.Start.Before(ab.sent.Add(h.lease-soakSlack)) {
+	if !a.Start.Before(ab.sent.Add(h.lease - soakSlack)) {
 		if why := lostLease(h, ab, a.Start); why != "" {
 			return why, true
 		}
@@ -438,7 +438,10 @@ func TestCheckSoak(t *testing.T) {
 			incs:  []soakIncarnation{{slot: 0, pid: 100, started: t0}, {slot: 1, pid: 101, started: t0}},
 		}
 	}
-	noAnswer := func(a soakAttempt) soakAttempt { a.status, a.charge, a.err = 0, processor.Charge{}, "connection reset"; return a }
+	noAnswer := func(a soakAttempt) soakAttempt {
+		a.status, a.charge, a.err = 0, processor.Charge{}, "connection reset"
+		return a
+	}
 
 	cases := []struct {
 		name string
