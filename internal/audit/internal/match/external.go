@@ -20,6 +20,7 @@ var libraries = []string{
 	"github.com/oklog/ulid/...", "github.com/segmentio/...", "github.com/IBM/sarama", "github.com/Shopify/sarama",
 	"github.com/confluentinc/...", "github.com/rabbitmq/...", "github.com/streadway/amqp", "cloud.google.com/...",
 	"google.golang.org/...", "golang.org/x/...", "github.com/cenkalti/backoff/...", "github.com/avast/retry-go/...",
+	"go.mongodb.org/...",
 }
 
 // Library reports whether path is one of the libraries the checks know by

@@ -2,3 +2,12 @@
 package aws
 
 func String(v string) *string { return &v }
+
+func Bool(v bool) *bool { return &v }
+
+func ToString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
