@@ -59,7 +59,7 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 		switch n := n.(type) {
 		case *ast.ForStmt:
 			switch {
-			case ticks(info, n.Body):
+			case ticks(info, n.Body) && n.Cond == nil && !leavesOnSuccess(n.Body):
 				sc = &scope{node: n, kind: scheduled, what: "ticker loop"}
 			case retryLoop(info, n.Cond, n.Body):
 				sc = &scope{node: n, kind: retry, what: "retry loop"}
@@ -317,6 +317,37 @@ func waitsOrSucceeds(info *types.Info, body *ast.BlockStmt) bool {
 			}
 		case *ast.IfStmt:
 			found = found || errNil(n.Cond) && leaves(n.Body)
+		}
+		return !found
+	})
+	return found
+}
+
+// leavesOnSuccess reports a loop body that returns or breaks when a turn
+// succeeds (if err == nil && code < 500 { return nil }): a loop that waits
+// on time.After between such turns retries; it is no ticker.
+func leavesOnSuccess(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			for c := ast.Unparen(n.Cond); ; {
+				if errNil(c) {
+					found = found || leaves(n.Body)
+					break
+				}
+				b, ok := c.(*ast.BinaryExpr)
+				if !ok || b.Op != token.LAND {
+					break
+				}
+				if errNil(b.Y) {
+					found = found || leaves(n.Body)
+					break
+				}
+				c = ast.Unparen(b.X)
+			}
 		}
 		return !found
 	})

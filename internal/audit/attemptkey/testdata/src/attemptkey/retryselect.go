@@ -1,0 +1,59 @@
+package attemptkey
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func postKeyed(ctx context.Context, hc *http.Client, url string, body []byte, key string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// One key made before a loop that waits on time.After between attempts
+// and leaves when one succeeds: a retry loop, not a ticker, so the key is
+// the operation's.
+func bookOnce(ctx context.Context, hc *http.Client, url string, body []byte) error {
+	key := uuid.NewString()
+	for i := 0; i < 4; i++ {
+		code, err := postKeyed(ctx, hc, url, body, key)
+		if err == nil && code < 500 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second << i):
+		}
+	}
+	return nil
+}
+
+// The key made inside that loop: a new one per attempt.
+func bookEachTime(ctx context.Context, hc *http.Client, url string, body []byte) error {
+	for i := 0; i < 4; i++ {
+		code, err := postKeyed(ctx, hc, url, body, uuid.NewString()) // want `inside the retry loop`
+		if err == nil && code < 500 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second << i):
+		}
+	}
+	return nil
+}
