@@ -47,9 +47,10 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 }
 
 // command returns what a store command does to c: a DEL or HDEL of its
-// key, or a DELETE from its table, releases it; a SET or HSET of the key,
-// an UPDATE of the table, a gorm Update, Updates or Save of its model
-// completes it.
+// key, or a DELETE from its table (a DeleteOne or DeleteItem of its
+// collection or table), releases it; a SET or HSET of the key, an UPDATE
+// of the table (an UpdateOne or UpdateItem), a gorm Update, Updates or
+// Save of its model completes it.
 func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 	info := s.pass.TypesInfo
 	if rc, ok := match.Redis(info, call); ok && c.Key != nil && s.sameRedisKey(c, rc.Key) {
@@ -93,7 +94,7 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 		}
 		return Completed
 	}
-	if a, ok := match.Classify(info, call); ok && strings.HasPrefix(a.Record, "sql ") && s.claimsTable(c, a.Target) {
+	if a, ok := match.Classify(info, call); ok && (strings.HasPrefix(a.Record, "sql ") || directive.DocStore(a.Record)) && s.claimsTable(c, a.Target) {
 		switch a.Op {
 		case match.OpDelete:
 			return Released
@@ -531,6 +532,21 @@ func callee(info *types.Info, call *ast.CallExpr) *types.Func {
 // are given.
 var scriptCalls = []string{"Run", "RunRO", "Eval", "EvalRO", "EvalSha", "EvalShaRO"}
 
+// redigoScript reports a method of redigo's Script that runs it: Do,
+// DoContext, Send, SendHash.
+func redigoScript(fn *types.Func) bool {
+	recv := fn.Signature().Recv()
+	if recv == nil || fn.Pkg().Path() != "github.com/gomodule/redigo/redis" {
+		return false
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Name() == "Script" && slices.Contains([]string{"Do", "DoContext", "Send", "SendHash"}, fn.Name())
+}
+
 // script reports whether call runs a Lua script through go-redis on c's
 // Redis key: the compare-and-delete that gives a token-guarded lock back
 // (unlock.Run(ctx, rdb, []string{key}, token)), or a script that settles
@@ -545,7 +561,15 @@ func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
 			fn = f
 		}
 	}
-	if fn == nil || fn.Pkg() == nil || !slices.Contains(scriptCalls, fn.Name()) {
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	if redigoScript(fn) {
+		// script.Do(conn, key, token): the keys come first among the
+		// arguments after the connection
+		return slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return s.sameRedisKey(c, a) })
+	}
+	if !slices.Contains(scriptCalls, fn.Name()) {
 		return false
 	}
 	if p := fn.Pkg().Path(); !strings.HasPrefix(p, "github.com/redis/go-redis/") && !strings.HasPrefix(p, "github.com/go-redis/redis/") {

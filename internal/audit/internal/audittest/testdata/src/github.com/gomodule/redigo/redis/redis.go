@@ -34,3 +34,14 @@ func DoContext(c Conn, ctx context.Context, cmd string, args ...interface{}) (in
 func String(reply interface{}, err error) (string, error) { return "", nil }
 func Bool(reply interface{}, err error) (bool, error)     { return false, nil }
 func Int(reply interface{}, err error) (int, error)       { return 0, nil }
+
+// Script is a Lua script run by EVALSHA, falling back to EVAL.
+type Script struct{}
+
+func NewScript(keyCount int, src string) *Script { return &Script{} }
+
+func (s *Script) Do(c Conn, keysAndArgs ...interface{}) (interface{}, error) { return nil, nil }
+
+func (s *Script) DoContext(ctx context.Context, c Conn, keysAndArgs ...interface{}) (interface{}, error) {
+	return nil, nil
+}
