@@ -79,7 +79,8 @@ type Fact struct {
 	// Key is the index of the parameter the key is built from, or -1 when
 	// it is not known (always, for a directive).
 	Key int
-	// Tables are the SQL tables the body claims, deletes from or updates.
+	// Tables are the SQL tables (or MongoDB collections, DynamoDB tables)
+	// the body claims, deletes from or updates.
 	Tables []string
 	// Lock marks a claim that only excludes concurrent runs (a lock: key,
 	// a Locker type, a helper returning its unlock): it is released when

@@ -156,7 +156,8 @@ type inference struct {
 // its body shows it:
 //
 //   - a claim: it takes a key (SET NX, HSETNX, an INSERT of an in-progress
-//     row into a dedup table, a call of another claim) and then only
+//     row into a dedup table, a MongoDB or DynamoDB write of an in-progress
+//     document only when it is absent, a call of another claim) and then only
 //     reports whether it did, returning bools, counts or an error and
 //     doing no other work; or it takes a key and returns the function that
 //     gives it back (a lock helper), whatever it uses underneath when its
@@ -189,7 +190,7 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 	}
 	in.derive(decl.Body)
 	f := Fact{Inferred: true, Key: -1}
-	var claimAt token.Pos
+	var claimAt, claimEnd token.Pos
 	var claimKey string
 	work := false
 	statusOnly, withResponse := false, false
@@ -211,7 +212,7 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 		case *ast.CallExpr:
 			k, key, table, what := in.effect(n)
 			if k&Claim != 0 && claimAt == 0 {
-				claimAt, claimKey = n.Pos(), what
+				claimAt, claimEnd, claimKey = n.Pos(), n.End(), what
 			}
 			if k&Complete != 0 {
 				if in.statusOnly(n) {
@@ -224,7 +225,7 @@ func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*typ
 				note(k, key, table)
 				return true
 			}
-			if claimAt != 0 && n.Pos() > claimAt && !plumbing(info, n) {
+			if claimAt != 0 && n.Pos() >= claimEnd && !plumbing(info, n) { // the claim's own arguments build it
 				work = true
 			}
 		}
@@ -423,7 +424,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		return 0, -1, "", ""
 	}
-	if a, ok := match.Classify(info, call); ok && (strings.HasPrefix(a.Record, "sql ") || strings.HasPrefix(a.Record, "redis ")) {
+	if a, ok := match.Classify(info, call); ok && (strings.HasPrefix(a.Record, "sql ") || strings.HasPrefix(a.Record, "redis ") || DocStore(a.Record)) {
 		key = -1
 		for _, k := range a.Keys {
 			if key < 0 {
@@ -434,10 +435,15 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 			return 0, -1, "", ""
 		}
 		table := ""
-		if strings.HasPrefix(a.Record, "sql ") {
+		if strings.HasPrefix(a.Record, "sql ") || DocStore(a.Record) {
 			table = a.Target
 		}
 		switch {
+		case DocStore(a.Record) && a.Op == match.OpClaim:
+			if ClaimDoc(info, a) {
+				return Claim, key, table, types.ExprString(a.Keys[0])
+			}
+			return 0, -1, "", ""
 		case a.Op == match.OpClaim && table == "":
 			return Claim, key, "", types.ExprString(a.Keys[0]) // SET NX through redigo
 		case ClaimRow(info, a):
@@ -514,6 +520,9 @@ func (in *inference) statusOnly(call *ast.CallExpr) bool {
 		st := sc.Statement()
 		return len(st.Assigned) > 0 && !slices.ContainsFunc(st.Assigned, BodyName)
 	}
+	if a, ok := match.Classify(info, call); ok && DocStore(a.Record) {
+		return docStatusOnly(info, call)
+	}
 	if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
 		f, ok := in.known(fn.Origin())
 		return ok && f.StatusOnly
@@ -582,7 +591,8 @@ func plumbing(info *types.Info, call *ast.CallExpr) bool {
 	}
 	path := fn.Pkg().Path()
 	return slices.Contains(plumbingPkgs, path) ||
-		slices.ContainsFunc(storeLibs, func(lib string) bool { return strings.HasPrefix(path, lib) })
+		slices.ContainsFunc(storeLibs, func(lib string) bool { return strings.HasPrefix(path, lib) }) ||
+		errorPredicate(info, call, fn)
 }
 
 // plumbingPkgs are the standard packages a claim helper builds its
@@ -591,7 +601,8 @@ var plumbingPkgs = []string{"errors", "fmt", "time", "strings", "strconv", "cont
 
 // storeLibs are the store libraries whose result methods (Result, Val,
 // RowsAffected) read a claim's outcome.
-var storeLibs = []string{"github.com/redis/", "github.com/go-redis/", "github.com/jackc/", "gorm.io/", "database/sql", "github.com/lib/pq"}
+var storeLibs = []string{"github.com/redis/", "github.com/go-redis/", "github.com/jackc/", "gorm.io/", "database/sql", "github.com/lib/pq",
+	"go.mongodb.org/", "github.com/aws/aws-sdk-go-v2/"}
 
 // returnsFunc reports whether a signature returns a function: the unlock
 // or release a lock helper hands its caller.

@@ -1,0 +1,72 @@
+package directive
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+	"strings"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// DocStore reports whether a record match.Classify names is a document
+// store's: a MongoDB collection or a DynamoDB table. Such a record is
+// claimed, released and completed by its collection or table, as a SQL
+// row is by its table.
+func DocStore(record string) bool {
+	return strings.HasPrefix(record, "mongo ") || strings.HasPrefix(record, "dynamo ")
+}
+
+// ClaimDoc reports whether a document store's access claims a key: it
+// writes only an absent document (an InsertOne whose duplicate-key error
+// is read, a put conditioned on attribute_not_exists, an upsert that only
+// sets on insert) and what it writes says the work has begun (a status
+// 'processing', 'running') or its collection, table or key names a lock.
+// A done marker written once is no claim: nothing is left to release.
+func ClaimDoc(info *types.Info, a match.Access) bool {
+	if a.Op != match.OpClaim || !DocStore(a.Record) || a.Call == nil {
+		return false
+	}
+	if Lockish(a.Target) || len(a.Keys) > 0 && Lockish(types.ExprString(a.Keys[0])) {
+		return true
+	}
+	fields, _ := match.Written(info, a.Call)
+	return slices.ContainsFunc(fields, func(f match.Field) bool { return f.Value != nil && inProgressAttr(info, f.Value) })
+}
+
+// inProgressAttr reports whether a written value is a constant saying
+// the work has begun: "processing", or a DynamoDB attribute made of one
+// (&types.AttributeValueMemberS{Value: "running"}, or a helper given it).
+func inProgressAttr(info *types.Info, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if x, ok := n.(ast.Expr); ok && !found {
+			if v, ok := match.ConstString(info, x); ok && InProgress(v) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// docStatusOnly reports whether a document store's write stores fields
+// none of which holds a response: a $set of the state, an UpdateExpression
+// setting the status and a timestamp.
+func docStatusOnly(info *types.Info, call *ast.CallExpr) bool {
+	fields, ok := match.Written(info, call)
+	return ok && len(fields) > 0 && !slices.ContainsFunc(fields, func(f match.Field) bool { return BodyName(f.Name) })
+}
+
+// errorPredicate reports whether call only asks what an error is: a
+// function of the package given errors alone that answers a bool
+// (conditionFailed(err), isDuplicate(err)), which a claim helper reads
+// its write's outcome with.
+func errorPredicate(info *types.Info, call *ast.CallExpr, fn *types.Func) bool {
+	sig := fn.Signature()
+	if sig.Results().Len() != 1 || !types.Identical(sig.Results().At(0).Type().Underlying(), types.Typ[types.Bool]) || len(call.Args) == 0 {
+		return false
+	}
+	errType := types.Universe.Lookup("error").Type()
+	return !slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return !types.Identical(info.TypeOf(a), errType) })
+}
