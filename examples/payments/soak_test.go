@@ -41,9 +41,10 @@ import (
 //
 // The example's charge has a 30 s lease and the generated ChargeOptions has no option to shorten
 // it, so a run shorter than soakLongPausesFrom pauses an instance for at most soakShortPause —
-// never long enough to lose a lease — and kills instances only early enough that their leases run
-// out before the storm ends. Longer runs also pause instances past their lease, which is where a
-// paused holder's double comes from.
+// never long enough to lose a lease — and kills instances and restarts the store (which strand a
+// holder's claim for a lease) only early enough that those leases run out about when the storm
+// ends. Longer runs also pause instances past their lease, which is where a paused holder's
+// double comes from.
 const (
 	soakSeedEnv          = "IDEMKIT_SOAK_SEED"
 	soakDurationEnv      = "IDEMKIT_SOAK_DURATION"
@@ -55,8 +56,9 @@ const (
 	soakShortPause       = 6 * time.Second
 	soakLongPausesFrom   = 3 * time.Minute
 	// soakStoreSpacing separates one store restart from the next, so that no holder misses two
-	// renewals in a row (they come every third of a lease) because of the store.
-	soakStoreSpacing = 25 * time.Second
+	// renewals in a row (they come every 10 s, a third of the lease, and a short pause delays one
+	// by up to soakShortPause) because of the store.
+	soakStoreSpacing = 17 * time.Second
 )
 
 // TestSoak runs the fault soak on Redis and on Postgres, side by side. Each store is a server of
@@ -145,19 +147,19 @@ func (f soakFault) String() string {
 	return fmt.Sprintf("%v %s slot %d for %v", f.at.Round(time.Millisecond), f.kind, f.slot, f.hold.Round(time.Millisecond))
 }
 
-// soakSchedule draws the faults of a storm of duration d from seed. Kills stop a lease and some
-// before the end, so every killed holder's lease runs out during the storm; pauses are short
-// (under soakShortPause) unless the run is long enough for some past the lease; the store is
-// restarted at most every soakStoreSpacing. At most one slot is down or paused at a time besides
-// the pauses, so two instances always serve.
+// soakSchedule draws the faults of a storm of duration d from seed. Kills and store restarts
+// stop early enough that the claims they strand run out of lease by a few seconds after the end;
+// pauses are short (under soakShortPause) unless the run is long enough for some past the lease;
+// the store is restarted at most every soakStoreSpacing. A kill or a pause takes a slot only while
+// another is free, so one instance always serves.
 func soakSchedule(seed uint64, d, lease time.Duration, slots int, store bool) []soakFault {
 	rng := rand.New(rand.NewPCG(seed, 0x50a4))
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(rng.Int64N(int64(hi-lo))) }
 	var (
-		faults    []soakFault
-		busy      = make([]time.Duration, slots) // each slot is busy until then
-		storeFree = 3 * time.Second
-		killUntil = d - lease - 5*time.Second
+		faults      []soakFault
+		busy        = make([]time.Duration, slots) // each slot is busy until then
+		storeFree   = 2 * time.Second
+		strandUntil = d - lease + 5*time.Second
 	)
 	free := func(at time.Duration) []int {
 		var s []int
@@ -172,11 +174,11 @@ func soakSchedule(seed uint64, d, lease time.Duration, slots int, store bool) []
 		roll := rng.IntN(100)
 		slots := free(at)
 		switch {
-		case store && roll < 20 && at >= storeFree:
-			hold := between(time.Second, 5*time.Second)
+		case store && roll < 25 && at >= storeFree && at < strandUntil:
+			hold := between(time.Second, 4*time.Second)
 			faults = append(faults, soakFault{at: at, kind: "store", hold: hold})
 			storeFree = at + hold + soakStoreSpacing
-		case roll < 70 && at < killUntil && len(slots) >= 2:
+		case roll < 70 && at < strandUntil && len(slots) >= 2:
 			f := soakFault{at: at, kind: "kill", slot: slots[rng.IntN(len(slots))], hold: between(200*time.Millisecond, 2*time.Second)}
 			faults = append(faults, f)
 			busy[f.slot] = at + f.hold + 3*time.Second // its successor's start-up
