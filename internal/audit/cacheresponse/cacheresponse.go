@@ -870,7 +870,7 @@ func (a *checker) unrecorded(f *claim.Func) {
 		}
 		var open []claim.Exit
 		for _, e := range c.Exits {
-			if !e.Error && e.Deferred&settled == 0 && !a.answersClaimValue(c, e) &&
+			if !e.Error && e.Deferred&settled == 0 && !a.answersClaimValue(f, c, e) &&
 				(len(open) == 0 || open[len(open)-1].Pos() != e.Pos()) {
 				open = append(open, e)
 			}
@@ -898,35 +898,102 @@ func (a *checker) unrecorded(f *claim.Func) {
 	}
 }
 
-// answersClaimValue reports an exit that returns the value the claim
-// itself wrote: a get-or-create (SET NX of the value, then GET when it
-// was there) records its answer in the claim.
-func (a *checker) answersClaimValue(c *claim.Claim, e claim.Exit) bool {
-	rc, ok := match.Redis(a.info, c.Call)
-	if !ok || e.Return == nil {
+// answersClaimValue reports an exit that answers with a value the claim
+// itself wrote: a get-or-create (SET NX of the new account's ID, then GET
+// when it was there) records its answer in the claim. The exit returns
+// the value, or the function writes it to its ResponseWriter after the
+// claim.
+func (a *checker) answersClaimValue(f *claim.Func, c *claim.Claim, e claim.Exit) bool {
+	vals := a.claimValues(c)
+	if len(vals) == 0 {
 		return false
 	}
-	at := 2
-	if rc.Method == "Do" {
-		at = 3
+	mentions := func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(x ast.Node) bool {
+			if id, ok := x.(*ast.Ident); ok && vals[a.info.Uses[id]] {
+				found = true
+			}
+			return !found
+		})
+		return found
 	}
-	if at >= len(c.Call.Args) || a.info.Types[c.Call.Args[at]].Value != nil {
-		return false
-	}
-	id, ok := ast.Unparen(c.Call.Args[at]).(*ast.Ident)
-	if !ok {
-		return false
-	}
-	v, ok := a.info.Uses[id].(*types.Var)
-	if !ok {
-		return false
-	}
-	for _, r := range e.Return.Results {
-		if id, ok := ast.Unparen(r).(*ast.Ident); ok && a.info.Uses[id] == v {
-			return true
+	if e.Return != nil {
+		for _, r := range e.Return.Results {
+			if mentions(r) {
+				return true
+			}
 		}
 	}
-	return false
+	if !f.Responder {
+		return false
+	}
+	written := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if written || !ok || call.Pos() < c.Call.End() || e.Pos().Pos() < call.Pos() {
+			return !written
+		}
+		if a.toWriter(call) && slices.ContainsFunc(call.Args, func(x ast.Expr) bool { return mentions(x) }) {
+			written = true
+		}
+		return !written
+	})
+	return written
+}
+
+// claimValues are the local variables a claim call writes besides its
+// key: the value of a SET NX, which a get-or-create answers with.
+// Constants (an in-progress mark) are none.
+func (a *checker) claimValues(c *claim.Claim) map[types.Object]bool {
+	key := map[types.Object]bool{}
+	if c.Key != nil {
+		ast.Inspect(c.Key, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				key[a.info.Uses[id]] = true
+			}
+			return true
+		})
+	}
+	vals := map[types.Object]bool{}
+	ast.Inspect(c.Call, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := a.info.Uses[id].(*types.Var)
+		if !ok || key[v] || v.IsField() || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+			return true
+		}
+		if t := v.Type(); match.IsContext(t) || !isStringOrBytes(t) {
+			return true
+		}
+		vals[v] = true
+		return true
+	})
+	return vals
+}
+
+func isStringOrBytes(t types.Type) bool {
+	if b, ok := t.Underlying().(*types.Basic); ok {
+		return b.Info()&types.IsString != 0
+	}
+	return isBytes(t)
+}
+
+// toWriter reports a call that writes to an http.ResponseWriter: one given
+// the writer, or a method of a value made from it (json.NewEncoder(w)).
+func (a *checker) toWriter(call *ast.CallExpr) bool {
+	found := false
+	ast.Inspect(call, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && !found {
+			if t := a.info.TypeOf(e); t != nil && types.TypeString(t, nil) == "net/http.ResponseWriter" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // where names a position as file:line, the file by its base name.

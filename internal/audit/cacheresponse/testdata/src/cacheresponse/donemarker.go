@@ -91,3 +91,42 @@ func createOnce(ctx context.Context, rdb *redis.Client, key string, value []byte
 	}
 	return rdb.Get(ctx, key).Bytes()
 }
+
+// A get-or-create in a handler: the new account's ID is the value SET NX
+// writes and the answer; a repeat reads it back and answers with it.
+func (s *server) signup(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	key := "signup:" + r.FormValue("email")
+	accountID := r.FormValue("proposed_id")
+	created, err := s.rdb.SetNX(ctx, key, accountID, 0).Result()
+	if err != nil {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	if !created {
+		existing, _ := s.rdb.Get(ctx, key).Result()
+		json.NewEncoder(w).Encode(map[string]string{"account_id": existing})
+		return
+	}
+	w.WriteHeader(http.StatusCreated)
+	json.NewEncoder(w).Encode(map[string]string{"account_id": accountID})
+}
+
+// The same claim answering with something the claim did not write.
+func (s *server) signupReceipt(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	key := "signup:" + r.FormValue("email")
+	accountID := r.FormValue("proposed_id")
+	created, err := s.rdb.SetNX(ctx, key, accountID, 0).Result()
+	if err != nil {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	if !created {
+		http.Error(w, "exists", http.StatusConflict)
+		return
+	}
+	rc, _ := s.charge(r)
+	w.WriteHeader(http.StatusCreated)
+	json.NewEncoder(w).Encode(rc)
+} // want `the end of the function answers without recording the response under the key claimed by SetNX`
