@@ -780,3 +780,49 @@ func (p *soakPostgres) kill() error {
 	}
 	return nil
 }
+
+// TestSoakSchedule pins what the checker's strictness rests on: in a short run no pause is long
+// enough to lose a lease, store restarts are spaced so that no holder misses two renewals, and
+// nothing that strands a claim comes too late for its lease to run out; one instance always
+// serves; long runs pause past the lease.
+func TestSoakSchedule(t *testing.T) {
+	t.Parallel()
+	const lease = 30 * time.Second
+	for _, d := range []time.Duration{45 * time.Second, 10 * time.Minute} {
+		long := 0
+		for seed := range uint64(50) {
+			faults := soakSchedule(seed, d, lease, soakSlots, true)
+			var lastStore time.Duration = -soakStoreSpacing
+			until := make([]time.Duration, soakSlots) // each slot is paused or dead until then
+			for _, f := range faults {
+				if f.kind != "store" {
+					until[f.slot] = f.at + f.hold
+					if !slices.ContainsFunc(until, func(u time.Duration) bool { return u <= f.at }) {
+						t.Errorf("%v, seed %d: %v leaves no instance serving", d, seed, f)
+					}
+				}
+				switch f.kind {
+				case "store", "kill":
+					if f.at >= d-lease+5*time.Second {
+						t.Errorf("%v, seed %d: %v strands a claim past the storm's end", d, seed, f)
+					}
+				}
+				switch {
+				case f.kind == "store" && f.at-lastStore < soakStoreSpacing:
+					t.Errorf("%v, seed %d: %v within %v of the last restart", d, seed, f, soakStoreSpacing)
+				case f.kind == "pause" && f.hold > soakShortPause:
+					long++
+					if d < soakLongPausesFrom || f.at+f.hold > d-5*time.Second {
+						t.Errorf("%v, seed %d: %v", d, seed, f)
+					}
+				}
+				if f.kind == "store" {
+					lastStore = f.at + f.hold
+				}
+			}
+		}
+		if d >= soakLongPausesFrom && long == 0 {
+			t.Errorf("%v: no pause past the lease in 50 schedules", d)
+		}
+	}
+}
