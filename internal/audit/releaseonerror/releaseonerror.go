@@ -113,6 +113,9 @@ func (a *checker) advice(c *claim.Claim) string {
 	case claim.Redis:
 		return "defer a Del of the key right after the claim, conditional on the error, or Del it before returning"
 	case claim.Store:
+		if what, ok := docRelease(c); ok {
+			return fmt.Sprintf("defer a %s of the document right after the claim, conditional on the error, or make it before returning", what)
+		}
 		return "defer a DEL of the key right after the claim, conditional on the error, or send it before returning"
 	case claim.SQL:
 		if c.Lock {
@@ -139,7 +142,7 @@ func (a *checker) partner(fn *types.Func) string {
 	if recv := fn.Signature().Recv(); recv != nil {
 		ms := types.NewMethodSet(recv.Type())
 		for i := range ms.Len() {
-			if m, ok := ms.At(i).Obj().(*types.Func); ok && a.dirs.Of(m)&directive.Release != 0 {
+			if m, ok := ms.At(i).Obj().(*types.Func); ok && a.dirs.Of(m)&directive.Release != 0 && a.sameTables(fn, m) {
 				return m.Name()
 			}
 		}

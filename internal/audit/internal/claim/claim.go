@@ -1,13 +1,14 @@
 // Package claim follows idempotency claims through a function's control
 // flow. It finds where a key or lock is taken — a SET NX or HSETNX through
 // go-redis, redigo or rueidis, an INSERT of an in-progress row (SQL text,
-// sqlc, bun, gorm), a call of a claim helper from any package, known by
-// its //idemkit:claim directive, by its body or by an interface method's
-// shape (directive's facts) — and walks every path from there to a
-// return, noting where the claim is released, completed or handed on,
-// and whether the return is an error path. releaseonerror reads the error
-// paths, cacheresponse the others; deciding that once here keeps the two
-// checks from reporting the same path.
+// sqlc, bun, gorm), a MongoDB InsertOne or DynamoDB conditional PutItem
+// of an in-progress or lock document, a call of a claim helper from any
+// package, known by its //idemkit:claim directive, by its body or by an
+// interface method's shape (directive's facts) — and walks every path
+// from there to a return, noting where the claim is released, completed
+// or handed on, and whether the return is an error path. releaseonerror
+// reads the error paths, cacheresponse the others; deciding that once
+// here keeps the two checks from reporting the same path.
 //
 // The walk is vet's lostcancel: a depth-first search of the go/cfg graph
 // that stops where the claim is settled, carrying what was deferred so
@@ -89,7 +90,7 @@ const (
 	Redis     Via = iota + 1 // SET NX (SetNX, SetArgs{Mode: "NX"}, Do(ctx, "set", key, v, "nx")), HSETNX, an SADD whose count is read
 	SQL                      // an INSERT of an in-progress row into a dedup table
 	Directive                // a call of an //idemkit:claim function or method, or of a helper inferred to claim
-	Store                    // SET NX through another Redis client the match package reads (redigo)
+	Store                    // SET NX through another Redis client the match package reads (redigo), or a MongoDB or DynamoDB write of an absent in-progress document
 )
 
 // Claim is one claiming call and the ways out of its function that leave
@@ -521,6 +522,10 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What, Key: a.Keys[0], Record: a.Record,
 			Lock: directive.Lockish(s.keyText(a.Keys[0]))}
+	}
+	if a, ok := match.Classify(info, call); ok && directive.ClaimDoc(info, a) && len(a.Keys) > 0 {
+		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What + " into " + a.Target, Key: a.Keys[0], Record: a.Record,
+			Lock: directive.Lockish(s.keyText(a.Keys[0])) || directive.Lockish(a.Target)}
 	}
 	if model, ok := s.ormClaim(call); ok {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}
