@@ -380,10 +380,15 @@ func (f *fn) stored(w *event) ast.Expr {
 	if !ok || len(w.use.Keys) == 0 {
 		return nil
 	}
+	// The value follows the key, or a hash's field: HSET key field value.
+	at := -1
 	for i, a := range call.Args {
-		if a == w.use.Keys[0] && i+1 < len(call.Args) {
-			return call.Args[i+1]
+		if slices.Contains(w.use.Keys, a) {
+			at = i
 		}
+	}
+	if at >= 0 && at+1 < len(call.Args) {
+		return call.Args[at+1]
 	}
 	return nil
 }
@@ -1003,6 +1008,8 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		msg = fmt.Sprintf("UPDATE of %s after the %s at %s races with a concurrent retry; compare what was read in its WHERE clause (the status, or a version column) and treat no row updated as lost", target, checkWhat, at)
 	case strings.HasPrefix(w.use.Access.Record, "sql ") || w.use.What == "Create":
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use Clauses(clause.OnConflict{DoNothing: true}).Create and treat RowsAffected == 0 as already done", w.use.What, target, checkWhat, at)
+	case strings.HasPrefix(w.use.Record, "redis ") && w.use.What == "HSET":
+		msg = fmt.Sprintf("HSET of %s after the %s at %s races with a concurrent retry; use HSetNX (HSETNX) of the field and treat false as already done", target, checkWhat, at)
 	case strings.HasPrefix(w.use.Record, "redis "):
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use SetNX (SET NX) and treat false as already done", w.use.What, target, checkWhat, at)
 	default:
