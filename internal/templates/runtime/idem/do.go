@@ -152,20 +152,20 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Tim
 	res.TakenOver = c.Outcome == TakenOver
 	work, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := k.heartbeat(work, key, c.Token, leaseEnd, cancel)
+	hb := k.heartbeat(work, key, c.Token, leaseEnd, cancel)
 
 	// The deferred release covers the paths that never reach the code after fn: a panic (which
 	// goes on unwinding afterwards) and runtime.Goexit.
 	finished := false
 	defer func() {
 		if !finished {
-			stop()
+			hb.stop()
 			_ = k.release(ctx, key, c.Token, nil)
 		}
 	}()
 	resp, ferr := fn(work)
 	finished = true
-	stop()
+	hb.stop()
 
 	res.Response = resp
 	cause := context.Cause(work)
@@ -181,8 +181,8 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Tim
 	if !k.Caches(resp) {
 		return res, k.release(ctx, key, c.Token, nil)
 	}
-	cctx, ccancel := k.cleanupContext(ctx)
-	defer ccancel()
+	cctx := k.cleanupContext(ctx)
+	defer cctx.cancel()
 	// A failed Complete leaves the key claimed rather than released: the work has run, and a
 	// retry that ran it again at once would be the duplicate this package exists to prevent.
 	if err := k.Store.Complete(cctx, key, c.Token, resp, orDefault(k.TTL, DefaultTTL)); err != nil {
@@ -198,68 +198,102 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Tim
 //
 // Most work ends long before its first renewal is due, so nothing runs until then: a timer
 // starts the renewals when the first one is due, and stop before that only stops the timer.
-func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time.Time, lost context.CancelCauseFunc) (stop func()) {
-	lease := orDefault(k.Lease, DefaultLease)
-	every := orDefault(k.Heartbeat, lease/3)
-	var (
-		mu      sync.Mutex
-		stopped bool
-		hcancel context.CancelFunc
-		done    chan struct{}
-	)
-	t := time.AfterFunc(every, func() {
-		mu.Lock()
-		if stopped {
-			mu.Unlock()
+// Heartbeats are pooled with their timers, so that such work costs no allocation for them.
+func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time.Time, lost context.CancelCauseFunc) *heartbeat {
+	h := heartbeats.Get().(*heartbeat)
+	h.k, h.ctx, h.key, h.token, h.leaseEnd, h.lost = k, ctx, key, token, leaseEnd, lost
+	h.lease = orDefault(k.Lease, DefaultLease)
+	h.every = orDefault(k.Heartbeat, h.lease/3)
+	if h.timer == nil {
+		h.timer = time.AfterFunc(h.every, h.renew)
+	} else {
+		h.timer.Reset(h.every)
+	}
+	return h
+}
+
+// heartbeat is the state of one run's lease renewals.
+type heartbeat struct {
+	k            *Keeper
+	ctx          context.Context
+	key, token   string
+	leaseEnd     time.Time
+	lost         context.CancelCauseFunc
+	lease, every time.Duration
+	timer        *time.Timer // runs renew once, when the first renewal is due
+
+	mu      sync.Mutex
+	stopped bool
+	cancel  context.CancelFunc // ends the renewals once they run
+	done    chan struct{}      // closed when they have ended
+}
+
+var heartbeats = sync.Pool{New: func() any { return new(heartbeat) }}
+
+// renew renews the lease now and then every h.every, until stop or the lease is lost.
+func (h *heartbeat) renew() {
+	h.mu.Lock()
+	if h.stopped {
+		h.mu.Unlock()
+		return
+	}
+	hctx, cancel := context.WithCancel(h.ctx)
+	done := make(chan struct{})
+	h.cancel, h.done = cancel, done
+	h.mu.Unlock()
+	defer close(done)
+	if !h.beat(hctx) {
+		return
+	}
+	tk := time.NewTicker(h.every)
+	defer tk.Stop()
+	for {
+		select {
+		case <-hctx.Done():
+			return
+		case <-tk.C:
+		}
+		if !h.beat(hctx) {
 			return
 		}
-		hctx, cancel := context.WithCancel(ctx)
-		hcancel, done = cancel, make(chan struct{})
-		mu.Unlock()
-		defer close(done)
-		beat := func() bool {
-			sent := time.Now()
-			err := k.Store.Extend(hctx, key, token, lease)
-			switch {
-			case err == nil:
-				leaseEnd = sent.Add(lease)
-			case hctx.Err() != nil:
-				return false
-			case errors.Is(err, ErrLeaseLost):
-				lost(fmt.Errorf("idem: renew lease of %q: %w", key, err))
-				return false
-			case !time.Now().Before(leaseEnd):
-				lost(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", key, ErrLeaseLost, err))
-				return false
-			}
-			return true
-		}
-		if !beat() {
-			return
-		}
-		tk := time.NewTicker(every)
-		defer tk.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case <-tk.C:
-			}
-			if !beat() {
-				return
-			}
-		}
-	})
-	return func() {
-		t.Stop()
-		mu.Lock()
-		stopped = true
-		cancel, wait := hcancel, done
-		mu.Unlock()
-		if cancel != nil {
-			cancel()
-			<-wait
-		}
+	}
+}
+
+// beat renews the lease once, and reports whether to go on.
+func (h *heartbeat) beat(hctx context.Context) bool {
+	sent := time.Now()
+	err := h.k.Store.Extend(hctx, h.key, h.token, h.lease)
+	switch {
+	case err == nil:
+		h.leaseEnd = sent.Add(h.lease)
+	case hctx.Err() != nil:
+		return false
+	case errors.Is(err, ErrLeaseLost):
+		h.lost(fmt.Errorf("idem: renew lease of %q: %w", h.key, err))
+		return false
+	case !time.Now().Before(h.leaseEnd):
+		h.lost(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", h.key, ErrLeaseLost, err))
+		return false
+	}
+	return true
+}
+
+// stop ends the renewals and waits for a renewal under way. A heartbeat whose timer never fired
+// goes back to the pool; one whose timer fired is left to the collector, as renew may still be
+// about to look at it.
+func (h *heartbeat) stop() {
+	if h.timer.Stop() {
+		h.k, h.ctx, h.lost = nil, nil, nil
+		heartbeats.Put(h)
+		return
+	}
+	h.mu.Lock()
+	h.stopped = true
+	cancel, wait := h.cancel, h.done
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-wait
 	}
 }
 
@@ -267,8 +301,8 @@ func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time
 // which matches ErrNotReleased and is logged: whoever reports cause must not say the key is free
 // for a retry. A lease already lost is not worth reporting twice.
 func (k *Keeper) release(ctx context.Context, key, token string, cause error) error {
-	rctx, cancel := k.cleanupContext(ctx)
-	defer cancel()
+	rctx := k.cleanupContext(ctx)
+	defer rctx.cancel()
 	err := k.Store.Release(rctx, key, token)
 	if err == nil || (errors.Is(err, ErrLeaseLost) && errors.Is(cause, ErrLeaseLost)) {
 		return cause
@@ -285,8 +319,73 @@ func (k *Keeper) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (k *Keeper) cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), orDefault(k.CleanupTimeout, DefaultCleanupTimeout))
+// cleanupContext is the context of the Complete or Release after the work: ctx's values without
+// its cancellation, and a deadline CleanupTimeout away.
+func (k *Keeper) cleanupContext(ctx context.Context) *cleanupCtx {
+	return &cleanupCtx{
+		Context:  context.WithoutCancel(ctx),
+		deadline: time.Now().Add(orDefault(k.CleanupTimeout, DefaultCleanupTimeout)),
+	}
+}
+
+// cleanupCtx is what context.WithTimeout would give, except that its timer starts only when
+// Done is first asked for: a memory store never asks, so its Complete costs no timer.
+type cleanupCtx struct {
+	context.Context
+	deadline time.Time
+
+	mu    sync.Mutex
+	done  chan struct{}
+	timer *time.Timer
+	err   error
+}
+
+func (c *cleanupCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *cleanupCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		switch left := time.Until(c.deadline); {
+		case c.err != nil:
+			close(c.done)
+		case left <= 0:
+			c.err = context.DeadlineExceeded
+			close(c.done)
+		default:
+			c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
+		}
+	}
+	return c.done
+}
+
+func (c *cleanupCtx) Err() error {
+	if !time.Now().Before(c.deadline) {
+		c.end(context.DeadlineExceeded)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// cancel ends c, as the CancelFunc of context.WithTimeout does.
+func (c *cleanupCtx) cancel() { c.end(context.Canceled) }
+
+// end ends c with err, unless it has ended already.
+func (c *cleanupCtx) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	c.err = err
+	if c.done != nil {
+		close(c.done)
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
 }
 
 // Caches reports whether Do stores r for replays (see Cacheable).

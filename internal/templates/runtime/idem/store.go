@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -166,8 +167,39 @@ func NewClaim(outcome, token string, rec Record, retryAfter time.Duration) (Clai
 // Held reports whether the claim gave the caller the key.
 func (c Claim) Held() bool { return c.Outcome == Claimed || c.Outcome == TakenOver }
 
-// NewToken returns a fresh lease token: 128 random bits, so no holder can guess another's.
-func NewToken() string { return rand.Text() }
+// NewToken returns a fresh lease token: 26 random characters of the RFC 4648 base32 alphabet
+// (130 bits) from crypto/rand, as rand.Text makes them, so no holder can guess another's.
+//
+// The random bytes are read from crypto/rand ahead, for many tokens at once: a read costs a
+// system call of about 300ns, as much as the rest of a memory store's claim.
+func NewToken() string {
+	tokens.mu.Lock()
+	if tokens.left < tokenLen {
+		rand.Read(tokens.buf[:]) // never returns an error (it crashes the program instead)
+		tokens.left = len(tokens.buf)
+	}
+	src := tokens.buf[len(tokens.buf)-tokens.left:][:tokenLen]
+	var b [tokenLen]byte
+	for i, r := range src {
+		b[i] = base32Alphabet[r%32]
+	}
+	clear(src) // each random byte serves once
+	tokens.left -= tokenLen
+	tokens.mu.Unlock()
+	return string(b[:])
+}
+
+const (
+	tokenLen       = 26
+	base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+)
+
+// tokens holds random bytes read ahead for NewToken.
+var tokens struct {
+	mu   sync.Mutex
+	buf  [64 * tokenLen]byte
+	left int // unused, at the end of buf
+}
 
 // MaxKeyLen bounds a stored key (the client's key with its scope), leaving room in a Postgres
 // index entry.
