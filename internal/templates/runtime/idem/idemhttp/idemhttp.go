@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/textproto"
 	"time"
 
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
@@ -163,6 +164,7 @@ func KeyFromContext(ctx context.Context) (k RequestKey, ok bool) {
 type middleware struct {
 	Options
 	methods     map[string]bool
+	headerKey   string // Header as a key of http.Header
 	fingerprint *idem.Fingerprinter
 	log         *slog.Logger
 }
@@ -186,6 +188,7 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 	if m.Header == "" {
 		m.Header = HeaderKey
 	}
+	m.headerKey = textproto.CanonicalMIMEHeaderKey(m.Header)
 	if m.Namespace == "" {
 		m.Namespace = DefaultNamespace
 	}
@@ -214,7 +217,7 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		next.ServeHTTP(w, r)
 		return
 	}
-	key, err := ParseKey(r.Header.Values(m.Header))
+	key, err := ParseKey(r.Header[m.headerKey])
 	switch {
 	case errors.Is(err, ErrNoKey) && m.Optional:
 		next.ServeHTTP(w, r)
@@ -247,7 +250,11 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	x.m, x.next, x.r, x.origBody = m, next, r, r.Body
 	r.Body = &x.reader
 	route := m.route(r)
-	fp := m.fingerprint.Fingerprint(r.Method, route, x.body, r.Header.Get("Content-Type"))
+	var contentType string
+	if v := r.Header["Content-Type"]; len(v) > 0 {
+		contentType = v[0]
+	}
+	fp := m.fingerprint.Fingerprint(r.Method, route, x.body, contentType)
 	x.rk = RequestKey{Key: key, Tenant: tenant, Scoped: x.scope(m.Namespace, tenant, r.Method, route, key)}
 
 	res, err := m.Keeper.Do(r.Context(), x.rk.Scoped, fp, x.work)
@@ -364,7 +371,7 @@ func send(w http.ResponseWriter, h http.Header, status int, body []byte, replaye
 		dst[k] = v[:len(v):len(v)]
 	}
 	if replayed {
-		dst.Set(HeaderReplayed, "true")
+		dst[HeaderReplayed] = []string{"true"}
 	}
 	if status == 0 {
 		status = http.StatusOK

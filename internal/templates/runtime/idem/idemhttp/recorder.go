@@ -3,6 +3,7 @@ package idemhttp
 import (
 	"bytes"
 	"net/http"
+	"net/textproto"
 	"strings"
 )
 
@@ -43,21 +44,52 @@ func (r *recorder) statusCode() int {
 	return r.status
 }
 
-// hopByHop are the headers that belong to one connection, never to a stored response (RFC 9110
-// section 7.6.1).
-var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+// hopByHop reports whether the header named k (as a Header key) belongs to one connection,
+// never to a stored response (RFC 9110 section 7.6.1).
+func hopByHop(k string) bool {
+	switch k {
+	case "Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	return false
+}
 
 // storable returns a copy of h without hop-by-hop headers, including any the Connection header
-// names.
+// names: what h.Clone and h.Del of each would leave, in one pass.
 func storable(h http.Header) http.Header {
-	out := h.Clone()
-	for _, v := range h.Values("Connection") {
-		for _, name := range strings.Split(v, ",") {
-			out.Del(strings.TrimSpace(name))
-		}
+	if h == nil {
+		return nil
 	}
-	for _, name := range hopByHop {
-		out.Del(name)
+	conn := h["Connection"]
+	nv := 0
+	for _, vv := range h {
+		nv += len(vv)
+	}
+	sv := make([]string, nv) // one array for all the values, as Clone does
+	out := make(http.Header, len(h))
+	for k, vv := range h {
+		if hopByHop(k) || len(conn) > 0 && connectionNames(conn, k) {
+			continue
+		}
+		if vv == nil {
+			out[k] = nil // as Clone keeps it
+			continue
+		}
+		n := copy(sv, vv)
+		out[k] = sv[:n:n]
+		sv = sv[n:]
 	}
 	return out
+}
+
+// connectionNames reports whether the Connection header values conn name the header k.
+func connectionNames(conn []string, k string) bool {
+	for _, v := range conn {
+		for name := range strings.SplitSeq(v, ",") {
+			if textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name)) == k {
+				return true
+			}
+		}
+	}
+	return false
 }
