@@ -48,6 +48,7 @@ func run(pass *analysis.Pass) (any, error) {
 				a.redisFlag(f, call)
 				a.storeFlag(f, call)
 				a.statusOnly(f, call)
+				a.docStatus(f, call)
 				a.hashStatus(f, call)
 				a.ormStatus(f, call)
 			}
