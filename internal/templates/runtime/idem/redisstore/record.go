@@ -21,8 +21,9 @@ import (
 // milliseconds: the lease is kept relative to the key's own expiry, which Redis counts on its
 // clock, so a claim needs no clock and no script. The token comes first, so a fenced write
 // compares a prefix ("P<token>|"); tokens never hold '|'. Completed, the expiry is in Unix
-// milliseconds on the server's clock, and the headers are length-prefixed so any bytes survive;
-// names counts header names, values counts their values.
+// milliseconds on the clock of the client that completed it: it is only reported (as
+// Record.Expires), Redis enforces the TTL on its own clock. The headers are length-prefixed so
+// any bytes survive; names counts header names, values counts their values.
 
 // errCorrupt: the key holds a string this store did not write.
 var errCorrupt = errors.New("the key holds a value redisstore did not write: give the store a Prefix no other program writes under")

@@ -252,15 +252,18 @@ func decodeClaimHeld(key, fingerprint, token string, lease, px int64, reply any,
 	return idem.Claim{}, fmt.Errorf("unexpected reply %v", reply)
 }
 
-// completeScript: KEYS[1]; ARGV the holder's prefix "P<token>|", the response as completion
-// encodes it, ttl ms. Replies 1, or 0 when the token does not hold the key.
+// completeScript: KEYS[1]; ARGV the holder's prefix "P<token>|", the completed value's head
+// "C<expiry>|", the response as completion encodes it, ttl ms. Replies 1, or 0 when the token
+// does not hold the key. It is the one script on a new key's path, so it does the least Lua can:
+// every byte of a string Lua makes is hashed, so the response, the bulk of the record, goes
+// straight from ARGV to APPEND and is never part of a string built here; the expiry comes from
+// the caller rather than TIME and a number format.
 var completeScript = newScript(`
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 local fp = string.sub(v, string.find(v, '|', #ARGV[1] + 1, true) + 1)
-local t = redis.call('TIME')
-local ex = t[1] * 1000 + math.floor(t[2] / 1000) + ARGV[3]
-redis.call('SET', KEYS[1], string.format('C%d|%d|', ex, #fp) .. fp .. ARGV[2], 'PX', ARGV[3])
+redis.call('SET', KEYS[1], ARGV[2] .. #fp .. '|' .. fp, 'PX', ARGV[4])
+redis.call('APPEND', KEYS[1], ARGV[3])
 return 1
 `)
 
@@ -299,10 +302,20 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	if err := idem.CheckDuration("ttl", ttl); err != nil {
 		return err
 	}
+	// One buffer holds the three arguments that vary: the holder's prefix, the head with the
+	// expiry, and the response.
 	buf := completions.Get().(*[]byte)
-	*buf = completion((*buf)[:0], resp)
-	err := s.fenced(ctx, "complete", completeScript, key, token, *buf, ttl.Milliseconds())
-	if cap(*buf) <= 64<<10 { // keep the pool from holding on to the odd huge response
+	b := append((*buf)[:0], 'P')
+	b = append(b, token...)
+	b = append(b, '|')
+	held := len(b)
+	b = append(b, 'C')
+	b = strconv.AppendInt(b, time.Now().Add(ttl).UnixMilli(), 10)
+	b = append(b, '|')
+	head := len(b)
+	b = completion(b, resp)
+	err := s.fenced(ctx, "complete", completeScript, key, b[:held], b[held:head], b[head:], ttl.Milliseconds())
+	if *buf = b; cap(b) <= 64<<10 { // keep the pool from holding on to the odd huge response
 		completions.Put(buf)
 	}
 	return err
@@ -316,7 +329,7 @@ var completions = sync.Pool{New: func() any { return new([]byte) }}
 //
 //idemkit:release
 func (s *Store) Release(ctx context.Context, key, token string) error {
-	return s.fenced(ctx, "release", releaseScript, key, token)
+	return s.fenced(ctx, "release", releaseScript, key, heldPrefix(token))
 }
 
 // Extend implements idem.Store.
@@ -324,12 +337,13 @@ func (s *Store) Extend(ctx context.Context, key, token string, lease time.Durati
 	if err := idem.CheckDuration("lease", lease); err != nil {
 		return err
 	}
-	return s.fenced(ctx, "extend", extendScript, key, token, lease.Milliseconds())
+	return s.fenced(ctx, "extend", extendScript, key, heldPrefix(token), lease.Milliseconds())
 }
 
-// fenced runs a script that writes only when token holds the key, and replies 1 if it did.
-func (s *Store) fenced(ctx context.Context, op string, script *script, key, token string, args ...any) error {
-	cmd, unreplicated := run(ctx, s, script, redis.NewIntCmd, s.prefix+key, heldPrefix(token), args...)
+// fenced runs a script that writes only when the holder whose prefix is held (heldPrefix) holds
+// the key, and replies 1 if it did.
+func (s *Store) fenced(ctx context.Context, op string, script *script, key string, held any, args ...any) error {
+	cmd, unreplicated := run(ctx, s, script, redis.NewIntCmd, s.prefix+key, held, args...)
 	if err := cmd.Err(); err != nil {
 		return s.unavailable(ctx, op, key, err)
 	}
