@@ -751,9 +751,11 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 			continue
 		}
 		// Work that does harm when done twice: an External effect, or a
-		// write that adds to another record. Overwrites (SET, SADD, an
+		// write that adds to another record (an INSERT, an UPDATE that adds
+		// to a column). Overwrites (SET, SADD, an
 		// UPDATE) done twice leave what once leaves.
-		if !s.use.External && (s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape || s.use.Record == w.use.Record) {
+		if !s.use.External && !(s.use.Op == match.OpUpdate && s.use.Increments && s.use.Record != w.use.Record) &&
+			(s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape || s.use.Record == w.use.Record) {
 			continue
 		}
 		if s.use.External && len(s.use.Keys) > 0 && effect.SameKey(rd.atoms, s.atoms, rd.use.Keys, s.use.Keys) {

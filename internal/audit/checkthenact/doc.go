@@ -13,15 +13,20 @@
 // called in turn by a service in another package, are a check and an act.
 // The check is a read: a SQL SELECT (with or without FOR UPDATE, which
 // cannot lock a row that does not exist yet), a gorm First, Take, Last,
-// Find or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER, or a
-// lookup through an interface (Get, Exists, IsProcessed). The act is a
+// Find or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER, a
+// MongoDB FindOne, Find or CountDocuments (driver v1 or v2), a DynamoDB
+// GetItem, or a lookup through an interface (Get, Exists, IsProcessed).
+// The act is a
 // write of the same record with the same key whose running the read's
 // result decides: a branch on what it found, not a bare `if err != nil {
-// return err }`. An INSERT or Create is reported on any table; an
-// overwrite (SET, HSET, SADD, UPDATE) when the path it guards does other
-// work (a payment, a request, a write elsewhere) or the record is named
-// for dedup. An atomic write (ON CONFLICT, SET NX) is reported only when
-// work runs between the check and it. A lock held across both (a mutex,
+// return err }`. An INSERT, Create or InsertOne is reported on any table
+// or collection; an overwrite (SET, HSET, SADD, UPDATE, an upsert, a
+// PutItem without a condition) when the path it guards does other work (a
+// payment, a request, a write elsewhere) or the record is named for
+// dedup. An atomic write (ON CONFLICT, SET NX, an InsertOne whose
+// duplicate-key error is read, a PutItem or UpdateItem conditioned on
+// attribute_not_exists, a MongoDB update whose filter compares what it
+// changes) is reported only when work runs between the check and it. A lock held across both (a mutex,
 // an advisory lock, a claim or a parent row's FOR UPDATE taken first), a
 // SERIALIZABLE transaction, a handled duplicate-key error, or a WATCH
 // transaction make the pair safe. gorm's FirstOrCreate of a dedup model is

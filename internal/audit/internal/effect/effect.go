@@ -48,6 +48,9 @@ type Effect struct {
 	Target    string // the table, model or key as written
 	Appends   bool
 	ForUpdate bool
+	// Increments marks an UPDATE that adds to a column: harm when done
+	// twice, as an append is.
+	Increments bool
 	// Params are the indices of the function's parameters the record's
 	// key is made from; empty when the key is constant or comes from
 	// elsewhere (the receiver, a package variable).
@@ -245,7 +248,7 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 	if a, ok := match.Classify(info, call); ok {
 		return []Use{{
 			Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Appends: a.Appends,
-				ForUpdate: a.ForUpdate, Where: r.where(call.Pos())},
+				ForUpdate: a.ForUpdate, Increments: a.Increments, Where: r.where(call.Pos())},
 			Keys: a.Keys, Dest: a.Dest, Call: call, Access: a,
 		}}
 	}
@@ -768,7 +771,7 @@ func (r *Result) forwarded(call *ast.CallExpr, fn *types.Func, e Effect) (Use, b
 	}
 	return Use{
 		Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Appends: a.Appends,
-			ForUpdate: a.ForUpdate, Where: e.Where},
+			ForUpdate: a.ForUpdate, Increments: a.Increments, Where: e.Where},
 		Keys: a.Keys, Dest: a.Dest, Call: call, Callee: fn, Access: a,
 	}, true
 }

@@ -82,6 +82,9 @@ type Access struct {
 	// doing it twice leaves two effects: an INSERT, a Create, INCR, a
 	// list push. A SET, HSET or SADD done twice leaves one.
 	Appends bool
+	// Increments marks an UPDATE that adds to a column (SET n = n + $1):
+	// it changes a record that exists, and done twice, adds twice.
+	Increments bool
 	// ReportsAdded marks a write whose result says whether it added the
 	// record: SADD's and HSET's count of new members or fields, INCR's new
 	// value (1 the first time). A caller that branches on that result has
@@ -154,7 +157,7 @@ func sqlAccess(info *types.Info, call *ast.CallExpr, c SQLCall) (Access, bool) {
 			a.Op = OpClaim
 		}
 	case Update:
-		a.Op, a.What = OpUpdate, "UPDATE"
+		a.Op, a.What, a.Increments = OpUpdate, "UPDATE", st.Increments
 		if st.Guarded {
 			a.Op = OpGuarded
 		}

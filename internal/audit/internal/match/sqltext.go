@@ -62,6 +62,10 @@ type Statement struct {
 	// assigns (SET status = 'done' WHERE status = 'pending'): a
 	// compare-and-set, which a concurrent writer makes match no row.
 	Guarded bool
+	// Increments marks an UPDATE that adds to what a column holds
+	// (SET refunded = refunded + $2, SET tags = tags || $1): done twice,
+	// it adds twice.
+	Increments bool
 }
 
 // ParseSQL classifies constant SQL text.
@@ -106,6 +110,7 @@ func ParseSQL(text string) Statement {
 		st.Table, _ = tableName(rest, 0)
 		if i := indexWord(rest, 0, "SET"); i >= 0 {
 			st.Assigned = assigned(rest[i+1:])
+			st.Increments = increments(rest[i+1:])
 		}
 		st.Columns = whereColumns(rest, 0)
 		st.Guarded = slices.ContainsFunc(st.Columns, func(c string) bool {
@@ -242,6 +247,44 @@ func assigned(toks []token) []string {
 		}
 	}
 	return cols
+}
+
+// increments reports whether an UPDATE's SET list assigns a column an
+// expression that adds to or appends to that same column: col = col + x,
+// col = col - x, col = col || x, col = array_append(col, x).
+func increments(toks []token) bool {
+	for i := 0; i+2 < len(toks); i++ {
+		t := toks[i]
+		if t.depth == 0 && t.kind == word && (t.upper == "WHERE" || slices.Contains(clauseEnds, t.upper)) {
+			return false
+		}
+		if t.depth != 0 || t.kind != word || toks[i+1].text != "=" {
+			continue
+		}
+		col := t.upper
+		if versionColumn(strings.ToLower(col)) || slices.ContainsFunc(Words(strings.ToLower(col)), func(w string) bool {
+			return w == "attempts" || w == "attempt" || w == "retries" || w == "tries" || w == "deliveries"
+		}) {
+			continue // counting writes or tries is bookkeeping, not the work
+		}
+		// the expression runs to the next comma at this depth
+		for j := i + 2; j < len(toks); j++ {
+			u := toks[j]
+			if u.depth == 0 && (u.text == "," || u.kind == word && (u.upper == "WHERE" || slices.Contains(clauseEnds, u.upper))) {
+				break
+			}
+			if u.kind == word && u.upper == col && j+1 < len(toks) {
+				switch toks[j+1].text {
+				case "+", "-", "||", "|":
+					return true
+				}
+			}
+			if u.kind == word && (u.upper == "ARRAY_APPEND" || u.upper == "ARRAY_CAT") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var (

@@ -88,3 +88,24 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSQLIncrements(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sql  string
+		want bool
+	}{
+		{"UPDATE orders SET refunded_cents = refunded_cents + $2 WHERE id = $1", true},
+		{"UPDATE wallets SET balance=balance-$1, updated_at = now() WHERE id = $2", true},
+		{"update carts set items = array_append(items, $1) where id = $2", true},
+		{"UPDATE notes SET body = body || $1 WHERE id = $2", true},
+		{"UPDATE orders SET status = 'paid', version = version + 1 WHERE id = $1", false},
+		{"UPDATE jobs SET attempts = attempts + 1, status = 'running' WHERE id = $1", false},
+		{"UPDATE orders SET refunded_cents = $2 WHERE id = $1 AND refunded_cents + $2 < 100", false},
+		{"UPDATE orders SET total = subtotal + tax WHERE id = $1", false},
+	} {
+		if got := ParseSQL(tt.sql).Increments; got != tt.want {
+			t.Errorf("ParseSQL(%q).Increments = %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}
