@@ -120,9 +120,7 @@ func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
 // default, or re-asking a rejected one forever.
 func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error {
 	if !accessible {
-		return func(f *huh.Form) error {
-			return f.WithProgramOptions(tea.WithFilter(fitWindow)).WithInput(in).WithOutput(out).Run()
-		}
+		return func(f *huh.Form) error { return runFitted(f, in, out) }
 	}
 	lines := &lineReader{r: in}
 	return func(f *huh.Form) (err error) {
@@ -145,18 +143,39 @@ func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error
 	}
 }
 
-// fitWindow tells a form the terminal is two lines shorter than it is.
-// huh sizes a group's fields to the height it is given but then puts a
-// blank line above the help, and the terminal keeps its last line for the
-// cursor, so a group given the whole height is two lines too tall and its
-// first lines (a note's title, the question's own title) are pushed off
-// the top of the screen.
-func fitWindow(_ tea.Model, msg tea.Msg) tea.Msg {
-	if size, ok := msg.(tea.WindowSizeMsg); ok && size.Height > 2 {
-		size.Height -= 2
-		return size
+// fitted is a form that is told the terminal is a line shorter than it
+// is. huh sizes a tall group to the height it is given, then puts a blank
+// line above its help, so a group given the whole height draws one line
+// more than the screen has, and Bubble Tea drops the extra line from the
+// top: the group's first line (the "idemkit design" title, a question's
+// teaching note) never shows. Only the form is told: Bubble Tea's renderer
+// keeps the last lines of a view that fit the height it knows, so it must
+// know the real one. (A tea.WithFilter cannot do this: it changes the size
+// for the renderer too, which then drops as many lines as the form saved.)
+type fitted struct{ *huh.Form }
+
+// Update hands msg to the form, a window size one line shorter.
+func (m fitted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if size, ok := msg.(tea.WindowSizeMsg); ok && size.Height > 1 {
+		size.Height--
+		msg = size
 	}
-	return msg
+	_, cmd := m.Form.Update(msg)
+	return m, cmd
+}
+
+// runFitted runs f on the terminal the way huh's Form.Run does, wrapped in
+// fitted: submitting quits, Ctrl-C is huh.ErrUserAborted.
+func runFitted(f *huh.Form, in io.Reader, out io.Writer) error {
+	f.SubmitCmd, f.CancelCmd = tea.Quit, tea.Interrupt
+	_, err := tea.NewProgram(fitted{f}, tea.WithInput(in), tea.WithOutput(out)).Run()
+	switch {
+	case f.State == huh.StateAborted || errors.Is(err, tea.ErrInterrupted):
+		return huh.ErrUserAborted
+	case err != nil:
+		return fmt.Errorf("run the form: %w", err)
+	}
+	return nil
 }
 
 // inputEnded is the panic lineReader stops a form with: huh's accessible

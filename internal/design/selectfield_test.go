@@ -15,11 +15,12 @@ import (
 // views lays f out on a terminal of w x h, as RunWith runs it, and returns
 // the view of each of its groups in turn.
 func views(f *huh.Form, w, h int) []string {
-	f.Init()
-	f.Update(fitWindow(nil, tea.WindowSizeMsg{Width: w, Height: h}))
+	m := fitted{f}
+	m.Init()
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	var out []string
 	for range 12 {
-		out = append(out, f.View())
+		out = append(out, m.View())
 		if f.State != huh.StateNormal {
 			break
 		}
@@ -30,6 +31,14 @@ func views(f *huh.Form, w, h int) []string {
 		}
 	}
 	return out
+}
+
+// onScreen is what Bubble Tea's renderer shows of a view on a terminal h
+// lines high: it drops the lines above the last h, as it cannot move the
+// cursor into the scrollback. RunWith leaves the renderer the real height.
+func onScreen(view string, h int) string {
+	lines := strings.Split(view, "\n")
+	return strings.Join(lines[max(0, len(lines)-h):], "\n")
 }
 
 // Every stage of the interview fits the terminal at 80x24 and 120x40:
@@ -70,9 +79,12 @@ func TestFormFitsTheTerminal(t *testing.T) {
 				}
 				for _, st := range stages {
 					all := views(st.form(), size[0], size[1])
+					// The stage's first title is the screen's first line.
+					if first, _, _ := strings.Cut(strings.TrimSpace(onScreen(all[0], size[1])), "\n"); !strings.Contains(first, strings.Split(st.want[0], "|")[0]) {
+						t.Errorf("%dx%d: the screen starts %q, not with %q:\n%s", size[0], size[1], first, st.want[0], all[0])
+					}
 					for _, v := range all {
-						// The terminal's last line is the cursor's.
-						if h := lipgloss.Height(v); h > size[1]-1 {
+						if h := lipgloss.Height(v); h > size[1] {
 							t.Errorf("%dx%d: a view of %d lines:\n%s", size[0], size[1], h, v)
 						}
 						for line := range strings.SplitSeq(v, "\n") {
