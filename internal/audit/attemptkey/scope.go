@@ -289,7 +289,7 @@ func retryLoop(info *types.Info, cond ast.Expr, body *ast.BlockStmt) bool {
 	found := false
 	ast.Inspect(cond, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && slices.ContainsFunc(match.Words(id.Name), func(w string) bool {
-			return slices.Contains(retryWords, w) || w == "tries"
+			return slices.Contains(retryWords, w) || w == "tries" || w == "try"
 		}) {
 			found = true
 		}
