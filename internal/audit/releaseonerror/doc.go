@@ -11,8 +11,12 @@
 // before), an INSERT of an in-progress row ('in_progress', 'processing',
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
 // sqlc query methods, bun, a gorm Create with OnConflict or into a model
-// named for keys), a Postgres session advisory lock (pg_try_advisory_lock,
-// held on the pooled connection until pg_advisory_unlock), a lock from
+// named for keys), a MongoDB InsertOne of an in-progress or lock document
+// whose duplicate-key error means taken, a DynamoDB PutItem of one
+// conditioned on attribute_not_exists (released by a DeleteOne or
+// DeleteItem of the same key), a Postgres session advisory lock
+// (pg_try_advisory_lock, held on the pooled connection until
+// pg_advisory_unlock), a lock from
 // bsm/redislock (Obtain) or redsync (a Mutex's Lock), or a call of a claim
 // helper: one carrying the //idemkit:claim directive (the reference
 // runtime's Store.Claim), one whose body only takes a key from its
