@@ -101,21 +101,22 @@ type made struct {
 }
 
 type checker struct {
-	pass      *analysis.Pass
-	r         *report.Reporter
-	dirs      *directive.Directives
-	decls     map[*types.Func]*ast.FuncDecl
-	returns   map[*types.Func]*origin       // what fresh value a function returns; nil for none
-	params    map[*types.Func]map[int]reach // which parameters reach a sink, and which sink
-	makes     map[*types.Func]*made         // functions that make a key and send it; nil for none
-	retries   map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
-	roles     map[*ast.FuncDecl]map[*ast.FuncLit]scope
-	jobs      map[*types.Func]bool                 // functions a scheduler runs; nil until registered looks
-	callbacks map[*types.Func]bool                 // functions handed over by name as callbacks
-	process   map[types.Object]*origin             // package variables and fields set once per process to a fresh value
-	onces     map[types.Object]*origin             // package variables holding a sync.OnceValue of a fresh value
-	held      map[types.Object][]string            // what package variables and fields are set to once, spelled out
-	fields    map[*types.Func]map[int][]*types.Var // which fields a function keeps its parameters in
+	pass       *analysis.Pass
+	r          *report.Reporter
+	dirs       *directive.Directives
+	decls      map[*types.Func]*ast.FuncDecl
+	returns    map[*types.Func]*origin       // what fresh value a function returns; nil for none
+	params     map[*types.Func]map[int]reach // which parameters reach a sink, and which sink
+	makes      map[*types.Func]*made         // functions that make a key and send it; nil for none
+	retries    map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
+	roles      map[*ast.FuncDecl]map[*ast.FuncLit]scope
+	jobs       map[*types.Func]bool                 // functions a scheduler runs; nil until registered looks
+	callbacks  map[*types.Func]bool                 // functions handed over by name as callbacks
+	activities map[*types.Func]bool                 // functions registered as workflow activities
+	process    map[types.Object]*origin             // package variables and fields set once per process to a fresh value
+	onces      map[types.Object]*origin             // package variables holding a sync.OnceValue of a fresh value
+	held       map[types.Object][]string            // what package variables and fields are set to once, spelled out
+	fields     map[*types.Func]map[int][]*types.Var // which fields a function keeps its parameters in
 }
 
 func run(pass *analysis.Pass) (any, error) {

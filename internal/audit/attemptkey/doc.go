@@ -46,7 +46,11 @@
 //     ("the hourly job that..."), a method of a type whose name ends in Job
 //     or Cron, a function literal given to AddFunc, Every or a cron package,
 //     a function of the package given to one by name or called by such a
-//     literal, a ticker loop.
+//     literal, a ticker loop;
+//   - a run of a workflow activity, which its engine runs again after a
+//     failure: a function given to RegisterActivity, a method of a type
+//     whose name ends in Activity or Activities, or one whose doc comment
+//     calls it an activity or says the engine "retries it".
 //
 // The key may be made in a function the attempt calls, at any depth in the
 // package and across packages (an exported function's fresh result, the key

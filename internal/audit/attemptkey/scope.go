@@ -46,6 +46,9 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 			sc = &scope{node: decl, kind: k, what: what, msgs: msgs}
 		} else if c.registered(); c.jobs[fn] || scheduleDoc(decl.Doc) {
 			sc = &scope{node: decl, kind: scheduled, what: "scheduled job " + decl.Name.Name}
+		} else if c.activities[fn] || activity(decl, recvName(fn)) {
+			// run again by its workflow engine (or its caller) on failure
+			sc = &scope{node: decl, kind: retry, what: "activity " + decl.Name.Name}
 		} else if k, _, msgs := funcRole(info, "", "", fn.Signature(), decl.Body); c.callbacks[fn] && k == delivery {
 			// handed over as a callback (nc.Subscribe(subj, c.orders)): called per delivery
 			sc = &scope{node: decl, kind: delivery, what: "consumer " + decl.Name.Name, msgs: msgs}
@@ -160,6 +163,32 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 // scheduleDoc reports a doc comment that says its function runs on a
 // schedule: a schedule's word beside one for a job or a run ("the hourly
 // job that charges every subscription due", "runs nightly").
+// activity reports a function that its doc comment or its receiver's
+// name calls a workflow activity (Temporal's, Cadence's: the engine runs
+// it again after a failure), or whose doc says it is retried as a whole.
+// Each run is one attempt.
+func activity(decl *ast.FuncDecl, recv string) bool {
+	rw := match.Words(recv)
+	if len(rw) > 0 && (rw[len(rw)-1] == "activity" || rw[len(rw)-1] == "activities") {
+		return true
+	}
+	if decl.Doc == nil {
+		return false
+	}
+	words := match.Words(decl.Doc.Text())
+	for i, w := range words {
+		switch w {
+		case "activity":
+			return true
+		case "retries", "reruns", "redelivers":
+			if i+1 < len(words) && words[i+1] == "it" {
+				return true // "the engine retries it"
+			}
+		}
+	}
+	return false
+}
+
 func scheduleDoc(doc *ast.CommentGroup) bool {
 	if doc == nil {
 		return false
@@ -559,7 +588,7 @@ func (c *checker) registered() {
 	if c.jobs != nil {
 		return
 	}
-	c.jobs, c.callbacks = map[*types.Func]bool{}, map[*types.Func]bool{}
+	c.jobs, c.callbacks, c.activities = map[*types.Func]bool{}, map[*types.Func]bool{}, map[*types.Func]bool{}
 	info := c.pass.TypesInfo
 	for _, decl := range c.decls {
 		ast.Inspect(decl.Body, func(n ast.Node) bool {
@@ -571,6 +600,14 @@ func (c *checker) registered() {
 				if f := funcRef(info, arg); f != nil && c.decls[f.Origin()] != nil {
 					c.callbacks[f.Origin()] = true
 				}
+			}
+			if fn, ok := typeutil.Callee(info, call).(*types.Func); ok && strings.HasPrefix(fn.Name(), "RegisterActivity") {
+				for _, arg := range call.Args {
+					if f := funcRef(info, arg); f != nil && c.decls[f.Origin()] != nil {
+						c.activities[f.Origin()] = true
+					}
+				}
+				return true
 			}
 			if fn, ok := typeutil.Callee(info, call).(*types.Func); !ok || !scheduling(fn) {
 				return true
