@@ -339,7 +339,7 @@ func TestMoreProviderFacts(t *testing.T) {
 		{"mailgun", KindWebhook, "8h", "24h", WindowRetrySchedule, LocationBody, "/event-data/id", false},
 		{"postmark", KindWebhook, "11h", "3d", WindowRetrySchedule, LocationBody, "/MessageID", false},
 		{"hubspot", KindWebhook, "24h", "3d", WindowRetrySchedule, LocationBody, "/eventId", true},
-		{"salesforce", KindWebhook, "24h", "3d", WindowRetrySchedule, LocationBody, "/Notification/Id", true},
+		{"salesforce", KindWebhook, "24h", "3d", WindowRetrySchedule, LocationBody, "/Id", true},
 		{"adyen", KindWebhook, "30d", "60d", WindowRetrySchedule, LocationBody, "/NotificationRequestItem/pspReference", true},
 		{"github", KindWebhook, "3d", "7d", WindowManualRedelivery, LocationHeader, "X-GitHub-Delivery", false},
 		{"sns", KindQueue, "1h", "24h", WindowRetrySchedule, LocationBody, "/MessageId", false},
@@ -365,6 +365,35 @@ func TestMoreProviderFacts(t *testing.T) {
 		}
 		if l := p.Key.From[0]; l.Kind != tt.keyKind || l.Name != tt.keyName {
 			t.Errorf("%s: key read from %s %s, want %s %s", tt.id, l.Kind, l.Name, tt.keyKind, tt.keyName)
+		}
+	}
+}
+
+// TestPayloadsAndAcks pins what a delivery's body is written in and the
+// acknowledgement a sender asks for, each from the sender's documentation:
+// Salesforce posts SOAP XML and wants Ack true back, Twilio posts form
+// fields, Adyen wants [accepted]; everyone else posts JSON and takes any 2xx.
+func TestPayloadsAndAcks(t *testing.T) {
+	t.Parallel()
+	want := map[string]struct{ payload, ack string }{
+		"salesforce": {PayloadXML, "<Ack>true</Ack>"},
+		"twilio":     {PayloadForm, ""},
+		"adyen":      {PayloadJSON, "[accepted]"},
+	}
+	for i := range Default().Providers {
+		p := &Default().Providers[i]
+		w, ok := want[p.ID]
+		if !ok {
+			w.payload = PayloadJSON
+		}
+		if got := PayloadOf(p); got != w.payload {
+			t.Errorf("%s: payload %s, want %s", p.ID, got, w.payload)
+		}
+		if w.ack == "" && p.Ack != (Ack{}) || !strings.Contains(p.Ack.Body, w.ack) {
+			t.Errorf("%s: ack %q, want one containing %q", p.ID, p.Ack.Body, w.ack)
+		}
+		if p.Ack.Body != "" && p.Ack.URL == "" {
+			t.Errorf("%s: ack %q has no documentation URL", p.ID, p.Ack.Body)
 		}
 	}
 }

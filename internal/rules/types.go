@@ -125,6 +125,18 @@ type Provider struct {
 	// of the same event (attempt counters, delivery IDs, receipt handles):
 	// left out of the canonical hash, or every redelivery is a mismatch.
 	Exclude []DeliveryField `yaml:"exclude"`
+	// Payload is the format of a delivery's body: json (the default when
+	// empty), xml (Salesforce's SOAP outbound messages) or form
+	// (application/x-www-form-urlencoded, Twilio). For xml, Key.From's
+	// body locations and Key.Items are element paths written like JSON
+	// pointers, by local name (/Notification/Id); only a json payload can
+	// be read by the generated handlers.
+	Payload string `yaml:"payload,omitempty"`
+	// PayloadURL is the page that states a payload format other than json.
+	PayloadURL string `yaml:"payload_url,omitempty"`
+	// Ack is the body a sender expects with the 2xx that acknowledges a
+	// delivery (Adyen's "[accepted]"); empty when any 2xx will do.
+	Ack Ack `yaml:"ack,omitempty"`
 	// Line is the line of the entry in the file it was last loaded from (a
 	// team's override when it changed the entry), for messages.
 	Line int `yaml:"-"`
@@ -216,6 +228,34 @@ type WindowSource struct {
 	// URL is the page that states the number; it defaults to the
 	// provider's Reference.
 	URL string `yaml:"url,omitempty"`
+}
+
+// Payload formats: what a provider's delivery body is written in.
+const (
+	PayloadJSON = "json" // a JSON document; the default
+	PayloadXML  = "xml"  // an XML document, e.g. a SOAP envelope
+	PayloadForm = "form" // application/x-www-form-urlencoded fields
+)
+
+// PayloadFormats lists the payload formats.
+func PayloadFormats() []string { return []string{PayloadJSON, PayloadXML, PayloadForm} }
+
+// PayloadOf is p's payload format, json when the entry names none.
+func PayloadOf(p *Provider) string {
+	if p.Payload == "" {
+		return PayloadJSON
+	}
+	return p.Payload
+}
+
+// Ack is the acknowledgement a sender expects, and the page that says so.
+type Ack struct {
+	// Body is the exact response body, one line of printable ASCII.
+	Body string `yaml:"body"`
+	// ContentType is the media type the body is sent with, e.g. text/xml.
+	ContentType string `yaml:"content_type,omitempty"`
+	// URL is the documentation that asks for it.
+	URL string `yaml:"url"`
 }
 
 // DeliveryField is delivery metadata that differs between two deliveries

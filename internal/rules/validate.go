@@ -229,6 +229,7 @@ func (v *validator) providers() {
 		v.url("reference", p.Reference, "the documentation the window came from", at("providers", i, "reference"))
 		v.providerKey(i, p)
 		v.window(i, p)
+		v.payload(i, p)
 		for j, f := range p.Exclude {
 			field := fmt.Sprintf("exclude[%d]", j)
 			if err := CheckLocation(Location{Kind: f.Kind, Name: f.Name}); err != nil {
@@ -289,6 +290,32 @@ func (v *validator) providerKey(i int, p Provider) {
 		v.fail(fmt.Errorf("format %q must use each part of key.from once, in braces: %s", k.Format, "{"+strings.Join(parts, "}:{")+"}"),
 			at("providers", i, "key.format")...)
 	}
+}
+
+// payload checks a provider's payload format and acknowledgement: the
+// format is one idemkit knows, and an acknowledgement is one line sent by
+// a webhook sender, with the page that asks for it.
+func (v *validator) payload(i int, p Provider) {
+	switch {
+	case p.Payload != "" && !slices.Contains(PayloadFormats(), p.Payload):
+		v.fail(fmt.Errorf("payload %q is not one of %s", p.Payload, strings.Join(PayloadFormats(), ", ")), at("providers", i, "payload")...)
+	case PayloadOf(&p) != PayloadJSON && p.PayloadURL == "":
+		v.fail(fmt.Errorf("%w: the page that says deliveries are %s", ErrMissingField, p.Payload), append(at("providers", i, "payload_url"), at("providers", i, "payload")...)...)
+	}
+	v.url("payload_url", p.PayloadURL, "the page that states the payload format", at("providers", i, "payload_url"))
+	if p.Ack == (Ack{}) {
+		return
+	}
+	if p.Kind != KindWebhook {
+		v.fail(fmt.Errorf("ack: only a webhook sender expects an acknowledgement body; a %s provider has none", p.Kind), at("providers", i, "ack")...)
+	}
+	if b := p.Ack.Body; b == "" || len(b) > 255 || strings.IndexFunc(b, func(r rune) bool { return r < ' ' || r > '~' }) >= 0 {
+		v.fail(fmt.Errorf("ack.body %q: want one line of at most 255 printable ASCII characters, the exact body the sender expects", b), at("providers", i, "ack.body")...)
+	}
+	if p.Ack.URL == "" {
+		v.fail(fmt.Errorf("%w: the page that asks for this acknowledgement", ErrMissingField), at("providers", i, "ack.url")...)
+	}
+	v.url("url", p.Ack.URL, "the page that asks for this acknowledgement", at("providers", i, "ack.url"))
 }
 
 // window checks what a provider's retry window is said to be.

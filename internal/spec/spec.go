@@ -66,6 +66,11 @@ type Key struct {
 	// Ack is the body the provider expects with the 2xx that acknowledges a
 	// delivery (Adyen: "[accepted]"); empty when any 2xx will do.
 	Ack string `yaml:"ack,omitempty"`
+	// Payload is the format of a delivery's body when it is not JSON: xml
+	// (a SOAP envelope, Salesforce) or form (form fields, Twilio). Body
+	// locations are then element paths or field names, which the generated
+	// handlers cannot read; empty means JSON.
+	Payload string `yaml:"payload,omitempty"`
 	// Missing is what a request without a key gets (a client key: 400).
 	Missing string `yaml:"missing,omitempty"`
 	Format  string `yaml:"format"` // e.g. "{workflow_id}:{step}:{param}"

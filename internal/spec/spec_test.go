@@ -1,6 +1,11 @@
 package spec
 
-import "github.com/idemkit/idemkit/internal/rules"
+import (
+	"path"
+	"testing"
+
+	"github.com/idemkit/idemkit/internal/rules"
+)
 
 // validSpec is a complete client-keyed payment design with three downstream
 // steps; tests break one thing at a time.
@@ -131,3 +136,13 @@ downstream:
 
 The body is rendered from the front matter and ignored by Parse.
 `
+
+// TestPatternsLinkResolves checks that the link every spec carries, read
+// from where specs are written (knowledge/projects/), reaches the patterns
+// page the design command writes (knowledge/patterns/).
+func TestPatternsLinkResolves(t *testing.T) {
+	t.Parallel()
+	if got := path.Join("knowledge/projects", PatternsLink); got != "knowledge/patterns/idempotency-patterns.md" {
+		t.Errorf("%s from knowledge/projects/ is %s, want knowledge/patterns/idempotency-patterns.md", PatternsLink, got)
+	}
+}

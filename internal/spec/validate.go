@@ -271,6 +271,12 @@ func (v *validator) keyParts(k *Key) {
 			v.addf("key.batch", "no part of the key is read from the event (key.in: body): every event of a delivery would share one key")
 		}
 	}
+	if k.Payload != "" {
+		v.oneOf("key.payload", k.Payload, rules.PayloadFormats())
+		if k.Source != SourceWebhook && k.Source != SourceQueue {
+			v.addf("key.payload", "only a webhook or queue delivery has a payload format of its sender's; a %s key is read from the operation's own input", k.Source)
+		}
+	}
 	if k.Ack != "" {
 		if k.Source != SourceWebhook {
 			v.addf("key.ack", "only a webhook answers its sender with an acknowledgement body; a %s key has none", k.Source)
