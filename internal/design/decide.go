@@ -225,7 +225,15 @@ func (d *decider) key() error {
 		} else if err != nil {
 			return &InputError{Field: "key.format", Err: err}
 		}
-		out.Format = f
+		values := formatValues(out.Format, out.Example)
+		if src == spec.SourceClient {
+			// The client's one value goes by any of these names.
+			for _, name := range []string{"idempotency_key", "key", "uuid"} {
+				values[name] = ks.Example
+			}
+		}
+		values["provider"], values["queue"] = orWord(out.Provider, "provider"), "orders"
+		out.Format, out.Example = f, exampleOf(f, values)
 		out.Parts = partsOf(f, out.Parts)
 	}
 
@@ -272,6 +280,45 @@ func partsOf(format string, parts []spec.KeyPart) []spec.KeyPart {
 
 var formatPlaceholder = regexp.MustCompile(`\{([^{}]*)\}`)
 
+// formatValues reads the value of each placeholder of format out of an
+// example key written in it ("{psp_reference}:{event_code}" and
+// "8815658961765250:AUTHORISATION"), so an example for another format of
+// the same parts can be written from them. A key that does not match the
+// format gives no values.
+func formatValues(format, example string) map[string]string {
+	values := map[string]string{}
+	var names []string
+	var re strings.Builder
+	re.WriteString("^")
+	last := 0
+	for _, m := range formatPlaceholder.FindAllStringSubmatchIndex(format, -1) {
+		re.WriteString(regexp.QuoteMeta(format[last:m[0]]) + "(.+?)")
+		names = append(names, format[m[2]:m[3]])
+		last = m[1]
+	}
+	re.WriteString(regexp.QuoteMeta(format[last:]) + "$")
+	found := regexp.MustCompile(re.String()).FindStringSubmatch(example)
+	for i, name := range names {
+		if found != nil {
+			values[name] = found[i+1]
+		}
+	}
+	return values
+}
+
+// exampleOf writes an example key in format: each placeholder takes its
+// value from values, or an illustrative one made from its name
+// ({order_id} as order-42).
+func exampleOf(format string, values map[string]string) string {
+	return formatPlaceholder.ReplaceAllStringFunc(format, func(m string) string {
+		name := m[1 : len(m)-1]
+		if v, ok := values[name]; ok && v != "" {
+			return v
+		}
+		return strings.ReplaceAll(strings.TrimSuffix(name, "_id"), "_", "-") + "-42"
+	})
+}
+
 // maxAnswer bounds a one-line answer: it becomes part of a key or a spec
 // line, never a document.
 const maxAnswer = 255
@@ -302,6 +349,7 @@ func (d *decider) clientKey(k KeyAnswers, out *spec.Key) error {
 			return &InputError{Field: field, Err: err}
 		}
 		out.Field = "header " + name
+		out.Rationale += " It travels in the " + name + " header."
 		out.Missing = "400 problem+json naming the " + name + " header; the request is not processed and nothing is stored"
 	case rules.LocationBody:
 		if k.Header != "" {
@@ -315,7 +363,7 @@ func (d *decider) clientKey(k KeyAnswers, out *spec.Key) error {
 		// The key field stays in the fingerprint: every request compared
 		// under one key carries the same value there, so leaving it out
 		// would change no answer.
-		out.Rationale += " This operation reads it from the body field " + name + " rather than a header, a string of printable ASCII up to 255 bytes; the field stays in the fingerprint, where it cannot cause a mismatch, since every request compared under the key carries the same value in it."
+		out.Rationale += " It travels in the body field " + name + ", a string of printable ASCII up to 255 bytes, and stays in the fingerprint, where it cannot cause a mismatch: every request compared under the key carries the same value in it."
 	default:
 		return inputErr("key.in", "%q: a client sends its key in a header or a body field; one of header, body", in)
 	}
@@ -492,27 +540,22 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 			out.Parts = append(out.Parts, spec.KeyPart{Part: l.Part, In: l.Kind, Name: l.Name})
 		}
 		out.Batch, out.Items = p.Key.Batch, p.Key.Items
-		if src == spec.SourceWebhook {
-			out.Ack = acknowledgements[p.ID]
+		out.Ack = p.Ack.Body
+		if rules.PayloadOf(p) != rules.PayloadJSON {
+			out.Payload = p.Payload
 		}
 		if p.Key.Format != "" {
 			prefix := "{provider}:"
 			if src == "queue" {
 				prefix = "{queue}:"
 			}
+			values := formatValues(p.Key.Format, p.KeyExample)
+			values["provider"], values["queue"] = p.ID, "orders"
 			out.Format = prefix + p.Key.Format
+			out.Example = exampleOf(out.Format, values)
 		}
 	}
 	return nil
-}
-
-// acknowledgements are the bodies senders ask for with the 2xx that
-// acknowledges a delivery, by provider; a sender not listed takes any 2xx.
-// The catalogue does not record acknowledgements yet, so they are kept
-// here, each from the sender's documentation.
-var acknowledgements = map[string]string{
-	// https://docs.adyen.com/development-resources/webhooks/#accept-webhooks
-	"adyen": "[accepted]",
 }
 
 func (d *decider) sourceIDs() []string {
@@ -748,7 +791,7 @@ func (d *decider) lease() error {
 		return err
 	}
 	if run == 0 {
-		run = lease
+		// The spec says no longest run was given rather than claim one.
 		d.notes = append(d.notes, fmt.Sprintf("lease.longest_run is not given: the design assumes the operation finishes within its %s lease", lease))
 	}
 	def := rules.Duration(0)

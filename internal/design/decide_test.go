@@ -296,7 +296,7 @@ func TestDecideDefaults(t *testing.T) {
 	if s.Store.Kind != cat.Defaults.Store || s.Store.AuditRow {
 		t.Errorf("store = %+v, want the default %s without an audit row", s.Store, cat.Defaults.Store)
 	}
-	if s.Slug != "stripe-events" || s.Key.Provider != "stripe" || s.Key.Example != stripe.KeyExample {
+	if s.Slug != "stripe-events" || s.Key.Provider != "stripe" || s.Key.Example != "stripe:"+stripe.KeyExample {
 		t.Errorf("key = %+v slug %q", s.Key, s.Slug)
 	}
 	var cases []string
@@ -526,4 +526,105 @@ func TestDecideDeliveryFields(t *testing.T) {
 			t.Errorf("%s including %v: hash.exclude %v, want %v", tt.provider, tt.include, got, tt.want)
 		}
 	}
+}
+
+// TestSpecLines pins lines of the rendered spec that read wrong before: a
+// window's justification said the same thing twice, a lease line claimed a
+// longest run nobody gave, an example key ignored the format given, a body
+// key's rationale named a header, and the ack body was a map of decide's.
+func TestSpecLines(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	render := func(t *testing.T, a Answers) (*spec.Spec, string) {
+		t.Helper()
+		d, err := Decide(a, cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := templates.RenderSpec(d.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Spec, string(doc)
+	}
+	line := func(doc, prefix string) string {
+		for l := range strings.Lines(doc) {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		return ""
+	}
+
+	t.Run("UI window said once", func(t *testing.T) {
+		t.Parallel()
+		_, doc := render(t, Answers{Operation: "create order", Key: KeyAnswers{Source: "client", Provider: "internal-http", RetriedBy: []string{"ui"}}})
+		ttl := line(doc, "- TTL: ")
+		if n := strings.Count(ttl, "hard bound"); n != 1 || strings.Count(ttl, "resubmit") != 1 {
+			t.Errorf("the TTL line says how people retry %d times, want once:\n%s", n, ttl)
+		}
+	})
+	t.Run("no longest run given", func(t *testing.T) {
+		t.Parallel()
+		s, doc := render(t, Answers{Operation: "create order", Key: KeyAnswers{Source: "client"}})
+		lease := line(doc, "- Lease: ")
+		if s.TTL.LongestRun != 0 || strings.Contains(lease, "The longest run") ||
+			!strings.Contains(lease, "No longest run was given") || !strings.Contains(lease, "30s lease (idemkit's default)") {
+			t.Errorf("longest_run %s; lease line:\n%s\nwant it to say no longest run was given and that 30s is the default", s.TTL.LongestRun, lease)
+		}
+	})
+	for _, tc := range []struct {
+		name    string
+		key     KeyAnswers
+		example string
+	}{
+		{"Adyen custom format", KeyAnswers{Source: "webhook", Provider: "adyen", Format: "{provider}/{event_code}/{psp_reference}"}, "adyen/AUTHORISATION/8815658961765250"},
+		{"Adyen catalogue format", KeyAnswers{Source: "webhook", Provider: "adyen"}, "adyen:8815658961765250:AUTHORISATION"},
+		{"Kafka catalogue format", KeyAnswers{Source: "queue", Provider: "kafka"}, "orders:orders-3-1048576"},
+		{"client custom format", KeyAnswers{Source: "client", Format: "order:{idempotency_key}"}, "order:8e03978e-40d5-43e8-bc93-6894a57f9326"},
+		{"unknown placeholder", KeyAnswers{Source: "webhook", Provider: "stripe", Format: "{provider}:{event_id}:{order_id}"}, "stripe:evt_1NG8Du2eZvKYlo2CUI79vXWy:order-42"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := render(t, Answers{Operation: "handle it", Key: tc.key})
+			if s.Key.Example != tc.example {
+				t.Errorf("format %s: example %q, want %q", s.Key.Format, s.Key.Example, tc.example)
+			}
+		})
+	}
+	t.Run("every provider's example is in its format", func(t *testing.T) {
+		t.Parallel()
+		for _, p := range cat.Providers {
+			if p.Kind != rules.KindWebhook && p.Kind != rules.KindQueue {
+				continue
+			}
+			s, _ := render(t, Answers{Operation: "handle " + p.ID, Key: KeyAnswers{Source: p.Source, Provider: p.ID}})
+			if got := formatValues(p.Key.Format, p.KeyExample); len(got) == 0 || !strings.HasSuffix(s.Key.Example, ":"+p.KeyExample) {
+				t.Errorf("%s: example %q is not a key in format %s", p.ID, s.Key.Example, s.Key.Format)
+			}
+		}
+	})
+	t.Run("body key rationale", func(t *testing.T) {
+		t.Parallel()
+		s, _ := render(t, Answers{Operation: "create transfer", Key: KeyAnswers{Source: "client", In: "body", Name: "/idempotency_key"}})
+		if strings.Contains(s.Key.Rationale, "header") || !strings.Contains(s.Key.Rationale, "body field /idempotency_key") {
+			t.Errorf("a body key's rationale: %q", s.Key.Rationale)
+		}
+	})
+	t.Run("ack and payload from the catalogue", func(t *testing.T) {
+		t.Parallel()
+		for _, p := range cat.Providers {
+			if p.Kind != rules.KindWebhook {
+				continue
+			}
+			s, _ := render(t, Answers{Operation: "handle " + p.ID, Key: KeyAnswers{Source: "webhook", Provider: p.ID}})
+			payload := p.Payload
+			if payload == rules.PayloadJSON {
+				payload = ""
+			}
+			if s.Key.Ack != p.Ack.Body || s.Key.Payload != payload {
+				t.Errorf("%s: ack %q payload %q, want the catalogue's %q and %q", p.ID, s.Key.Ack, s.Key.Payload, p.Ack.Body, payload)
+			}
+		}
+	})
 }

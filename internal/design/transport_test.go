@@ -110,7 +110,7 @@ func TestLease(t *testing.T) {
 		l                     LeaseAnswers
 		lease, run, heartbeat string
 	}{
-		{"defaults", LeaseAnswers{}, "30s", "30s", ""},
+		{"defaults", LeaseAnswers{}, "30s", "0s", ""},
 		{"40 minute batch", LeaseAnswers{LongestRun: "40m"}, "30s", "40m", "10s"},
 		{"consumer with a 2m visibility timeout", LeaseAnswers{Duration: "2m", LongestRun: "10m", Heartbeat: "30s"}, "2m", "10m", "30s"},
 		{"short run in a long lease", LeaseAnswers{Duration: "5m", LongestRun: "1m"}, "5m", "1m", ""},

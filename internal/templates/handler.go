@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/mod/module"
 
+	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
 )
 
@@ -93,6 +94,9 @@ func GenerateHandler(s *spec.Spec, opts HandlerOptions) (*Handler, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkPayload(s); err != nil {
+		return nil, err
+	}
 	v, err := newHandlerView(s, opts)
 	if err != nil {
 		return nil, err
@@ -120,6 +124,44 @@ func GenerateHandler(s *spec.Spec, opts HandlerOptions) (*Handler, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// checkPayload refuses a spec whose key or hash reads the body of a delivery that is not JSON
+// (Salesforce's SOAP outbound messages, Twilio's form fields): the generated handlers read JSON,
+// so they would answer 400 to every real delivery. A key read from a header of such a delivery,
+// with no body field in the hash, needs no body parsing and is generated.
+func checkPayload(s *spec.Spec) error {
+	k := &s.Key
+	if k.Payload == "" || k.Payload == rules.PayloadJSON {
+		return nil
+	}
+	readsBody := k.Batch || k.In == rules.LocationBody || k.In == "" && strings.HasPrefix(k.Field, "body ") ||
+		len(s.Hash.Include) > 0 || len(s.Hash.Exclude) > 0
+	for _, p := range k.Parts {
+		readsBody = readsBody || p.In == rules.LocationBody
+	}
+	if !readsBody {
+		return nil
+	}
+	who := k.ProviderName
+	if who == "" {
+		who = "this sender"
+	}
+	what := map[string]string{rules.PayloadXML: "XML (a SOAP envelope)", rules.PayloadForm: "form fields (application/x-www-form-urlencoded)"}[k.Payload]
+	if what == "" {
+		what = k.Payload
+	}
+	msg := fmt.Sprintf("%s deliver %s, and generate handler writes receivers that read JSON bodies only: this one would answer 400 to every real delivery. "+
+		"Write the receiver by hand on the generated runtime: parse the body, read each key (%s, %s)", who, what, k.Format, k.Field)
+	if k.Batch {
+		msg += ", claim, complete or release each event on its own with idem.Do"
+	} else {
+		msg += ", claim it with idem.Do"
+	}
+	if k.Ack != "" {
+		msg += ", and answer the acknowledgement in key.ack once every event is recorded"
+	}
+	return &spec.FieldError{Field: "key.payload", Err: errors.New(msg)}
 }
 
 // renderGo executes one template and gofmt's the result. A template that produces code gofmt

@@ -144,6 +144,30 @@ func TestGenerateHandlerFollowsSpec(t *testing.T) {
 	}
 }
 
+// TestGenerateHandlerPayloads checks what a delivery that is not JSON gets: a key read from a
+// header (Twilio's form posts) is generated as usual, and a batched queue delivery (Event Grid's
+// array) says in the consumer's docs that the adapter splits it into messages.
+func TestGenerateHandlerPayloads(t *testing.T) {
+	t.Parallel()
+	s := readSpec(t, "webhook-github")
+	s.Key.Payload = "form"
+	s.Hash.Include, s.Hash.Exclude = nil, nil
+	if _, err := GenerateHandler(s, handlerOpts("form")); err != nil {
+		t.Errorf("a header key of a form delivery: %v", err)
+	}
+	q := readSpec(t, "queue")
+	q.Key.Batch, q.Key.In, q.Key.Name, q.Key.Parts = true, "body", "/id", []spec.KeyPart{{Part: "message_id", In: "body", Name: "/id"}}
+	h, err := GenerateHandler(q, handlerOpts("batched"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range h.Files {
+		if strings.HasSuffix(name, "_idem.go") && !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(string(src), "//", "")), " "), "Your adapter splits it into one") {
+			t.Errorf("%s does not say that the adapter splits a batched delivery into messages:\n%s", name, src)
+		}
+	}
+}
+
 // TestGenerateHandlerRuntimeAlias: a runtime whose core package is not named idem is imported
 // under that name, so the code reads the same for every user.
 func TestGenerateHandlerRuntimeAlias(t *testing.T) {
@@ -216,6 +240,9 @@ func TestGenerateHandlerBadInput(t *testing.T) {
 		{name: "client acked", spec: edit("client", func(s *spec.Spec) { s.Collisions[0].Policy = "ack" }), field: "collisions[0].policy", want: "a client key replays"},
 		{name: "client conflict status", spec: edit("client", func(s *spec.Spec) { s.Collisions[1].Status = 429 }), field: "collisions[1].status", want: "answers a request in progress with 409"},
 		{name: "requeue outside a queue", spec: edit("webhook", func(s *spec.Spec) { s.Collisions[1].Policy = "requeue" }), field: "collisions[1].policy", want: "for queue consumers"},
+		{name: "XML batch (Salesforce)", spec: edit("webhook-hubspot", func(s *spec.Spec) { s.Key.Payload, s.Key.ProviderName = "xml", "Salesforce outbound messages" }),
+			field: "key.payload", want: "Salesforce outbound messages deliver XML (a SOAP envelope), and generate handler writes receivers that read JSON bodies only"},
+		{name: "form body key", spec: edit("webhook", func(s *spec.Spec) { s.Key.Payload = "form" }), field: "key.payload", want: "form fields"},
 		{name: "keyword package", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Package = "func" }, want: `package "func": a Go keyword`},
 		{name: "package not an identifier", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Package = "my-jobs" }, want: `package "my-jobs": not a Go identifier`},
 		{name: "runtime not an import path", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Runtime = "../idem" }, want: `runtime "../idem"`},

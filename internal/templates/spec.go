@@ -152,6 +152,7 @@ type specView struct {
 	S            *spec.Spec
 	Source       string
 	WindowSource string
+	Payload      string
 	Scope        string
 	Algorithm    string
 	Included     string
@@ -176,6 +177,7 @@ func newSpecView(s *spec.Spec) *specView {
 		S:            s,
 		Source:       sourceText(&s.Key),
 		WindowSource: windowSource(s),
+		Payload:      payloadText(s.Key.Payload),
 		Scope:        scopeText(&s.Key),
 		Algorithm:    algorithmText(s.Hash.Algorithm),
 		Included:     includedText(s.Hash.Include),
@@ -207,6 +209,12 @@ func leaseText(t *spec.TTL) string {
 		text += fmt.Sprintf(". The longest run is %s, so the holder renews the lease every %s while it works", t.LongestRun, t.Heartbeat)
 	case t.LongestRun > 0:
 		text += fmt.Sprintf(". The longest run (%s) fits in the lease, so no heartbeat is needed", t.LongestRun)
+	default:
+		lease := fmt.Sprintf("its %s lease", t.Lease)
+		if t.Lease == rules.Default().Defaults.LeaseTTL {
+			lease = fmt.Sprintf("the %s lease (idemkit's default)", t.Lease)
+		}
+		text += fmt.Sprintf(". No longest run was given (lease.longest_run): the design assumes the operation finishes within %s and renews nothing; give the longest run, and one longer than the lease gets a heartbeat", lease)
 	}
 	return text
 }
@@ -234,6 +242,19 @@ func stepHow(st *spec.Step) string {
 		parts = append(parts, "Its own design: ["+st.Spec+"]("+st.Spec+").")
 	}
 	return strings.Join(parts, " ")
+}
+
+// payloadText says what a delivery body that is not JSON means for the key and the handler.
+func payloadText(payload string) string {
+	switch payload {
+	case "":
+		return ""
+	case rules.PayloadXML:
+		return "the body is XML, not JSON: body locations name elements by local name, and idemkit generate handler refuses to write a JSON receiver for it; write the receiver by hand on the generated runtime"
+	case rules.PayloadForm:
+		return "the body is form fields, not JSON: a key or hash field read from the body needs a receiver written by hand; a key read from a header is generated as usual"
+	}
+	return "the body is not JSON: " + inline(payload)
 }
 
 func sourceText(k *spec.Key) string {
