@@ -493,8 +493,16 @@ var bodyWords = []string{"response", "resp", "body", "result", "payload", "reply
 // BodyName reports whether a name (a parameter, field, column or hash
 // field) holds a response.
 func BodyName(name string) bool {
-	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(bodyWords, w) })
+	ws := match.Words(name)
+	if len(ws) > 1 && slices.Contains(metaWords, ws[len(ws)-1]) {
+		return false // response_code, result_status, response_headers: about the response, not it
+	}
+	return slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(bodyWords, w) })
 }
+
+// metaWords end the names of what describes a response without holding
+// it: its status code, headers, size, hash or time.
+var metaWords = []string{"code", "status", "headers", "header", "at", "time", "size", "length", "len", "hash", "type"}
 
 // statusOnly reports whether a completing call stores a status and no
 // response: a Redis SET of a constant, an HSET of constant fields none of
