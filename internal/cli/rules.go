@@ -184,6 +184,19 @@ func describeProvider(p *rules.Provider) []byte {
 		}
 		b.WriteString("\n")
 	}
+	if rules.PayloadOf(p) != rules.PayloadJSON || p.Ack.Body != "" {
+		b.WriteString("## Delivery\n\n")
+		if payload := rules.PayloadOf(p); payload != rules.PayloadJSON {
+			fmt.Fprintf(&b, "The body is %s, not JSON (%s): body locations name its elements or fields, and generate handler writes receivers that read JSON only.\n\n", payload, p.PayloadURL)
+		}
+		if p.Ack.Body != "" {
+			fmt.Fprintf(&b, "Acknowledge a delivery with a 2xx and the body `%s`", p.Ack.Body)
+			if p.Ack.ContentType != "" {
+				fmt.Fprintf(&b, " (%s)", p.Ack.ContentType)
+			}
+			fmt.Fprintf(&b, ", once every event is recorded (%s).\n\n", p.Ack.URL)
+		}
+	}
 	b.WriteString("## Retry window\n\n")
 	if p.Unbounded {
 		b.WriteString("No clock bounds a redelivery")

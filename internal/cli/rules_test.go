@@ -213,10 +213,12 @@ func TestRulesExplainSystem(t *testing.T) {
 		want []string // in order
 	}{
 		{"adyen", []string{"# adyen: Adyen webhooks", "## Key", "`{psp_reference}:{event_code}`", "a batch (`/notificationItems`)",
-			"- `psp_reference`: body `/NotificationRequestItem/pspReference`", "## Retry window", "30d: the end of Adyen's retry queue", "Suggested key TTL: 60d",
+			"- `psp_reference`: body `/NotificationRequestItem/pspReference`", "## Delivery", "the body `[accepted]`", "https://docs.adyen.com/development-resources/webhooks/#accept-webhooks", "## Retry window", "30d: the end of Adyen's retry queue", "Suggested key TTL: 60d",
 			"Source: https://docs.adyen.com/development-resources/webhooks/troubleshoot"}},
 		{"sqs-fifo", []string{"# sqs-fifo", "MessageDeduplicationId", "14d", "a setting of yours", "5-minute deduplication interval is the producer's",
 			"**Often quoted otherwise.**", "## Leave out of the hash", "record `ReceiptHandle`"}},
+		{"salesforce", []string{"# salesforce", "a batch (`/Envelope/Body/notifications/Notification`)", "## Delivery", "The body is xml, not JSON",
+			"<Ack>true</Ack>", "(text/xml)", "sforce_api_om_outboundmessaging_wsdl.htm"}},
 		{"hubspot", []string{"# hubspot", "**Not checked against the docs.**", "Source: https://developers.hubspot.com/docs/api/webhooks"}},
 		{"stripe-api", []string{"# stripe-api: Stripe API (POST requests)", "Honours an idempotency key sent in header Idempotency-Key, remembered for 1d.",
 			"## Mechanism: The target's idempotency key", "Source: https://docs.stripe.com/api/idempotent_requests"}},
