@@ -994,16 +994,18 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 	var msg string
 	switch {
 	case atomic:
-		msg = fmt.Sprintf("%s runs after the %s of %s at %s found nothing and before the %s of %s claims it, so two concurrent retries both run it; claim first (INSERT ... ON CONFLICT DO NOTHING, or SET NX, in the check's place) and skip the work when nothing was claimed",
-			between.use.What, checkWhat, rd.use.Target, at, w.use.What, target)
+		msg = fmt.Sprintf("%s runs after the %s of %s at %s found nothing and before the %s of %s claims it, so two concurrent retries both run it; claim first (%s, in the check's place) and skip the work when nothing was claimed",
+			between.use.What, checkWhat, rd.use.Target, at, w.use.What, target, claimAdvice(w.use.Record))
 	case between != nil:
 		// An atomic write in w's place would still let the work run twice.
 		subject := w.use.What + " of " + target
 		if w.use.What == "INSERT" {
 			subject = "INSERT into " + target
 		}
-		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (INSERT ... ON CONFLICT DO NOTHING, or SET NX, before the work) and skip the work when nothing was claimed",
-			subject, checkWhat, at, between.use.What)
+		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (%s, before the work) and skip the work when nothing was claimed",
+			subject, checkWhat, at, between.use.What, claimAdvice(w.use.Record))
+	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo "):
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use %s", w.use.What, target, checkWhat, at, claimAdvice(w.use.Record))
 	case w.use.What == "INSERT":
 		msg = fmt.Sprintf("INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done", target, checkWhat, at)
 	case w.use.What == "UPDATE":
@@ -1224,6 +1226,18 @@ func (f *fn) foreignValue(w *event) bool {
 	}
 	walk(v, 0)
 	return foreign
+}
+
+// claimAdvice names the atomic insert-if-absent of the store a record
+// lives in.
+func claimAdvice(record string) string {
+	switch {
+	case strings.HasPrefix(record, "mongo "):
+		return "InsertOne of a document whose _id is the key, treating mongo.IsDuplicateKeyError as already done"
+	case strings.HasPrefix(record, "dynamo "):
+		return "PutItem with ConditionExpression attribute_not_exists on the key, treating ConditionalCheckFailedException as already done"
+	}
+	return "INSERT ... ON CONFLICT DO NOTHING, or SET NX"
 }
 
 // cacheHit reports whether the side of the gate where the read found its

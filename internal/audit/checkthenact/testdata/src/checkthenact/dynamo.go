@@ -61,7 +61,7 @@ func (c *dynamoConsumer) seen(ctx context.Context, id string) (bool, error) {
 	if out.Item != nil {
 		return true, nil
 	}
-	_, err = c.ddb.PutItem(ctx, &dynamodb.PutItemInput{ // want `PutItem of processed_events after the GetItem at dynamo.go:54 races with a concurrent retry`
+	_, err = c.ddb.PutItem(ctx, &dynamodb.PutItemInput{ // want `PutItem of processed_events after the GetItem at dynamo.go:54 races with a concurrent retry; use PutItem with ConditionExpression attribute_not_exists on the key`
 		TableName: aws.String("processed_events"),
 		Item:      map[string]types.AttributeValue{"event_id": attrS(id)},
 	})

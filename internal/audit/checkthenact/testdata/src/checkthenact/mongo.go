@@ -38,7 +38,7 @@ func (c *mongoConsumer) handleOnce(ctx context.Context, id string) error {
 	if err := c.notify(ctx, id); err != nil {
 		return err
 	}
-	_, err = c.events.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "at", Value: time.Now()}}) // want `InsertOne of events after the FindOne at mongo.go:31 races with a concurrent retry: both find nothing and both run http.Post first`
+	_, err = c.events.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "at", Value: time.Now()}}) // want `InsertOne of events after the FindOne at mongo.go:31 races with a concurrent retry: both find nothing and both run http.Post first; claim in the check.s place \(InsertOne of a document whose _id is the key, treating mongo.IsDuplicateKeyError as already done, before the work\)`
 	return err
 }
 
