@@ -48,6 +48,7 @@ func run(pass *analysis.Pass) (any, error) {
 				a.redisFlag(f, call)
 				a.storeFlag(f, call)
 				a.statusOnly(f, call)
+				a.sqlStatus(f, call)
 				a.docStatus(f, call)
 				a.hashStatus(f, call)
 				a.ormStatus(f, call)
@@ -119,6 +120,14 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 			return
 		}
 	}
+	if i := responseParam(fn.Signature()); i >= 0 && i < len(call.Args) {
+		// Complete(ctx, key, rec.snapshot()): what a recorder captured
+		if rv := a.recorded(call.Args[i]); rv != nil && !a.param(rv) && !a.checked(f, call, nil, rv) {
+			a.r.Reportf(call, "%s stores %s whatever its status, without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when the status is 500 or more and complete only 2xx and 4xx (cacheresponse)",
+				fn.Name(), types.ExprString(call.Args[i]))
+			return
+		}
+	}
 	if fact, _ := a.dirs.Fact(fn); fact.Inferred {
 		c := a.completes(f, call)
 		if c == nil || c.Lock || !a.answers(f) {
@@ -169,6 +178,71 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 	case lit == nil && v != nil && hasField(v.Type(), statusFields) && !a.param(v) && !a.checked(f, call, nil, v):
 		a.r.Reportf(call, "%s stores %s whatever its status, without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when the status is 500 or more and complete only 2xx and 4xx (cacheresponse)",
 			fn.Name(), v.Name())
+	}
+}
+
+// recorded returns the variable a response is read from by a method call
+// (rec.snapshot(), rec.Result()) whose result carries a status.
+func (a *checker) recorded(arg ast.Expr) *types.Var {
+	call, ok := ast.Unparen(arg).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	t := a.info.TypeOf(call)
+	if t == nil || !hasField(t, statusFields) {
+		return nil
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, _ := a.info.Uses[id].(*types.Var)
+	return v
+}
+
+// sqlStatus reports a completion in SQL text (an UPDATE of the claimed
+// key) that stores a captured status without a check for 5xx before it:
+// UPDATE ... SET status = $2, body = $3 with rec.status.
+func (a *checker) sqlStatus(f *claim.Func, call *ast.CallExpr) {
+	sc, ok := match.SQL(a.info, call)
+	if !ok || sc.Statement().Verb != match.Update || a.completes(f, call) == nil {
+		return
+	}
+	for _, arg := range call.Args {
+		e := ast.Unparen(arg)
+		var name string
+		switch x := e.(type) {
+		case *ast.SelectorExpr:
+			name = x.Sel.Name
+		case *ast.Ident:
+			name = x.Name
+		default:
+			continue
+		}
+		ws := match.Words(name)
+		if len(ws) == 0 || ws[len(ws)-1] != "status" && ws[len(ws)-1] != "code" {
+			continue
+		}
+		if b, ok := a.info.TypeOf(e).Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
+			continue
+		}
+		if a.info.Types[e].Value != nil || a.passedOn(e) || a.checked(f, call, e, nil) {
+			continue
+		}
+		if sel, ok := e.(*ast.SelectorExpr); ok {
+			if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok {
+				if v, ok := a.info.Uses[id].(*types.Var); ok && a.checked(f, call, nil, v) {
+					continue
+				}
+			}
+		}
+		a.r.Reportf(call, "UPDATE stores the status %s without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when it is 500 or more and complete only 2xx and 4xx (cacheresponse)",
+			types.ExprString(e))
+		return
 	}
 }
 
