@@ -233,6 +233,11 @@ func (a *checker) sqlStatus(f *claim.Func, call *ast.CallExpr) {
 		if a.info.Types[e].Value != nil || a.passedOn(e) || a.checked(f, call, e, nil) {
 			continue
 		}
+		if id, ok := e.(*ast.Ident); ok {
+			if v, ok := a.info.Uses[id].(*types.Var); ok && a.checked(f, call, nil, v) {
+				continue
+			}
+		}
 		if sel, ok := e.(*ast.SelectorExpr); ok {
 			if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok {
 				if v, ok := a.info.Uses[id].(*types.Var); ok && a.checked(f, call, nil, v) {

@@ -127,7 +127,7 @@ func insertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) b
 	if slices.ContainsFunc(match.Literals(sc.Text), InProgress) {
 		return true
 	}
-	if notDoneYet(sc) {
+	if notDoneYet(sc) || bareKeyRow(sc.Statement()) {
 		return true
 	}
 	for _, a := range call.Args {
@@ -753,6 +753,21 @@ var valuesClause = regexp.MustCompile(`(?is)\bVALUES\s*\(([^()]*)\)`)
 
 // notDoneYet reports whether an INSERT writes a row saying its work is
 // not done yet: a done, finished or completed column given false.
+// bareKeyRow reports an INSERT ... ON CONFLICT DO NOTHING into a table
+// named for idempotency keys that writes the key and no response and no
+// state: INSERT INTO idempotency_requests (key, created_at). The row's
+// being there is the claim; its response is written when the work ends.
+func bareKeyRow(st match.Statement) bool {
+	if !st.Conditional || !match.KeyName(st.Table) {
+		return false
+	}
+	return !slices.ContainsFunc(st.Columns, func(c string) bool {
+		return BodyName(c) || slices.ContainsFunc(match.Words(c), func(w string) bool {
+			return slices.Contains(doneWords, w) || w == "status" || w == "state"
+		})
+	})
+}
+
 func notDoneYet(sc match.SQLCall) bool {
 	st := sc.Statement()
 	m := valuesClause.FindStringSubmatch(sc.Text)

@@ -107,3 +107,26 @@ func (s *server) adjustChecked(db *sql.DB, next http.Handler) http.Handler {
 		db.ExecContext(context.WithoutCancel(r.Context()), `UPDATE http_idempotency SET state = 'done', status = $2, body = $3 WHERE key = $1`, key, rec.status, rec.body.Bytes())
 	})
 }
+
+// A status in a variable, checked for 5xx before the UPDATE stores it.
+func (s *server) forward(w http.ResponseWriter, r *http.Request, db *sql.DB, call func() (int, []byte, error)) {
+	key := r.Header.Get("Idempotency-Key")
+	res, err := db.ExecContext(r.Context(), `INSERT INTO http_idempotency (key, state) VALUES ($1, 'processing') ON CONFLICT DO NOTHING`, key)
+	if err != nil {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		http.Error(w, "in progress", http.StatusConflict)
+		return
+	}
+	status, resp, err := call()
+	if err != nil || status >= 500 {
+		db.ExecContext(context.WithoutCancel(r.Context()), `DELETE FROM http_idempotency WHERE key = $1`, key)
+		http.Error(w, "unavailable", http.StatusBadGateway)
+		return
+	}
+	db.ExecContext(r.Context(), `UPDATE http_idempotency SET state = 'done', status = $2, body = $3 WHERE key = $1`, key, status, resp)
+	w.WriteHeader(status)
+	w.Write(resp)
+}
