@@ -309,6 +309,9 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 				continue
 			}
 			u := Use{Effect: e, Call: call, Callee: fn}
+			if strings.Contains(e.Record, match.TypeParamPrefix) {
+				u.Effect.Record, u.Effect.Target = instantiate(info, call, fn, e.Record, e.Target)
+			}
 			for _, i := range e.Params {
 				if i < len(call.Args) {
 					u.Keys = append(u.Keys, call.Args[i])
@@ -318,6 +321,63 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 		}
 	}
 	return uses
+}
+
+// instantiate names the record a generic function's effect reaches
+// through its type parameter after the type argument of this call:
+// Repository[Hold].Create writes holds, not "typeparam_T".
+func instantiate(info *types.Info, call *ast.CallExpr, fn *types.Func, record, target string) (string, string) {
+	var params *types.TypeParamList
+	var args *types.TypeList
+	if recv := fn.Signature().Recv(); recv != nil {
+		// the callee is the generic method: the receiver's expression has
+		// the instance
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			return record, target
+		}
+		t := info.TypeOf(sel.X)
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := types.Unalias(t).(*types.Named); ok {
+			params, args = n.Origin().TypeParams(), n.TypeArgs()
+		}
+	} else {
+		id, _ := ast.Unparen(call.Fun).(*ast.Ident)
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			id = sel.Sel
+		}
+		if ix, ok := ast.Unparen(call.Fun).(*ast.IndexExpr); ok {
+			id, _ = ast.Unparen(ix.X).(*ast.Ident)
+		}
+		if id != nil {
+			if inst, ok := info.Instances[id]; ok {
+				params, args = fn.Origin().Signature().TypeParams(), inst.TypeArgs
+			}
+		}
+	}
+	if params == nil || args == nil {
+		return record, target
+	}
+	for i := 0; i < params.Len() && i < args.Len(); i++ {
+		name := match.TypeParamPrefix + params.At(i).Obj().Name()
+		arg := args.At(i)
+		if p, ok := arg.(*types.Pointer); ok {
+			arg = p.Elem()
+		}
+		n, ok := types.Unalias(arg).(*types.Named)
+		if !ok {
+			continue
+		}
+		if target == name {
+			target = n.Obj().Name()
+		}
+		if rn := match.RecordName(name); strings.HasSuffix(record, " "+rn) {
+			record = strings.TrimSuffix(record, rn) + match.RecordName(n.Obj().Name())
+		}
+	}
+	return record, target
 }
 
 // summarize computes fn's summary from its body, closures included.

@@ -122,11 +122,20 @@ func receiver(call *ast.CallExpr) *ast.CallExpr {
 
 // typeName returns the name of the named type under pointers, slices and
 // arrays, or "".
+// TypeParamPrefix starts the model name of a record a generic function
+// reads or writes through its type parameter: "typeparam_T". Where the
+// function is called, effect puts the type argument's name in its place.
+const TypeParamPrefix = "typeparam_"
+
 func typeName(t types.Type) string {
 	for t != nil {
 		switch u := types.Unalias(t).(type) {
 		case *types.Named:
 			return u.Obj().Name()
+		case *types.TypeParam:
+			// a generic repository's T: the call site's instance names it
+			// (see TypeParamModel)
+			return TypeParamPrefix + u.Obj().Name()
 		case *types.Pointer:
 			t = u.Elem()
 		case *types.Slice:
