@@ -39,6 +39,9 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	a.claims = pass.ResultOf[claim.Analyzer].(*claim.Result)
 	for _, f := range a.claims.Funcs {
+		if f.Test() {
+			continue
+		}
 		for call := range withDeferred(f) {
 			if k, fn := a.dirs.Call(a.info, call); k&directive.Complete != 0 {
 				a.complete(f, call, fn)

@@ -33,6 +33,9 @@ func run(pass *analysis.Pass) (any, error) {
 		dirs: pass.ResultOf[directive.Analyzer].(*directive.Directives),
 	}
 	for _, f := range pass.ResultOf[claim.Analyzer].(*claim.Result).Funcs {
+		if f.Test() {
+			continue
+		}
 		for _, c := range f.Claims {
 			var leaks []claim.Exit
 			for _, e := range c.Exits {

@@ -82,6 +82,26 @@ type Func struct {
 	Claims    []*Claim
 }
 
+// Test reports a test, benchmark or fuzz function, or a subtest's
+// literal: one taking a *testing.T, B or F. It drives a store or a
+// handler to see what it does; what it completes or leaves held is the
+// test's own business.
+func (f *Func) Test() bool {
+	for p := range f.Sig.Params().Variables() {
+		t, ok := p.Type().(*types.Pointer)
+		if !ok {
+			continue
+		}
+		if n, ok := types.Unalias(t.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" {
+			switch n.Obj().Name() {
+			case "T", "B", "F":
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Via is how a key is claimed.
 type Via uint8
 
