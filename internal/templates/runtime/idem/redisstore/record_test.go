@@ -103,3 +103,39 @@ func TestCorruptValues(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldClaimsBound: the remembered claims stay under maxHeldClaims; when full, records that
+// have expired make room, and a claim that finds no room is simply not remembered (its Complete
+// takes the longer script).
+func TestHeldClaimsBound(t *testing.T) {
+	t.Parallel()
+	var h heldClaims
+	past, future := time.Now().Add(-time.Second), time.Now().Add(time.Hour)
+	for i := range maxHeldClaims {
+		expires := future
+		if i%2 == 0 {
+			expires = past
+		}
+		h.add(strconv.Itoa(i), "fp", expires)
+	}
+	h.add("room", "fp-room", future) // sweeps the expired half
+	if fp, ok := h.take("room"); !ok || fp != "fp-room" {
+		t.Fatalf("take(room) = %q, %v; want the claim added once expired ones made room", fp, ok)
+	}
+	if _, ok := h.take("0"); ok {
+		t.Error("an expired claim survived the sweep")
+	}
+	if fp, ok := h.take("1"); !ok || fp != "fp" {
+		t.Errorf("take(1) = %q, %v; want a live claim kept", fp, ok)
+	}
+	if _, ok := h.take("1"); ok {
+		t.Error("take returned a claim twice")
+	}
+	for i := range maxHeldClaims {
+		h.add("live"+strconv.Itoa(i), "fp", future)
+	}
+	h.add("over", "fp", future)
+	if _, ok := h.take("over"); ok {
+		t.Errorf("remembered a claim past the bound of %d live ones", maxHeldClaims)
+	}
+}

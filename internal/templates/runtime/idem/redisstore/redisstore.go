@@ -64,6 +64,7 @@ type Store struct {
 	prefix   string
 	replicas int
 	timeout  time.Duration
+	held     heldClaims
 }
 
 var _ idem.Store = (*Store)(nil)
@@ -146,12 +147,14 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, unreplicated)
 	}
 	if errors.Is(err, redis.Nil) {
+		expires := now.Add(time.Duration(px) * time.Millisecond)
+		s.held.add(token, fingerprint, expires)
 		return idem.Claim{Outcome: idem.Claimed, Token: token, Record: idem.Record{
 			Key:          key,
 			Fingerprint:  fingerprint,
 			State:        idem.StateInProgress,
 			LeaseExpires: now.Add(lease),
-			Expires:      now.Add(time.Duration(px) * time.Millisecond),
+			Expires:      expires,
 		}}, nil
 	}
 	if err != nil {
@@ -178,6 +181,9 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	if c.Held() && unreplicated != nil {
 		s.releaseUnreplicated(key, token)
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, unreplicated)
+	}
+	if c.Held() {
+		s.held.add(token, fingerprint, c.Record.Expires)
 	}
 	return c, nil
 }
@@ -252,13 +258,22 @@ func decodeClaimHeld(key, fingerprint, token string, lease, px int64, reply any,
 	return idem.Claim{}, fmt.Errorf("unexpected reply %v", reply)
 }
 
-// completeScript: KEYS[1]; ARGV the holder's prefix "P<token>|", the completed value's head
-// "C<expiry>|", the response as completion encodes it, ttl ms. Replies 1, or 0 when the token
-// does not hold the key. It is the one script on a new key's path, so it does the least Lua can:
-// every byte of a string Lua makes is hashed, so the response, the bulk of the record, goes
-// straight from ARGV to APPEND and is never part of a string built here; the expiry comes from
-// the caller rather than TIME and a number format.
+// completeScript: KEYS[1]; ARGV the holder's prefix "P<token>|", the completed record, ttl ms.
+// Replies 1, or 0 when the token does not hold the key. It is the one script on a new key's path,
+// so it does the least Lua can: a compare and one SET. Every byte of every string Lua makes is
+// hashed, so the record, the bulk of which is the response, goes from ARGV to SET untouched.
 var completeScript = newScript(`
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`)
+
+// completeForeignScript completes for a token this Store does not remember (see heldClaims), so
+// the fingerprint comes from the record. KEYS[1]; ARGV the holder's prefix, the completed
+// record's head "C<expiry>|", the response as completion encodes it, ttl ms. Replies as
+// completeScript. The response still goes from ARGV to APPEND untouched.
+var completeForeignScript = newScript(`
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 local fp = string.sub(v, string.find(v, '|', #ARGV[1] + 1, true) + 1)
@@ -295,6 +310,63 @@ if not v then return false end
 return {v, redis.call('PTTL', KEYS[1])}
 `)
 
+// heldClaims remembers, by token, the fingerprint of each claim this Store made until Complete or
+// Release takes it back. Knowing it, Complete sends the completed record whole, and its script
+// is a compare and one SET; a token it does not know (claimed through another Store, or while
+// full) takes completeForeignScript, which reads the fingerprint back from the record. A claim
+// nobody completes or releases is dropped once its record has expired, when room is needed.
+type heldClaims struct {
+	mu sync.Mutex
+	m  map[string]heldClaim
+	// sweep is when the earliest record that the last sweep kept expires: no sweep before it
+	// could make room, so a full map of live claims costs a claim nothing but the check.
+	sweep time.Time
+}
+
+type heldClaim struct {
+	fingerprint string
+	expires     time.Time // the record's, after which the token can no longer write
+}
+
+// maxHeldClaims bounds heldClaims: far above the claims one process holds at once.
+const maxHeldClaims = 1 << 14
+
+func (h *heldClaims) add(token, fingerprint string, expires time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.m) >= maxHeldClaims {
+		now := time.Now()
+		if now.Before(h.sweep) {
+			return
+		}
+		h.sweep = time.Time{}
+		for token, c := range h.m {
+			switch {
+			case now.After(c.expires):
+				delete(h.m, token)
+			case h.sweep.IsZero() || c.expires.Before(h.sweep):
+				h.sweep = c.expires
+			}
+		}
+		if len(h.m) >= maxHeldClaims {
+			return
+		}
+	}
+	if h.m == nil {
+		h.m = make(map[string]heldClaim)
+	}
+	h.m[token] = heldClaim{fingerprint, expires}
+}
+
+// take forgets token, and says the fingerprint of its claim if it was remembered.
+func (h *heldClaims) take(token string) (fingerprint string, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, ok := h.m[token]
+	delete(h.m, token)
+	return c.fingerprint, ok
+}
+
 // Complete implements idem.Store.
 //
 //idemkit:complete
@@ -302,19 +374,30 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	if err := idem.CheckDuration("ttl", ttl); err != nil {
 		return err
 	}
-	// One buffer holds the three arguments that vary: the holder's prefix, the head with the
-	// expiry, and the response.
+	// One buffer holds the arguments that vary: the holder's prefix, then the completed record
+	// (its expiry on this client's clock, the fingerprint when this Store remembers it, the
+	// response).
+	fp, known := s.held.take(token)
 	buf := completions.Get().(*[]byte)
 	b := append((*buf)[:0], 'P')
 	b = append(b, token...)
 	b = append(b, '|')
-	held := len(b)
+	pre := len(b)
 	b = append(b, 'C')
 	b = strconv.AppendInt(b, time.Now().Add(ttl).UnixMilli(), 10)
 	b = append(b, '|')
 	head := len(b)
-	b = completion(b, resp)
-	err := s.fenced(ctx, "complete", completeScript, key, b[:held], b[held:head], b[head:], ttl.Milliseconds())
+	var err error
+	if known {
+		b = strconv.AppendInt(b, int64(len(fp)), 10)
+		b = append(b, '|')
+		b = append(b, fp...)
+		b = completion(b, resp)
+		err = s.fenced(ctx, "complete", completeScript, key, b[:pre], b[pre:], ttl.Milliseconds())
+	} else {
+		b = completion(b, resp)
+		err = s.fenced(ctx, "complete", completeForeignScript, key, b[:pre], b[pre:head], b[head:], ttl.Milliseconds())
+	}
 	if *buf = b; cap(b) <= 64<<10 { // keep the pool from holding on to the odd huge response
 		completions.Put(buf)
 	}
@@ -329,6 +412,7 @@ var completions = sync.Pool{New: func() any { return new([]byte) }}
 //
 //idemkit:release
 func (s *Store) Release(ctx context.Context, key, token string) error {
+	s.held.take(token)
 	return s.fenced(ctx, "release", releaseScript, key, heldPrefix(token))
 }
 

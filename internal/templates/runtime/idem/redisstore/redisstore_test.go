@@ -3,6 +3,8 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +192,44 @@ func TestReplicasUnacknowledged(t *testing.T) {
 	}
 	if r, err := s.Claim(ctx, "done", "fp", time.Minute, time.Minute); err != nil || r.Outcome != idem.Replay {
 		t.Errorf("replay through a store with Replicas = %v, %v; want a replay", r.Outcome, err)
+	}
+}
+
+// TestCompleteThroughAnotherStore: a Store completes claims it did not make (another instance, so
+// it does not know their fingerprints and reads them back from the record) with the same
+// fencing and the same record as the Store that made them.
+func TestCompleteThroughAnotherStore(t *testing.T) {
+	rdb := client(t)
+	a, prefix := newStore(t, rdb)
+	b := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	ctx := t.Context()
+	want := idem.Response{Status: 201, Header: http.Header{"X-A": {"1", "|"}}, Body: []byte("body|1|")}
+	c, err := a.Claim(ctx, "k", "f|p", time.Minute, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Extend(ctx, "k", c.Token, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Complete(ctx, "k", "not-"+c.Token, want, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
+		t.Fatalf("Complete with another token = %v, want ErrLeaseLost", err)
+	}
+	if err := b.Complete(ctx, "k", c.Token, want, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Complete(ctx, "k", c.Token, want, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
+		t.Errorf("second Complete through the claiming Store = %v, want ErrLeaseLost", err)
+	}
+	for name, s := range map[string]*redisstore.Store{"claiming": a, "other": b} {
+		r, err := s.Claim(ctx, "k", "f|p", time.Minute, time.Hour)
+		if err != nil || r.Outcome != idem.Replay || r.Record.Fingerprint != "f|p" || !reflect.DeepEqual(r.Record.Response, want) {
+			t.Errorf("%s store: claim = %v %+v, %v; want a replay of %+v", name, r.Outcome, r.Record, err, want)
+		}
+		if left := time.Until(r.Record.Expires); left < 59*time.Minute || left > time.Hour {
+			t.Errorf("%s store: completed record expires in %v, want about 1h", name, left)
+		}
+		if m, err := s.Claim(ctx, "k", "other", time.Minute, time.Hour); err != nil || m.Outcome != idem.Mismatch || m.Record.Fingerprint != "f|p" {
+			t.Errorf("%s store: claim with another fingerprint = %v (stored %q), %v; want a mismatch naming f|p", name, m.Outcome, m.Record.Fingerprint, err)
+		}
 	}
 }
