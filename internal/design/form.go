@@ -250,14 +250,48 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 			Accessor(clearable{&a.Description}).
 			Validate(rules.CheckDescription),
 		newListed(huh.NewSelect[string]().
-			Title("Start from a common pattern?").
+			Title(withDefault("Start from a common pattern?", presetDefault(a))).
 			Description("A preset fills every later answer with the pattern's; you can change each one."),
 			preset, presets),
 	)...))
 }
 
+// presetDefault names what Enter keeps at the preset question.
+func presetDefault(a *Answers) string {
+	if a.Key.Source != "" {
+		return "keep"
+	}
+	return "none"
+}
+
 // Operation kinds the spec knows; payment and billing usually get an audit row.
 var operationKinds = []string{"payment", "billing", "email", "other"}
+
+// kindWords are the beginnings of words in an operation's name that say
+// its kind, so that "create payment" starts as a payment.
+var kindWords = []struct{ kind, stem string }{
+	{"payment", "pay"}, {"payment", "payment"}, {"payment", "payout"}, {"payment", "payroll"}, {"payment", "charg"}, {"payment", "refund"}, {"payment", "transfer"},
+	{"payment", "captur"}, {"payment", "authori"}, {"payment", "withdraw"}, {"payment", "deposit"},
+	{"billing", "bill"}, {"billing", "invoic"}, {"billing", "subscri"}, {"billing", "renew"}, {"billing", "dunning"},
+	{"email", "email"}, {"email", "mail"}, {"email", "notif"}, {"email", "newsletter"},
+}
+
+// kindOf guesses an operation's kind from its name: the first word that
+// names one decides, "other" when none does.
+func kindOf(operation string) string {
+	words := strings.FieldsFunc(strings.ToLower(operation), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for _, w := range words {
+		for _, k := range kindWords {
+			// A stem of three letters names the word itself (pay, not payload).
+			if w == k.stem || len(k.stem) > 3 && strings.HasPrefix(w, k.stem) {
+				return k.kind
+			}
+		}
+	}
+	return "other"
+}
 
 // NewSourceForm asks what kind of operation this is and Q1, who supplies the
 // key. The catalogue's rejected sources (a key the server makes per attempt)
@@ -265,7 +299,7 @@ var operationKinds = []string{"payment", "billing", "email", "other"}
 // anti-pattern's reason.
 func NewSourceForm(a *Answers, cat *rules.Catalog) *huh.Form {
 	if a.Kind == "" {
-		a.Kind = "other"
+		a.Kind = kindOf(a.Operation)
 	}
 	kindOpts := make([]huh.Option[string], 0, len(operationKinds)+1)
 	for _, k := range operationKinds {
@@ -904,14 +938,16 @@ func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 			}
 		}
 	}
+	// Each fixed answer is a line of its own, the choice a paragraph
+	// after them: run together they read as one answer.
+	choose := "Choose what a completed and an in-progress repeat get, " + map[string]string{
+		spec.TransportHTTP:     "as an HTTP answer.",
+		spec.TransportQueue:    "as a queue consumer acks, nacks or dead-letters.",
+		spec.TransportActivity: "as a workflow activity's result or error.",
+		spec.TransportSchedule: "as a scheduled job skips or fails.",
+	}[t.id]
 	fields := []huh.Field{
-		teach("Q5 · What does a repeat get?",
-			strings.Join(append(fixed, "Choose what a completed and an in-progress repeat get, "+map[string]string{
-				spec.TransportHTTP:     "as an HTTP answer.",
-				spec.TransportQueue:    "as a queue consumer acks, nacks or dead-letters.",
-				spec.TransportActivity: "as a workflow activity's result or error.",
-				spec.TransportSchedule: "as a scheduled job skips or fails.",
-			}[t.id]), " ")),
+		teach("Q5 · What does a repeat get?", strings.Join(append(fixed, choose), "\n\n")),
 		newListed(huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, completed", c.Completed)).
 			Validate(func(v string) error {

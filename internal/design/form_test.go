@@ -333,10 +333,10 @@ func TestFormInterviewWalks(t *testing.T) {
 			},
 			want: design.Answers{
 				Operation: "charge-activity",
-				Kind:      "other",
+				Kind:      "payment", // from its name
 				Key:       design.KeyAnswers{Source: "workflow", Workflow: "checkout", Step: "charge", Param: "order_id", Window: "7d", Scope: "tenant_id"},
 				Hash:      design.HashAnswers{DetectMismatch: new(true)},
-				Store:     design.StoreAnswers{Kind: "workflow", AuditRow: new(false)},
+				Store:     design.StoreAnswers{Kind: "workflow", AuditRow: new(true)},
 				TTL:       "7d",
 				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "retry", RetryAfter: "5s"},
 			},
@@ -922,4 +922,53 @@ func canonicalPolicy(src, policy string) string {
 		return to
 	}
 	return policy
+}
+
+// The kind question starts from what the operation's name says, and the
+// preset question shows what Enter keeps.
+func TestFormDefaultsFromTheName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ op, kind string }{
+		{"create payment", "payment"},
+		{"Charge card", "payment"},
+		{"refund-order", "payment"},
+		{"pay invoice", "payment"},
+		{"send invoice", "billing"},
+		{"renew subscription", "billing"},
+		{"send welcome email", "email"},
+		{"process payload", "other"},
+		{"import orders", "other"},
+	} {
+		a := design.Answers{Operation: tc.op}
+		design.NewSourceForm(&a, testCatalog())
+		if a.Kind != tc.kind {
+			t.Errorf("%q: kind %q, want %q", tc.op, a.Kind, tc.kind)
+		}
+	}
+	a := design.Answers{Operation: "create payment", Kind: "other"}
+	design.NewSourceForm(&a, testCatalog())
+	if a.Kind != "other" {
+		t.Errorf("a kind already given became %q", a.Kind)
+	}
+
+	var preset string
+	out := runAccessible(t, script("", "", ""), func(run func(*huh.Form) error) error {
+		return run(design.NewStartForm(&design.Answers{Operation: "op"}, testCatalog(), &preset))
+	})
+	if !strings.Contains(out, "Start from a common pattern? [none]") {
+		t.Errorf("the preset question does not show its default:\n%s", out)
+	}
+}
+
+// Q5's note gives each answer that is not asked a paragraph of its own.
+func TestCollisionNoteParagraphs(t *testing.T) {
+	t.Parallel()
+	a := design.Answers{Operation: "op", Key: design.KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "unscoped"}}
+	out := runAccessible(t, script("", "0", "", "", "", "", "", "", "", "", "", "", ""), func(run func(*huh.Form) error) error {
+		return run(design.NewForm(&a, testCatalog()))
+	})
+	want := "Same key, different payload: 422, logged, not processed.\n\nSame key after the TTL: a new request.\n\nChoose what"
+	if !strings.Contains(out, want) {
+		t.Errorf("Q5's note lacks %q:\n%s", want, out)
+	}
 }
