@@ -148,7 +148,7 @@ func designRun(opts *DesignOptions) error {
 		return fmt.Errorf("render spec: %w", err)
 	}
 	if opts.Print {
-		return printMarkdown(opts.IO, doc)
+		return printSpec(opts.IO, doc, opts.OutDir)
 	}
 	path := filepath.Join(f.resolve(opts.OutDir), spec.FileName(d.Spec.Slug))
 	// With --generate the handler is planned first, so that a DIR it cannot use leaves the spec

@@ -51,11 +51,7 @@ func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, t
 		if err != nil {
 			return d, false, err
 		}
-		style := styles.DarkStyle
-		if opts.Accessible || !opts.IO.OutTTY {
-			style = styles.NoTTYStyle
-		}
-		preview, err := renderMarkdown(doc, opts.IO.Width, style)
+		preview, err := specPreview(opts, doc)
 		if err != nil {
 			return d, false, err
 		}
@@ -84,6 +80,17 @@ func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, t
 			return d, false, nil
 		}
 	}
+}
+
+// specPreview renders the spec shown before it is written. The front
+// matter is for machines and says again what the body says for people, so
+// the preview is the body; --print shows the whole file.
+func specPreview(opts *DesignOptions, doc []byte) ([]byte, error) {
+	style := styles.DarkStyle
+	if opts.Accessible || !opts.IO.OutTTY {
+		style = styles.NoTTYStyle
+	}
+	return renderMarkdown(bodyOnly(doc), opts.OutDir, opts.IO.Width, style)
 }
 
 // summary is the one-screen digest shown under the preview.

@@ -2,20 +2,28 @@ package cli
 
 import (
 	"bytes"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/glamour/styles"
 )
 
-// printMarkdown writes a spec: raw markdown when piped, so that
+// printMarkdown writes a document: raw markdown when piped, so that
 // "idemkit design --print > spec.md" gives the file; rendered with glamour
 // on a terminal, the way glow does.
-func printMarkdown(io *IOStreams, doc []byte) error {
+func printMarkdown(io *IOStreams, doc []byte) error { return printSpec(io, doc, "") }
+
+// printSpec is printMarkdown for a spec that goes in dir, where its
+// relative links start; on a terminal its front matter shows as YAML.
+func printSpec(io *IOStreams, doc []byte, dir string) error {
 	if !io.OutTTY {
 		_, err := io.Out.Write(doc)
 		return err
 	}
-	out, err := renderMarkdown(doc, io.Width, styles.DarkStyle)
+	out, err := renderMarkdown(frontMatterAsCode(doc), dir, io.Width, styles.DarkStyle)
 	if err != nil {
 		return err
 	}
@@ -23,9 +31,13 @@ func printMarkdown(io *IOStreams, doc []byte) error {
 	return err
 }
 
-// renderMarkdown renders doc with glamour, showing YAML front matter as a
-// code block rather than as a stray rule and paragraph.
-func renderMarkdown(doc []byte, width int, style string) ([]byte, error) {
+// renderMarkdown renders doc with glamour for a terminal width columns
+// wide. glamour wraps a list item at dots and hyphens too, which cut a URL
+// in two (docs.stripe./com); their dots and hyphens are swapped for
+// look-alikes it does not break at, and swapped back once it has wrapped.
+// It would also show a relative link as the root path its "../" resolves
+// to (/patterns/…); such a link shows the path from dir instead.
+func renderMarkdown(doc []byte, dir string, width int, style string) ([]byte, error) {
 	if width <= 0 || width > 120 {
 		width = 100
 	}
@@ -33,15 +45,56 @@ func renderMarkdown(doc []byte, width int, style string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.RenderBytes(frontMatterAsCode(doc))
+	if bytes.ContainsAny(doc, unbreakable) {
+		return r.RenderBytes(doc)
+	}
+	out, err := r.RenderBytes(keepWhole(localLinks(doc, dir)))
+	if err != nil {
+		return nil, err
+	}
+	return []byte(breakable.Replace(string(out))), nil
+}
+
+// The one dot leader and the non-breaking hyphen stand in for a URL's dots
+// and hyphens while glamour wraps it.
+const unbreakable = "\u2024\u2011"
+
+var (
+	whole     = strings.NewReplacer(".", "\u2024", "-", "\u2011")
+	breakable = strings.NewReplacer("\u2024", ".", "\u2011", "-")
+	urlish    = regexp.MustCompile(`https?://[^\s<>()\[\]` + "`" + `]+[^\s<>()\[\]` + "`" + `.,;:]|` + "`" + `[^` + "`" + `\s]+/[^` + "`" + `\s]+` + "`")
+	link      = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
+)
+
+// keepWhole swaps the dots and hyphens of URLs and of paths in code spans.
+func keepWhole(doc []byte) []byte {
+	return urlish.ReplaceAllFunc(doc, func(u []byte) []byte { return []byte(whole.Replace(string(u))) })
+}
+
+// localLinks rewrites each relative link as its text and the path it names
+// from dir, kept whole: "patterns (knowledge/patterns/p.md)".
+func localLinks(doc []byte, dir string) []byte {
+	return link.ReplaceAllFunc(doc, func(m []byte) []byte {
+		sub := link.FindSubmatch(m)
+		dest := string(sub[2])
+		if strings.Contains(dest, ":") || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "/") {
+			return m
+		}
+		p := path.Clean(path.Join(filepath.ToSlash(dir), dest))
+		return []byte(string(sub[1]) + " (" + whole.Replace(p) + ")")
+	})
+}
+
+// bodyOnly is doc without its YAML front matter, the part for machines.
+func bodyOnly(doc []byte) []byte {
+	if _, body, ok := cutFrontMatter(doc); ok {
+		return bytes.TrimLeft(body, "\n")
+	}
+	return doc
 }
 
 func frontMatterAsCode(doc []byte) []byte {
-	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
-	if !ok {
-		return doc
-	}
-	fm, body, ok := bytes.Cut(rest, []byte("\n---\n"))
+	fm, body, ok := cutFrontMatter(doc)
 	if !ok {
 		return doc
 	}
@@ -51,4 +104,13 @@ func frontMatterAsCode(doc []byte) []byte {
 	b.WriteString("\n```\n")
 	b.Write(body)
 	return b.Bytes()
+}
+
+// cutFrontMatter splits doc into its front matter and its body.
+func cutFrontMatter(doc []byte) (fm, body []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
+	if !ok {
+		return nil, doc, false
+	}
+	return bytes.Cut(rest, []byte("\n---\n"))
 }
