@@ -1,10 +1,11 @@
 package idem
 
 import (
-	"bytes"
-	"container/heap"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -47,8 +48,12 @@ type MemoryStore struct {
 	bytes   int64
 }
 
+// memEntry is one record. A completed response is kept flattened into resp (see flatten): one
+// allocation per stored response, sharing nothing with the caller that completed it, and read
+// back into a fresh Response for each caller that asks.
 type memEntry struct {
-	rec   Record
+	rec   Record // without Response.Header and Response.Body, which resp holds
+	resp  string
 	token string
 	size  int64
 	index int // in the expiry heap
@@ -89,7 +94,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	switch {
 	case e == nil:
 		e = &memEntry{rec: Record{Key: key, Fingerprint: fingerprint}}
-		e.size = entrySize(e.rec)
+		e.size = entrySize(key, fingerprint, Response{})
 		if len(s.entries) >= s.maxEntries {
 			return Claim{}, fmt.Errorf("memory claim %q: %w: %d records, the most MemoryOptions.MaxEntries allows; raise it, or keep the records in Redis or Postgres", key, ErrStoreFull, s.maxEntries)
 		}
@@ -99,18 +104,18 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 		s.entries[key] = e
 		s.bytes += e.size
 		s.hold(e, now, lease, ttl)
-		heap.Push(&s.expiry, e)
+		s.expiry.push(e)
 		return Claim{Outcome: Claimed, Token: e.token, Record: e.rec}, nil
 	case e.rec.Fingerprint != fingerprint:
-		return Claim{Outcome: Mismatch, Record: cloneRecord(e.rec)}, nil
+		return Claim{Outcome: Mismatch, Record: e.record()}, nil
 	case e.rec.State == StateCompleted:
-		return Claim{Outcome: Replay, Record: cloneRecord(e.rec)}, nil
+		return Claim{Outcome: Replay, Record: e.record()}, nil
 	case now.Before(e.rec.LeaseExpires):
-		return Claim{Outcome: InProgress, Record: cloneRecord(e.rec), RetryAfter: e.rec.LeaseExpires.Sub(now)}, nil
+		return Claim{Outcome: InProgress, Record: e.record(), RetryAfter: e.rec.LeaseExpires.Sub(now)}, nil
 	}
 	previous := e.token
 	s.hold(e, now, lease, ttl)
-	heap.Fix(&s.expiry, e.index)
+	s.expiry.fix(e.index)
 	return Claim{Outcome: TakenOver, Token: e.token, Previous: previous, Record: e.rec}, nil
 }
 
@@ -136,18 +141,17 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	if err != nil {
 		return err
 	}
-	rec := e.rec
-	rec.State = StateCompleted
-	rec.LeaseExpires = time.Time{}
-	rec.Expires = now.Add(ttl)
-	rec.Response = cloneResponse(resp)
-	size := entrySize(rec)
+	size := entrySize(key, e.rec.Fingerprint, resp)
 	if s.bytes-e.size+size > s.maxBytes {
 		return fullBytes("complete", key, s.maxBytes)
 	}
 	s.bytes += size - e.size
-	e.rec, e.size, e.token = rec, size, ""
-	heap.Fix(&s.expiry, e.index)
+	e.rec.State = StateCompleted
+	e.rec.LeaseExpires = time.Time{}
+	e.rec.Expires = now.Add(ttl)
+	e.rec.Response.Status = resp.Status
+	e.resp, e.size, e.token = flatten(resp), size, ""
+	s.expiry.fix(e.index)
 	return nil
 }
 
@@ -180,7 +184,7 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 	e.rec.LeaseExpires = now.Add(lease)
 	if e.rec.Expires.Before(e.rec.LeaseExpires) {
 		e.rec.Expires = e.rec.LeaseExpires
-		heap.Fix(&s.expiry, e.index)
+		s.expiry.fix(e.index)
 	}
 	return nil
 }
@@ -194,7 +198,7 @@ func (s *MemoryStore) Get(ctx context.Context, key string) (Record, error) {
 	if e == nil {
 		return Record{}, ErrNotFound
 	}
-	return cloneRecord(e.rec), nil
+	return e.record(), nil
 }
 
 // Len reports the number of live records.
@@ -217,13 +221,13 @@ func (s *MemoryStore) held(now time.Time, key, token string) (*memEntry, error) 
 
 // expire drops every record whose time has come.
 func (s *MemoryStore) expire(now time.Time) {
-	for len(s.expiry) > 0 && !now.Before(s.expiry[0].rec.Expires) {
-		s.remove(s.expiry[0])
+	for len(s.expiry) > 0 && !now.Before(s.expiry[0].at) {
+		s.remove(s.expiry[0].e)
 	}
 }
 
 func (s *MemoryStore) remove(e *memEntry) {
-	heap.Remove(&s.expiry, e.index)
+	s.expiry.remove(e.index)
 	delete(s.entries, e.rec.Key)
 	s.bytes -= e.size
 }
@@ -233,9 +237,10 @@ func fullBytes(op, key string, maxBytes int64) error {
 	return fmt.Errorf("memory %s %q: %w: over %d bytes, the most MemoryOptions.MaxBytes allows; raise it, or keep the records in Redis or Postgres", op, key, ErrStoreFull, maxBytes)
 }
 
-func entrySize(r Record) int64 {
-	n := entryOverhead + len(r.Key) + len(r.Fingerprint) + len(r.Response.Body)
-	for k, vs := range r.Response.Header {
+// entrySize is what a record counts against MaxBytes.
+func entrySize(key, fingerprint string, resp Response) int64 {
+	n := entryOverhead + len(key) + len(fingerprint) + len(resp.Body)
+	for k, vs := range resp.Header {
 		n += len(k)
 		for _, v := range vs {
 			n += len(v)
@@ -244,36 +249,206 @@ func entrySize(r Record) int64 {
 	return int64(n)
 }
 
-// cloneRecord copies the response so callers and the store never share a mutable byte slice.
-func cloneRecord(r Record) Record {
-	r.Response = cloneResponse(r.Response)
+// record is a copy of e's record that shares nothing mutable with the store.
+func (e *memEntry) record() Record {
+	r := e.rec
+	if r.State == StateCompleted {
+		r.Response.Header, r.Response.Body = unflatten(e.resp)
+	}
 	return r
 }
 
-func cloneResponse(r Response) Response {
-	r.Header = r.Header.Clone()
-	r.Body = bytes.Clone(r.Body)
-	return r
+// Flags of a flattened response's first byte: whether its Header and Body were nil, so that
+// they come back as they went in.
+const (
+	flatHeader = 1 << iota
+	flatBody
+)
+
+// flatten writes a response's header and body into one string: a flags byte, the number of
+// header keys, each key with its number of values (0 for a nil slice, else one more than it
+// has) and the values, every string preceded by its length; then the body, to the end.
+func flatten(resp Response) string {
+	n := 1 + binary.MaxVarintLen64 + len(resp.Body)
+	for k, vs := range resp.Header {
+		n += 2*binary.MaxVarintLen64 + len(k)
+		for _, v := range vs {
+			n += binary.MaxVarintLen64 + len(v)
+		}
+	}
+	var flags byte
+	if resp.Header != nil {
+		flags |= flatHeader
+	}
+	if resp.Body != nil {
+		flags |= flatBody
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(flags)
+	writeUvarint(&b, len(resp.Header))
+	for k, vs := range resp.Header {
+		writeString(&b, k)
+		if vs == nil {
+			b.WriteByte(0)
+			continue
+		}
+		writeUvarint(&b, len(vs)+1)
+		for _, v := range vs {
+			writeString(&b, v)
+		}
+	}
+	b.Write(resp.Body)
+	return b.String()
 }
 
-// expiryHeap orders entries by when they expire, soonest first.
-type expiryHeap []*memEntry
+func writeUvarint(b *strings.Builder, n int) {
+	var buf [binary.MaxVarintLen64]byte
+	b.Write(binary.AppendUvarint(buf[:0], uint64(n)))
+}
 
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].rec.Expires.Before(h[j].rec.Expires) }
-func (h expiryHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
+func writeString(b *strings.Builder, s string) {
+	writeUvarint(b, len(s))
+	b.WriteString(s)
 }
-func (h *expiryHeap) Push(x any) {
-	e := x.(*memEntry)
-	e.index = len(*h)
-	*h = append(*h, e)
+
+// unflatten reads back what flatten wrote: a new Header whose values share the string (which
+// never changes), and a copy of the body.
+func unflatten(s string) (http.Header, []byte) {
+	flags := s[0]
+	d := flatReader{s: s, i: 1}
+	keys := d.uvarint()
+	var h http.Header
+	if flags&flatHeader != 0 {
+		// One array for all the values, as Header.Clone makes: count them first.
+		count, nv := d, 0
+		for range keys {
+			count.string()
+			if vals := count.uvarint(); vals > 0 {
+				for range vals - 1 {
+					count.string()
+				}
+				nv += vals - 1
+			}
+		}
+		sv := make([]string, nv)
+		h = make(http.Header, keys)
+		for range keys {
+			k := d.string()
+			vals := d.uvarint()
+			if vals == 0 {
+				h[k] = nil
+				continue
+			}
+			vs := sv[: vals-1 : vals-1]
+			for j := range vs {
+				vs[j] = d.string()
+			}
+			h[k], sv = vs, sv[vals-1:]
+		}
+	}
+	var body []byte
+	if flags&flatBody != 0 {
+		body = []byte(s[d.i:])
+	}
+	return h, body
 }
-func (h *expiryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return e
+
+// flatReader reads a flattened response from position i on.
+type flatReader struct {
+	s string
+	i int
+}
+
+func (d *flatReader) uvarint() int {
+	var v uint64
+	for shift := 0; ; shift += 7 {
+		c := d.s[d.i]
+		d.i++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return int(v)
+		}
+	}
+}
+
+func (d *flatReader) string() string {
+	n := d.uvarint()
+	v := d.s[d.i : d.i+n]
+	d.i += n
+	return v
+}
+
+// expiryHeap orders entries by when they expire, soonest first. Each item carries its entry's
+// expiry, so that ordering never reads the entries themselves: only moving one does, to keep its
+// index.
+type expiryHeap []expiryItem
+
+type expiryItem struct {
+	at time.Time
+	e  *memEntry
+}
+
+func (h *expiryHeap) push(e *memEntry) {
+	*h = append(*h, expiryItem{e.rec.Expires, e})
+	h.up(len(*h) - 1)
+}
+
+// fix restores the order after the expiry of the entry at i changed.
+func (h expiryHeap) fix(i int) {
+	h[i].at = h[i].e.rec.Expires
+	if !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h *expiryHeap) remove(i int) {
+	last := len(*h) - 1
+	if i != last {
+		(*h)[i] = (*h)[last]
+		(*h)[i].e.index = i
+	}
+	(*h)[last] = expiryItem{}
+	*h = (*h)[:last]
+	if i != last && !h.down(i) {
+		h.up(i)
+	}
+}
+
+func (h expiryHeap) up(i int) {
+	it := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !it.at.Before(h[p].at) {
+			break
+		}
+		h[i] = h[p]
+		h[i].e.index = i
+		i = p
+	}
+	h[i] = it
+	it.e.index = i
+}
+
+// down moves the item at i towards the leaves, and reports whether it moved.
+func (h expiryHeap) down(i int) bool {
+	it, start := h[i], i
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if r := c + 1; r < len(h) && h[r].at.Before(h[c].at) {
+			c = r
+		}
+		if !h[c].at.Before(it.at) {
+			break
+		}
+		h[i] = h[c]
+		h[i].e.index = i
+		i = c
+	}
+	h[i] = it
+	it.e.index = i
+	return i > start
 }

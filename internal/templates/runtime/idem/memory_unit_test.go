@@ -1,7 +1,12 @@
 package idem_test
 
 import (
+	"bytes"
 	"errors"
+	"math/rand/v2"
+	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +154,111 @@ func TestNewClaim(t *testing.T) {
 	}
 	if _, err := idem.NewClaim("held", "tok", rec, 0); err == nil || !strings.Contains(err.Error(), `"held"`) {
 		t.Errorf("idem.NewClaim(held) = %v, want an error naming the unknown outcome", err)
+	}
+}
+
+// TestMemoryResponseKeptExactly: a stored response comes back as it went in, nil header, nil
+// value lists and nil body included, and a caller that changes what it stored or got back
+// changes nothing in the store.
+func TestMemoryResponseKeptExactly(t *testing.T) {
+	t.Parallel()
+	for _, resp := range []idem.Response{
+		{},
+		{Status: 204, Header: http.Header{}, Body: []byte{}},
+		{Status: 201, Header: http.Header{"Content-Type": {"application/json"}, "X-Multi": {"a", "", "c"}, "X-Nil": nil, "X-Empty": {}},
+			Body: []byte("{\"id\":1}\x00\xff")},
+		{Status: 200, Header: http.Header{strings.Repeat("K", 300): {strings.Repeat("v", 200)}}, Body: make([]byte, 1<<16)},
+	} {
+		s := idem.NewMemoryStore(idem.MemoryOptions{})
+		ctx := t.Context()
+		c, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := idem.Response{Status: resp.Status, Header: resp.Header.Clone(), Body: bytes.Clone(resp.Body)}
+		if err := s.Complete(ctx, "k", c.Token, resp, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		for k := range resp.Header {
+			resp.Header[k] = append(resp.Header[k], "changed")
+		}
+		if len(resp.Body) > 0 {
+			resp.Body[0] = '!'
+		}
+		for range 2 {
+			r, err := s.Claim(ctx, "k", "fp", time.Minute, time.Minute)
+			if err != nil || r.Outcome != idem.Replay {
+				t.Fatalf("claim = %v, %v; want replay", r.Outcome, err)
+			}
+			if got := r.Record.Response; !reflect.DeepEqual(got, want) {
+				t.Errorf("replayed %+v, want %+v", got, want)
+			}
+			for k := range r.Record.Response.Header {
+				r.Record.Response.Header[k] = append(r.Record.Response.Header[k], "changed")
+			}
+			if len(r.Record.Response.Body) > 0 {
+				r.Record.Response.Body[0] = '?'
+			}
+		}
+		if g, err := s.Get(ctx, "k"); err != nil || !reflect.DeepEqual(g.Response, want) {
+			t.Errorf("Get = %+v, %v; want %+v", g.Response, err, want)
+		}
+	}
+}
+
+// TestMemoryExpiryOrder: records with mixed leases and TTLs, completed, extended, released and
+// taken over at random, expire exactly when their time comes.
+func TestMemoryExpiryOrder(t *testing.T) {
+	t.Parallel()
+	c := &clock{now: time.Unix(1e9, 0)}
+	s := idem.NewMemoryStore(idem.MemoryOptions{Now: c.Now})
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(1, 2))
+	expires := map[string]time.Time{}
+	tokens := map[string]string{}
+	for i := range 3000 {
+		key := strconv.Itoa(rng.IntN(400))
+		d := func() time.Duration { return time.Duration(1+rng.IntN(500)) * time.Millisecond }
+		switch op := rng.IntN(4); {
+		case op == 0 && tokens[key] != "":
+			ttl := d()
+			if err := s.Complete(ctx, key, tokens[key], idem.Response{Status: 200}, ttl); err == nil {
+				expires[key], tokens[key] = c.now.Add(ttl), ""
+			}
+		case op == 1 && tokens[key] != "":
+			if err := s.Release(ctx, key, tokens[key]); err == nil {
+				delete(expires, key)
+				tokens[key] = ""
+			}
+		case op == 2 && tokens[key] != "":
+			lease := d()
+			if err := s.Extend(ctx, key, tokens[key], lease); err == nil && expires[key].Before(c.now.Add(lease)) {
+				expires[key] = c.now.Add(lease)
+			}
+		default:
+			lease, ttl := d(), d()
+			cl, err := s.Claim(ctx, key, "fp", lease, ttl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cl.Held() {
+				expires[key], tokens[key] = c.now.Add(max(lease, ttl)), cl.Token
+			}
+		}
+		if i%7 == 0 {
+			c.Advance(time.Duration(rng.IntN(40)) * time.Millisecond)
+		}
+		live := 0
+		for k, at := range expires {
+			if c.now.Before(at) {
+				live++
+			} else {
+				delete(expires, k)
+				tokens[k] = ""
+			}
+		}
+		if n := s.Len(); n != live {
+			t.Fatalf("step %d: Len = %d, want %d live records", i, n, live)
+		}
 	}
 }
