@@ -149,6 +149,8 @@ type Claim struct {
 	Exits []Exit
 
 	held map[*types.Var]bool // results saying whether the key was taken, and values derived from them
+	// handed are the returns that give the claim's results to the caller.
+	handed []Exit
 	own  map[*types.Var]bool // the claim's own non-error results, a subset of held
 	err  *types.Var          // the claim's error result
 	// done are the held booleans whose true means the key was already
@@ -281,6 +283,11 @@ func (s *scope) handoffs(funcs []*Func) map[*types.Func]*Func {
 			continue
 		}
 		for _, c := range f.Claims {
+			for _, e := range c.handed {
+				if !e.Error && len(e.Return.Results) == res.Len() && (s.isTrue(e.Return.Results[at]) || s.errNil(e.Return.Results[at])) {
+					helpers[s.pass.TypesInfo.Defs[d.Name].(*types.Func)] = f
+				}
+			}
 			kept := c.Exits[:0]
 			for _, e := range c.Exits {
 				if !e.Error && len(e.Return.Results) == res.Len() && (s.isTrue(e.Return.Results[at]) || s.errNil(e.Return.Results[at])) {

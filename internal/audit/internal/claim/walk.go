@@ -166,7 +166,11 @@ func (s *scope) results(f *Func, c *Claim) {
 				}
 				for _, a := range n.Args {
 					if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
-						if t := s.varOf(u.X); t != nil && !c.held[t] {
+						x := ast.Unparen(u.X)
+						for sel, ok := x.(*ast.SelectorExpr); ok; sel, ok = x.(*ast.SelectorExpr) {
+							x = ast.Unparen(sel.X) // Scan(&i.ID, &i.Status): i holds the row
+						}
+						if t := s.varOf(x); t != nil && !c.held[t] {
 							c.held[t], c.own[t], changed = true, true, true
 						}
 					}
@@ -412,8 +416,14 @@ func (w *walker) step(n ast.Node, st state) (_ state, stop bool) {
 		// owns the claim from here.
 		return st, w.s.settles(w.c, n.Call) != 0
 	case *ast.ReturnStmt:
-		if !w.settledBy(n) && !w.returnsClaim(n) {
-			w.exits[Exit{Return: n, Failure: st.failure, Error: w.failing(n, st), Deferred: st.deferred}] = true
+		if w.settledBy(n) {
+			return st, true
+		}
+		e := Exit{Return: n, Failure: st.failure, Error: w.failing(n, st), Deferred: st.deferred}
+		if w.returnsClaim(n) {
+			w.c.handed = append(w.c.handed, e) // the caller's from here; handoffs reads it
+		} else {
+			w.exits[e] = true
 		}
 		return st, true
 	}

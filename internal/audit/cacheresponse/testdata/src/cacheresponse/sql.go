@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func (s *server) book(ctx context.Context, db *sql.DB, key string) (*receipt, error) {
@@ -15,7 +17,7 @@ func (s *server) book(ctx context.Context, db *sql.DB, key string) (*receipt, er
 		return nil, errInProgress
 	}
 	rc := &receipt{ID: "b_1"}
-	if _, err := db.ExecContext(ctx, `UPDATE idempotency_keys SET status = 'completed', completed_at = now() WHERE key = $1`, key); err != nil { // want `UPDATE of idempotency_keys sets only status, completed_at: it marks the key claimed by INSERT into idempotency_keys at sql.go:10 completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it \(cacheresponse\)`
+	if _, err := db.ExecContext(ctx, `UPDATE idempotency_keys SET status = 'completed', completed_at = now() WHERE key = $1`, key); err != nil { // want `UPDATE of idempotency_keys sets only status, completed_at: it marks the key claimed by INSERT into idempotency_keys at sql.go:\d+ completed without the response, so a retry cannot get back what this call answered; store the status code and the marshalled body with it \(cacheresponse\)`
 		return nil, err
 	}
 	return rc, nil
@@ -93,4 +95,26 @@ func (s *server) attach(ctx context.Context, db *sql.DB, key string, onFile *rec
 		return nil, err
 	}
 	return rc, nil
+}
+
+type backupJob struct{ ID, Status string }
+
+const claimBackupJobSQL = `-- name: ClaimBackupJob :one
+UPDATE backup_jobs SET status = 'claimed', agent_id = $1
+WHERE id = (SELECT id FROM backup_jobs WHERE status = 'pending' ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING id, status`
+
+type queries struct {
+	db interface {
+		QueryRow(context.Context, string, ...interface{}) pgx.Row
+	}
+}
+
+// A generated query (sqlc) that claims a job and returns the claimed row:
+// the claim is its caller's from here.
+func (q *queries) ClaimBackupJob(ctx context.Context, agent string) (backupJob, error) {
+	row := q.db.QueryRow(ctx, claimBackupJobSQL, agent)
+	var i backupJob
+	err := row.Scan(&i.ID, &i.Status)
+	return i, err
 }
