@@ -151,8 +151,8 @@ type Claim struct {
 	held map[*types.Var]bool // results saying whether the key was taken, and values derived from them
 	// handed are the returns that give the claim's results to the caller.
 	handed []Exit
-	own  map[*types.Var]bool // the claim's own non-error results, a subset of held
-	err  *types.Var          // the claim's error result
+	own    map[*types.Var]bool // the claim's own non-error results, a subset of held
+	err    *types.Var          // the claim's error result
 	// done are the held booleans whose true means the key was already
 	// taken or done ("seen", "exists"), not that this call took it;
 	// doneCall says the same of a helper's boolean used where it is
