@@ -44,16 +44,16 @@ var exchanges = sync.Pool{New: func() any {
 func getExchange() *exchange { return exchanges.Get().(*exchange) }
 
 // release returns x to the pool once the response is sent. The handler has returned by then, and
-// with it every use of the request body; what was stored holds copies (the recorder's body is
-// left to the store and never reused). The request gets its own body back, so that nothing that
+// with it every use of the request body; the recorder's header map and body buffer, which went to
+// the store and to BeforeStore, are left to them and never reused. The request gets its own body back, so that nothing that
 // reads it later can see another request's body through the pooled reader.
 func (x *exchange) release() {
 	if x.r != nil {
 		x.r.Body = x.origBody
 	}
+	x.rec.reset(x.ran)
 	x.m, x.next, x.r, x.origBody, x.rk, x.ran, x.unrecorded = nil, nil, nil, nil, RequestKey{}, false, nil
 	x.reader.Reset(nil)
-	x.rec.reset()
 	if cap(x.body) > maxPooledBody {
 		x.body = nil
 	}
@@ -111,7 +111,7 @@ func (x *exchange) scope(namespace, tenant, method, route, key string) string {
 func (x *exchange) run(ctx context.Context) (idem.Response, error) {
 	x.ran = true
 	m := x.m
-	r := x.r.WithContext(context.WithValue(ctx, requestKeyCtx{}, x.rk))
+	r := x.r.WithContext(&keyContext{Context: ctx, rk: x.rk})
 	x.next.ServeHTTP(&x.rec, r)
 	resp := m.toStore(&x.rec)
 	if m.BeforeStore != nil && m.Keeper.Caches(resp) {

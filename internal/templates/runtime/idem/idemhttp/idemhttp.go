@@ -157,8 +157,30 @@ type requestKeyCtx struct{}
 // request it passes to the handler; ok is false for a request it let through unclaimed (another
 // method, or no key under Optional) and outside the middleware.
 func KeyFromContext(ctx context.Context) (k RequestKey, ok bool) {
-	k, ok = ctx.Value(requestKeyCtx{}).(RequestKey)
-	return k, ok
+	p, ok := ctx.Value(requestKeyCtx{}).(*RequestKey)
+	if !ok {
+		return RequestKey{}, false
+	}
+	return *p, true
+}
+
+// keyContext is what context.WithValue(ctx, requestKeyCtx{}, rk) would be, in one allocation
+// instead of two (the context and rk boxed in an interface): the value is handed out by pointer,
+// and KeyFromContext copies it.
+type keyContext struct {
+	context.Context
+	rk RequestKey
+}
+
+func (c *keyContext) Value(key any) any {
+	if _, ok := key.(requestKeyCtx); ok {
+		return &c.rk
+	}
+	return c.Context.Value(key)
+}
+
+func (c *keyContext) String() string {
+	return fmt.Sprintf("%v.WithValue(idemhttp.RequestKey)", c.Context)
 }
 
 type middleware struct {
@@ -258,10 +280,6 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	x.rk = RequestKey{Key: key, Tenant: tenant, Scoped: x.scope(m.Namespace, tenant, r.Method, route, key)}
 
 	res, err := m.Keeper.Do(r.Context(), x.rk.Scoped, fp, x.work)
-	var (
-		inProgress *idem.InProgressError
-		mismatch   *idem.MismatchError
-	)
 	switch {
 	case x.unrecorded != nil:
 		msg := "idempotency: handler ran but BeforeStore failed; key released for a retry"
@@ -283,16 +301,30 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		m.event(r, slog.LevelDebug, "idempotency: replayed stored response", key, tenant, route, slog.Int("status", res.Response.Status), slog.Attr{})
 		m.Hooks.replay(r, key)
 		send(w, res.Response.Header, res.Response.Status, res.Response.Body, true)
-	case errors.As(err, &inProgress):
+	default:
+		m.refuse(w, r, next, err, key, tenant, route)
+	}
+	x.release()
+}
+
+// refuse answers a request whose handler did not run, for Do's error err: a conflict, a
+// mismatch, an invalid key, or a store that could not answer.
+func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, next http.Handler, err error, key, tenant, route string) {
+	if inProgress, ok := errors.AsType[*idem.InProgressError](err); ok {
 		m.event(r, slog.LevelDebug, "idempotency: request in progress", key, tenant, route, slog.Duration("retry_after", inProgress.RetryAfter), slog.Attr{})
 		m.Hooks.conflict(r, key, inProgress.RetryAfter)
 		w.Header().Set("Retry-After", retryAfter(inProgress.RetryAfter))
 		writeProblem(w, problemInProgress)
-	case errors.As(err, &mismatch):
+		return
+	}
+	if mismatch, ok := errors.AsType[*idem.MismatchError](err); ok {
 		m.event(r, slog.LevelWarn, "idempotency: key reused for a different request", key, tenant, route,
 			slog.String("stored_fingerprint", mismatch.Stored), slog.String("fingerprint", mismatch.Got))
 		m.Hooks.mismatch(r, key, mismatch)
 		writeProblem(w, problemMismatch)
+		return
+	}
+	switch {
 	case errors.Is(err, idem.ErrInvalid):
 		writeProblem(w, problemMalformed.with("the key and its scope are too long or not text"))
 	case r.Context().Err() != nil:
@@ -307,7 +339,6 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		w.Header().Set("Retry-After", "1")
 		writeProblem(w, problemUnavailable)
 	}
-	x.release()
 }
 
 // event logs one of the middleware's events with the request's key and scope, and up to two

@@ -9,18 +9,25 @@ import (
 
 // recorder captures a handler's response so it can be stored before it is sent. It buffers the
 // whole response: the client gets it only once the store knows its fate.
+//
+// Each response gets its own header map and body buffer, never reused: once the handler has
+// returned, nothing writes to them again, and the response that goes to BeforeStore and to the
+// store is made of them (see storable), not copied. Whoever keeps them may keep them as they are.
 type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
 }
 
-// reset readies the recorder for another response. The body buffer is dropped, not reused: the
-// response it held went to the store and to BeforeStore, which may keep it.
-func (r *recorder) reset() {
-	clear(r.header)
+// reset readies the recorder for another response. handedOver says that the handler ran, and
+// its header map and body buffer went with its response: the next one gets new ones. Otherwise
+// nobody saw them, and they serve again.
+func (r *recorder) reset(handedOver bool) {
+	if handedOver {
+		r.header = http.Header{}
+		r.body = bytes.Buffer{}
+	}
 	r.status = 0
-	r.body = bytes.Buffer{}
 }
 
 func (r *recorder) Header() http.Header { return r.header }
@@ -54,13 +61,17 @@ func hopByHop(k string) bool {
 	return false
 }
 
-// storable returns a copy of h without hop-by-hop headers, including any the Connection header
-// names: what h.Clone and h.Del of each would leave, in one pass.
+// storable returns h without hop-by-hop headers, including any the Connection header names: h
+// itself when it has none (almost always), else a copy without them — what h.Clone and h.Del of
+// each would leave, in one pass. h goes to the client as it is.
 func storable(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	conn := h["Connection"]
+	if len(conn) == 0 && !anyHopByHop(h) {
+		return h
+	}
 	nv := 0
 	for _, vv := range h {
 		nv += len(vv)
@@ -80,6 +91,15 @@ func storable(h http.Header) http.Header {
 		sv = sv[n:]
 	}
 	return out
+}
+
+func anyHopByHop(h http.Header) bool {
+	for k := range h {
+		if hopByHop(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // connectionNames reports whether the Connection header values conn name the header k.
