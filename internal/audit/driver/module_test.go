@@ -78,3 +78,60 @@ func (l *Ledger) Commit(ctx context.Context, id string) error {
 		t.Errorf("findings = %q, want one INSERT into settlements at svc.go:17", got)
 	}
 }
+
+// TestInterfaceResolutionSkipsTestFakes checks that a fake declared in a
+// test file does not stand in for the real implementation of a production
+// call: the service's calls never reach it.
+func TestInterfaceResolutionSkipsTestFakes(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.26\n",
+		"svc/svc.go": `package svc
+
+import "context"
+
+type Ledger interface {
+	Probe(ctx context.Context, id string) (bool, error)
+	Commit(ctx context.Context, id string) error
+}
+
+type Service struct{ L Ledger }
+
+func (s *Service) Handle(ctx context.Context, id string) error {
+	done, err := s.L.Probe(ctx, id)
+	if err != nil || done {
+		return err
+	}
+	return s.L.Commit(ctx, id)
+}
+`,
+		"svc/fake_test.go": `package svc
+
+import (
+	"context"
+	"database/sql"
+)
+
+type fakeLedger struct{ DB *sql.DB }
+
+func (l *fakeLedger) Probe(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := l.DB.QueryRowContext(ctx, "SELECT count(*) FROM settlements WHERE batch_id = $1", id).Scan(&n)
+	return n > 0, err
+}
+
+func (l *fakeLedger) Commit(ctx context.Context, id string) error {
+	_, err := l.DB.ExecContext(ctx, "INSERT INTO settlements (batch_id) VALUES ($1)", id)
+	return err
+}
+`,
+	}
+	dir := drivertest.WriteTree(t, files)
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{checkthenact.Analyzer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 || len(res.Findings) > 0 {
+		t.Errorf("errors %v, findings %v: want none (the only implementation is a test's fake)", res.Errors, res.Findings)
+	}
+}
