@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
@@ -49,6 +50,11 @@ func Interview(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error 
 	if preset != "" {
 		if err := ApplyPreset(cat, preset, a); err != nil {
 			return err
+		}
+		if a.Kind == "other" {
+			// A preset is for any operation of its shape; the name says
+			// what this one is ("adyen payment events").
+			a.Kind = kindOf(a.Operation)
 		}
 	}
 	if err := run(NewSourceForm(a, cat)); err != nil {
@@ -152,23 +158,47 @@ func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error
 // keeps the last lines of a view that fit the height it knows, so it must
 // know the real one. (A tea.WithFilter cannot do this: it changes the size
 // for the renderer too, which then drops as many lines as the form saved.)
-type fitted struct{ *huh.Form }
+//
+// huh also sizes a group for the footer it has when it is told the size:
+// an error of two lines in place of the one-line help makes the view a
+// line too tall again, so the form is told the size once more whenever
+// its view outgrows the screen.
+type fitted struct {
+	*huh.Form
+	size *tea.WindowSizeMsg // the terminal's
+}
 
-// Update hands msg to the form, a window size one line shorter.
+func fit(f *huh.Form) fitted { return fitted{Form: f, size: &tea.WindowSizeMsg{}} }
+
+// Update hands msg to the form, a window size one line shorter, and lays
+// the form out again when its view has outgrown the screen.
 func (m fitted) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if size, ok := msg.(tea.WindowSizeMsg); ok && size.Height > 1 {
-		size.Height--
-		msg = size
+	if size, ok := msg.(tea.WindowSizeMsg); ok {
+		*m.size = size
+		return m, m.resize()
 	}
 	_, cmd := m.Form.Update(msg)
+	if m.size.Height > 1 && lipgloss.Height(m.Form.View()) > m.size.Height {
+		return m, tea.Batch(cmd, m.resize())
+	}
 	return m, cmd
+}
+
+// resize tells the form the terminal's size, a line shorter.
+func (m fitted) resize() tea.Cmd {
+	size := *m.size
+	if size.Height > 1 {
+		size.Height--
+	}
+	_, cmd := m.Form.Update(size)
+	return cmd
 }
 
 // runFitted runs f on the terminal the way huh's Form.Run does, wrapped in
 // fitted: submitting quits, Ctrl-C is huh.ErrUserAborted.
 func runFitted(f *huh.Form, in io.Reader, out io.Writer) error {
 	f.SubmitCmd, f.CancelCmd = tea.Quit, tea.Interrupt
-	_, err := tea.NewProgram(fitted{f}, tea.WithInput(in), tea.WithOutput(out)).Run()
+	_, err := tea.NewProgram(fit(f), tea.WithInput(in), tea.WithOutput(out)).Run()
 	switch {
 	case f.State == huh.StateAborted || errors.Is(err, tea.ErrInterrupted):
 		return huh.ErrUserAborted
@@ -515,7 +545,7 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 		nameKind, shownName := k.In, k.Name
 		name := &refreshed{Input: huh.NewInput().
 			Title(withDefault("Its name there", k.Name)).
-			Description(locationHelp(k.Source)).
+			Description(strings.TrimSpace(locationHelp(k.Source)+" "+providerKeyNote(cat, k.Provider))).
 			Value(&k.Name).
 			Validate(keepOr(func() string { return k.Name }, checkOptional(func(name string) error {
 				return rules.CheckLocation(rules.Location{Kind: k.In, Name: name})
@@ -554,7 +584,9 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 			if k.Format != shown || shown != lastDerived {
 				return
 			}
-			if d, err := derivedKey(*a, cat); err == nil {
+			b := *a
+			dropProviderLocation(&b.Key, cat)
+			if d, err := derivedKey(b, cat); err == nil {
 				k.Format, shown, lastDerived = d.Format, d.Format, d.Format
 				in.Title(withDefault("Key format", k.Format)).Value(&k.Format)
 			}
@@ -631,6 +663,35 @@ func locationHelp(src string) string {
 	return "A header name (X-GitHub-Delivery) or a JSON pointer into the body (/id)."
 }
 
+// providerKeyNote says what the name question cannot show of a provider's
+// key: the other values it is made of, the batch its events come in, and
+// what its IDs are unique within.
+func providerKeyNote(cat *rules.Catalog, provider string) string {
+	p, ok := cat.Provider(provider)
+	if !ok {
+		return ""
+	}
+	var notes []string
+	if len(p.Key.From) > 1 {
+		parts := make([]string, len(p.Key.From))
+		for i, l := range p.Key.From {
+			parts[i] = fmt.Sprintf("%s (%s %s)", l.Part, l.Kind, l.Name)
+		}
+		notes = append(notes, fmt.Sprintf("Its key is %s, made of %s.", p.Key.Format, strings.Join(parts, " and ")))
+	}
+	if p.Key.Batch {
+		items := "the body, an array"
+		if p.Key.Items != "" {
+			items = "the array at " + p.Key.Items
+		}
+		notes = append(notes, fmt.Sprintf("A delivery is a batch (%s): each event is keyed and claimed on its own, and body pointers are within one event.", items))
+	}
+	if p.Key.Scope != "" {
+		notes = append(notes, fmt.Sprintf("Its IDs are unique only within %s.", p.Key.Scope))
+	}
+	return strings.Join(notes, " ")
+}
+
 // providerLocation is where the provider puts its key in a location of the
 // given kind, or "" when the catalogue knows none there.
 func providerLocation(cat *rules.Catalog, provider, kind string) string {
@@ -656,17 +717,26 @@ func derivedKey(a Answers, cat *rules.Catalog) (spec.Key, error) {
 	return d.s.Key, err
 }
 
+// dropProviderLocation drops a key location that is only where the
+// provider puts its key, or has no name: the key is then the provider's,
+// whole. Adyen's is made of two body fields; named by the first of them,
+// it would be that field alone.
+func dropProviderLocation(k *KeyAnswers, cat *rules.Catalog) {
+	if k.Source == spec.SourceClient {
+		return
+	}
+	if p, ok := cat.Provider(k.Provider); k.Name == "" || ok && len(p.Key.From) > 0 && p.Key.From[0].Kind == k.In && p.Key.From[0].Name == k.Name {
+		k.In, k.Name = "", ""
+	}
+}
+
 // keepDerived drops the key answers that only repeat what the catalogue
 // and the other answers give, so the answers (and the spec) follow the
 // catalogue: the location of a provider's key, the derived format, the
 // provider's own window, UTC.
 func keepDerived(a *Answers, cat *rules.Catalog) {
 	k := &a.Key
-	if p, ok := cat.Provider(k.Provider); k.Name == "" || ok && len(p.Key.From) > 0 && p.Key.From[0].Kind == k.In && p.Key.From[0].Name == k.Name {
-		if k.Source != spec.SourceClient {
-			k.In, k.Name = "", ""
-		}
-	}
+	dropProviderLocation(k, cat)
 	format := k.Format
 	k.Format = ""
 	if derived, err := derivedKey(*a, cat); err == nil {

@@ -972,3 +972,25 @@ func TestCollisionNoteParagraphs(t *testing.T) {
 		t.Errorf("Q5's note lacks %q:\n%s", want, out)
 	}
 }
+
+// A provider's key of several parts stays whole when its location is
+// kept: Adyen's is pspReference and eventCode, and the name question shows
+// the first of them only.
+func TestKeyDetailKeepsAProvidersKeyWhole(t *testing.T) {
+	t.Parallel()
+	a := design.Answers{Operation: "adyen events", Key: design.KeyAnswers{Source: "webhook", Provider: "adyen", Scope: "unscoped"}}
+	out := runAccessible(t, script("", "", "", "", ""), func(run func(*huh.Form) error) error {
+		return run(design.NewKeyDetailForm(&a, rules.Default()))
+	})
+	for _, want := range []string{
+		"Its name there [/NotificationRequestItem/pspReference]",
+		"Key format [{provider}:{psp_reference}:{event_code}]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if a.Key.Format != "{provider}:{psp_reference}:{event_code}" {
+		t.Errorf("format %q", a.Key.Format)
+	}
+}

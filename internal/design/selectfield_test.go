@@ -1,6 +1,7 @@
 package design
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // views lays f out on a terminal of w x h, as RunWith runs it, and returns
 // the view of each of its groups in turn.
 func views(f *huh.Form, w, h int) []string {
-	m := fitted{f}
+	m := fit(f)
 	m.Init()
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	var out []string
@@ -149,3 +150,51 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// An error longer than the help it replaces does not push the group's
+// first line off the screen: the form is laid out again for it.
+func TestFormFitsWithAnError(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	a := Answers{Operation: "op", Key: KeyAnswers{Source: "client", Header: "Idempotency-Key", Scope: "tenant_id", Format: "{user_id}"}}
+	m := fit(NewKeyDetailForm(&a, cat))
+	m.Init()
+	const w, h = 80, 16
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	v := m.View()
+	if !strings.Contains(v, "is rejected") {
+		t.Fatalf("no error on screen:\n%s", v)
+	}
+	if n := lipgloss.Height(v); n > h {
+		t.Errorf("a view of %d lines on a screen of %d:\n%s", n, h, v)
+	}
+	if first, _, _ := strings.Cut(strings.TrimSpace(onScreen(v, h)), "\n"); !strings.Contains(first, "Q1 · Where the key is") {
+		t.Errorf("the screen starts %q:\n%s", first, onScreen(v, h))
+	}
+}
+
+// The name question says what it cannot show of a provider's key: its
+// other parts, its batch, what its IDs are unique within.
+func TestKeyDetailNotesTheProvidersKey(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, tc := range []struct {
+		provider string
+		want     []string
+	}{
+		{"adyen", []string{"made of psp_reference (body /NotificationRequestItem/pspReference) and event_code (body /NotificationRequestItem/eventCode)", "A delivery is a batch (the array at /notificationItems)"}},
+		{"github", []string{"Its IDs are unique only within the hook (header X-GitHub-Hook-ID)"}},
+	} {
+		a := Answers{Operation: "op", Key: KeyAnswers{Source: "webhook", Provider: tc.provider, Scope: "unscoped"}}
+		flat := strings.Join(strings.Fields(escapes.ReplaceAllString(views(NewKeyDetailForm(&a, cat), 120, 40)[0], "")), " ")
+		for _, w := range tc.want {
+			if !strings.Contains(flat, w) {
+				t.Errorf("%s: the name question lacks %q:\n%s", tc.provider, w, flat)
+			}
+		}
+	}
+}
+
+// escapes matches terminal styling, to read a view as text.
+var escapes = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
