@@ -270,7 +270,7 @@ func writePatterns(f *Factory, dir string, io *IOStreams) error {
 	patterns := filepath.Join(dir, filepath.FromSlash(spec.PatternsLink))
 	switch err := writeFileAtomic(patterns, knowledge.Patterns, false); {
 	case err == nil:
-		fmt.Fprintf(io.Out, "Wrote %s (the patterns every spec links; edit it freely, idemkit never overwrites it)\n", f.rel(patterns))
+		fmt.Fprintln(io.Out, wrap(fmt.Sprintf("Wrote %s (the patterns every spec links; edit it freely, idemkit never overwrites it)", f.rel(patterns)), io.Width))
 	case !errors.Is(err, errExists):
 		return fmt.Errorf("write patterns: %w", err)
 	}
