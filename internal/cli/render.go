@@ -66,7 +66,9 @@ var (
 	link      = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
 )
 
-// keepWhole swaps the dots and hyphens of URLs and of paths in code spans.
+// keepWhole swaps the dots and hyphens of URLs and of paths in code
+// spans. Other code spans may break at a hyphen: in a table cell narrower
+// than one, that beats a break inside a word.
 func keepWhole(doc []byte) []byte {
 	return urlish.ReplaceAllFunc(doc, func(u []byte) []byte { return []byte(whole.Replace(string(u))) })
 }

@@ -55,6 +55,10 @@ func boundOf(cat *rules.Catalog, k KeyAnswers) retryBound {
 			b.suggested = p.SuggestedTTL
 		}
 		b.note = fmt.Sprintf("%s can repeat a request for up to %s; suggested TTL %s. %s", p.Name, window, b.suggested, p.Bound)
+		if !p.Retries {
+			// GitHub: nothing repeats by itself, a person redelivers.
+			b.note = fmt.Sprintf("%s: no automatic retries, but a delivery can be resent for up to %s; suggested TTL %s. %s", p.Name, window, b.suggested, p.Bound)
+		}
 		if p.Unbounded {
 			b.note = fmt.Sprintf("No clock bounds a redelivery from %s; the policy is %s unless key.window says otherwise. %s", p.Name, window, p.Bound)
 		}

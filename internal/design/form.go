@@ -483,11 +483,23 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				Value(&k.BusinessDate))
 	}
 
-	fields = append(fields, huh.NewInput().
-		Title(withDefault("Scope stored keys by (a tenant field, or unscoped)", k.Scope)).
-		Description("Two tenants may send the same key; scoping keeps them apart. unscoped opts out on purpose.").
-		Value(&k.Scope).
-		Validate(keepOr(func() string { return k.Scope }, checkScope)))
+	// The provider is chosen in this group: the scope's help names what
+	// the chosen one's IDs are unique within, when it is not everything.
+	scopeHelp := func() string {
+		help := "Two tenants may send the same key; scoping keeps them apart. unscoped opts out on purpose."
+		if p, ok := cat.Provider(k.Provider); ok && p.Key.Scope != "" {
+			help += " " + p.Name + ": IDs are unique only within " + p.Key.Scope + "."
+		}
+		return help
+	}
+	fields = append(fields, &refreshed{
+		Input: huh.NewInput().
+			Title(withDefault("Scope stored keys by (a tenant field, or unscoped)", k.Scope)).
+			Description(scopeHelp()).
+			Value(&k.Scope).
+			Validate(keepOr(func() string { return k.Scope }, checkScope)),
+		refresh: func(in *huh.Input) { in.Description(scopeHelp()) },
+	})
 
 	if others := retriers(cat, src); len(others) > 0 && (src == spec.SourceClient || len(k.RetriedBy) > 0) {
 		// A reload or a caller's retry policy repeats a client's request;
@@ -545,7 +557,7 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 		nameKind, shownName := k.In, k.Name
 		name := &refreshed{Input: huh.NewInput().
 			Title(withDefault("Its name there", k.Name)).
-			Description(strings.TrimSpace(locationHelp(k.Source)+" "+providerKeyNote(cat, k.Provider))).
+			Description(strings.TrimSpace(locationHelp(k.Source) + " " + providerKeyNote(cat, k.Provider))).
 			Value(&k.Name).
 			Validate(keepOr(func() string { return k.Name }, checkOptional(func(name string) error {
 				return rules.CheckLocation(rules.Location{Kind: k.In, Name: name})
@@ -664,8 +676,7 @@ func locationHelp(src string) string {
 }
 
 // providerKeyNote says what the name question cannot show of a provider's
-// key: the other values it is made of, the batch its events come in, and
-// what its IDs are unique within.
+// key: the other values it is made of and the batch its events come in.
 func providerKeyNote(cat *rules.Catalog, provider string) string {
 	p, ok := cat.Provider(provider)
 	if !ok {
@@ -685,9 +696,6 @@ func providerKeyNote(cat *rules.Catalog, provider string) string {
 			items = "the array at " + p.Key.Items
 		}
 		notes = append(notes, fmt.Sprintf("A delivery is a batch (%s): each event is keyed and claimed on its own, and body pointers are within one event.", items))
-	}
-	if p.Key.Scope != "" {
-		notes = append(notes, fmt.Sprintf("Its IDs are unique only within %s.", p.Key.Scope))
 	}
 	return strings.Join(notes, " ")
 }
@@ -945,8 +953,8 @@ func ttlGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 					return err
 				}
 				if d < b.window {
-					return fmt.Errorf("a TTL of %s is shorter than the %s retry window of %s: a retry after the key expired would run the operation again",
-						d, b.window, b.name)
+					return fmt.Errorf("a TTL of %s is shorter than the %s retry window of %s: a retry after the key expired would run the operation again; keep keys at least %s (suggested %s)",
+						d, b.window, b.name, b.window, b.suggested)
 				}
 				return nil
 			})),

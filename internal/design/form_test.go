@@ -631,6 +631,11 @@ func TestFormTTLSuggestion(t *testing.T) {
 			want: []string{"TTL [1d]", "User-driven UI retry can repeat a request for up to 30m; suggested TTL 1d."},
 		},
 		{
+			name: "a sender that does not retry by itself is resent",
+			key:  design.KeyAnswers{Source: "webhook", Provider: "github", Scope: "unscoped"},
+			want: []string{"TTL [7d]", "GitHub webhooks: no automatic retries, but a delivery can be resent for up to 3d; suggested TTL 7d."},
+		},
+		{
 			name: "the provider with the longest window decides",
 			key:  design.KeyAnswers{Source: "webhook", Provider: "stripe", RetriedBy: []string{"ui", "internal-http"}, Scope: "unscoped"},
 			want: []string{"TTL [7d]", "Stripe webhooks can repeat a request for up to 3d; suggested TTL 7d."},

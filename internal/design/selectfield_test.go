@@ -174,23 +174,25 @@ func TestFormFitsWithAnError(t *testing.T) {
 	}
 }
 
-// The name question says what it cannot show of a provider's key: its
-// other parts, its batch, what its IDs are unique within.
-func TestKeyDetailNotesTheProvidersKey(t *testing.T) {
+// The key's questions say what they cannot show of a provider's key: its
+// other parts and its batch at the name, what its IDs are unique within
+// at the scope.
+func TestKeyFormsNoteTheProvidersKey(t *testing.T) {
 	t.Parallel()
 	cat := rules.Default()
 	for _, tc := range []struct {
 		provider string
+		form     func(*Answers, *rules.Catalog) *huh.Form
 		want     []string
 	}{
-		{"adyen", []string{"made of psp_reference (body /NotificationRequestItem/pspReference) and event_code (body /NotificationRequestItem/eventCode)", "A delivery is a batch (the array at /notificationItems)"}},
-		{"github", []string{"Its IDs are unique only within the hook (header X-GitHub-Hook-ID)"}},
+		{"adyen", NewKeyDetailForm, []string{"made of psp_reference (body /NotificationRequestItem/pspReference) and event_code (body /NotificationRequestItem/eventCode)", "A delivery is a batch (the array at /notificationItems)"}},
+		{"github", NewKeyForm, []string{"GitHub webhooks: IDs are unique only within the hook (header X-GitHub-Hook-ID)"}},
 	} {
 		a := Answers{Operation: "op", Key: KeyAnswers{Source: "webhook", Provider: tc.provider, Scope: "unscoped"}}
-		flat := strings.Join(strings.Fields(escapes.ReplaceAllString(views(NewKeyDetailForm(&a, cat), 120, 40)[0], "")), " ")
+		flat := strings.Join(strings.Fields(escapes.ReplaceAllString(strings.Join(views(tc.form(&a, cat), 120, 40), "\n"), "")), " ")
 		for _, w := range tc.want {
 			if !strings.Contains(flat, w) {
-				t.Errorf("%s: the name question lacks %q:\n%s", tc.provider, w, flat)
+				t.Errorf("%s: the key's questions lack %q:\n%s", tc.provider, w, flat)
 			}
 		}
 	}
