@@ -25,8 +25,9 @@ type app struct {
 
 // newApp wires the API over store, with the charges' audit rows in audit. The charges go to the
 // processor remote reaches (-processor-url), or, when it is nil, to an in-process fake
-// (a.processor). now is the clock webhook signatures are checked against.
-func newApp(store idem.Store, audit idem.AuditLog, remote *processor.Client, secret string, now func() time.Time, log *slog.Logger) (*app, error) {
+// (a.processor). lease replaces the specs' leases when it is not zero (-lease). now is the clock
+// webhook signatures are checked against.
+func newApp(store idem.Store, audit idem.AuditLog, remote *processor.Client, secret string, lease time.Duration, now func() time.Time, log *slog.Logger) (*app, error) {
 	a := &app{ledger: &webhooks.Ledger{}}
 	chargeSvc := &charges.ChargeService{Processor: remote}
 	stats := func(ctx context.Context) (processor.Stats, error) { return remote.Stats(ctx) }
@@ -35,12 +36,12 @@ func newApp(store idem.Store, audit idem.AuditLog, remote *processor.Client, sec
 		chargeSvc.Processor = a.processor
 		stats = func(context.Context) (processor.Stats, error) { return a.processor.Stats(), nil }
 	}
-	charge, err := charges.NewCharge(charges.ChargeOptions{Store: store, Audit: audit, Tenant: chargeSvc.Tenant, Work: chargeSvc.Work, Logger: log})
+	charge, err := charges.NewCharge(charges.ChargeOptions{Store: store, Audit: audit, Tenant: chargeSvc.Tenant, Work: chargeSvc.Work, Lease: lease, Logger: log})
 	if err != nil {
 		return nil, err
 	}
 	eventSvc := &webhooks.ProcessorEventsService{Secret: secret, Ledger: a.ledger, Now: now}
-	events, err := webhooks.NewProcessorEvents(webhooks.ProcessorEventsOptions{Store: store, Verify: eventSvc.Verify, Work: eventSvc.Work, Logger: log})
+	events, err := webhooks.NewProcessorEvents(webhooks.ProcessorEventsOptions{Store: store, Verify: eventSvc.Verify, Work: eventSvc.Work, Lease: lease, Logger: log})
 	if err != nil {
 		return nil, err
 	}

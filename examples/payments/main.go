@@ -67,7 +67,7 @@ var (
 type config struct {
 	addr, store, redisURL, redisPrefix, databaseURL, schema, secret string
 	processorURL                                                    string
-	latency                                                         time.Duration
+	latency, lease                                                  time.Duration
 	memoryMaxEntries                                                int
 	memoryMaxBytes                                                  int64
 }
@@ -88,6 +88,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.schema, "database-schema", "", "Postgres schema of the keys table (default: the search_path)")
 	fs.StringVar(&c.secret, "webhook-secret", "whsec_example", "signing secret of the processor's webhook")
 	fs.DurationVar(&c.latency, "processor-latency", 0, "how long each processor call takes (try 5s to see a 409)")
+	fs.DurationVar(&c.lease, "lease", 0,
+		"lease of a charge's and an event's claim, renewed while it runs; 0: the specs' (30s). Shorter than a holder's longest stall lets a retry run it again")
 	fs.StringVar(&c.processorURL, "processor-url", "",
 		"base URL of a card processor served over HTTP (processor.Handler), shared by several instances; empty: an in-process one")
 	fs.IntVar(&c.memoryMaxEntries, "memory-max-entries", idem.DefaultMaxEntries,
@@ -105,6 +107,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (config, error) {
 	}
 	if c.memoryMaxEntries <= 0 || c.memoryMaxBytes <= 0 {
 		return c, fmt.Errorf("%w: -memory-max-entries %d and -memory-max-bytes %d must be positive", errUsage, c.memoryMaxEntries, c.memoryMaxBytes)
+	}
+	if c.lease < 0 {
+		return c, fmt.Errorf("%w: -lease %v is negative: leave it 0 for the specs' leases, or give a positive duration such as 5s", errUsage, c.lease)
 	}
 	if c.processorURL != "" && c.latency != 0 {
 		return c, fmt.Errorf("%w: -processor-latency is the in-process processor's; it does not apply with -processor-url", errUsage)
@@ -134,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.processorURL != "" {
 		remote = processor.NewClient(c.processorURL, &http.Client{Timeout: processorTimeout})
 	}
-	a, err := newApp(store, audit, remote, c.secret, time.Now, log)
+	a, err := newApp(store, audit, remote, c.secret, c.lease, time.Now, log)
 	if err != nil {
 		return err
 	}

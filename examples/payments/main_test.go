@@ -82,7 +82,7 @@ func newServer(t *testing.T) *server {
 	c := &clock{now: time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)}
 	store := &outage{Store: idem.NewMemoryStore(idem.MemoryOptions{Now: c.Now})}
 	audit := idem.NewMemoryAuditLog(nil)
-	a, err := newApp(store, audit, nil, "whsec_test", time.Now, slog.New(slog.DiscardHandler))
+	a, err := newApp(store, audit, nil, "whsec_test", 0, time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,6 +684,7 @@ func TestRunBadFlags(t *testing.T) {
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-store", "redis", "-redis-url", "http://x"}, "-redis-url"},
 		{[]string{"-memory-max-entries", "0"}, "must be positive"},
+		{[]string{"-lease", "-5s"}, "-lease -5s is negative: leave it 0 for the specs' leases"},
 		{[]string{"-processor-url", "http://127.0.0.1:1", "-processor-latency", "1s"}, "does not apply with -processor-url"},
 	}
 	for _, tc := range cases {
