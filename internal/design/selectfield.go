@@ -16,9 +16,12 @@ import (
 // a 24-line screen.
 const maxListed = 8
 
-// optionMargin is what a list puts before an option's label: the field's
-// border, the cursor and a multi-select's check mark.
-const optionMargin = 6
+// What a list puts before an option's label: the field's border and the
+// cursor, and in a multi-select its check mark.
+const (
+	selectMargin      = 4
+	multiSelectMargin = 6
+)
 
 // listed is a huh.Select that shows its options from the top. huh scrolls
 // a select's list so that the chosen option is its first line whenever the
@@ -65,7 +68,7 @@ func (l *listed[T]) WithKeyMap(k *huh.KeyMap) huh.Field {
 // WithWidth cuts the labels to the width and gives a long list its height.
 func (l *listed[T]) WithWidth(w int) huh.Field {
 	l.Select.WithWidth(w)
-	l.Select.Options(fitLabels(l.opts, w)...)
+	l.Select.Options(fitLabels(l.opts, w-selectMargin)...)
 	l.Select.Height(0)
 	if len(l.opts) > maxListed {
 		// With no height set the field is its title, its description and one
@@ -120,7 +123,7 @@ func (l *multiListed[T]) WithKeyMap(k *huh.KeyMap) huh.Field {
 // Options keeps the choices: huh marks them again from the bound value.
 func (l *multiListed[T]) WithWidth(w int) huh.Field {
 	l.MultiSelect.WithWidth(w)
-	l.MultiSelect.Options(fitLabels(l.opts, w)...)
+	l.MultiSelect.Options(fitLabels(l.opts, w-multiSelectMargin)...)
 	l.MultiSelect.Height(0)
 	if len(l.opts) > maxListed {
 		l.fit = lipgloss.Height(l.MultiSelect.View()) - len(l.opts) + maxListed
@@ -147,10 +150,9 @@ func (l *multiListed[T]) WithAccessible(accessible bool) huh.Field {
 	return l
 }
 
-// fitLabels returns opts with each label cut to fit a list w columns wide,
-// ending in "…" where it was cut.
-func fitLabels[T comparable](opts []huh.Option[T], w int) []huh.Option[T] {
-	room := w - optionMargin
+// fitLabels returns opts with each label cut to room columns, ending in
+// "…" where it was cut.
+func fitLabels[T comparable](opts []huh.Option[T], room int) []huh.Option[T] {
 	out := make([]huh.Option[T], len(opts))
 	for i, o := range opts {
 		out[i] = huh.NewOption(cut(o.Key, room), o.Value)
@@ -219,6 +221,10 @@ func (r *refreshed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // scrolls a group taller than the screen to the field being answered, and
 // a note of its own above that field scrolled away with everything else
 // above it; joined to the field, it is on screen whenever the field is.
+//
+// Its With methods set the field and keep it, as huh's Group does: a
+// wrapper that does not override one of them (listed has no WithTheme)
+// returns the field it wraps, and keeping that would drop the wrapper.
 type prefaced struct {
 	huh.Field
 	note *teaching
@@ -242,39 +248,39 @@ func (p *prefaced) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // WithTheme themes the note and the field.
 func (p *prefaced) WithTheme(t *huh.Theme) huh.Field {
 	p.note.WithTheme(t)
-	p.Field = p.Field.WithTheme(t)
+	p.Field.WithTheme(t)
 	return p
 }
 
 // WithKeyMap sets the field's key map.
 func (p *prefaced) WithKeyMap(k *huh.KeyMap) huh.Field {
 	p.note.WithKeyMap(k)
-	p.Field = p.Field.WithKeyMap(k)
+	p.Field.WithKeyMap(k)
 	return p
 }
 
 // WithWidth sets the width of both.
 func (p *prefaced) WithWidth(w int) huh.Field {
 	p.note.WithWidth(w)
-	p.Field = p.Field.WithWidth(w)
+	p.Field.WithWidth(w)
 	return p
 }
 
 // WithHeight gives the field what the note leaves of the height.
 func (p *prefaced) WithHeight(h int) huh.Field {
-	p.Field = p.Field.WithHeight(max(1, h-lipgloss.Height(p.note.View())-1))
+	p.Field.WithHeight(max(1, h-lipgloss.Height(p.note.View())-1))
 	return p
 }
 
 // WithPosition passes the position on to the field.
 func (p *prefaced) WithPosition(pos huh.FieldPosition) huh.Field {
-	p.Field = p.Field.WithPosition(pos)
+	p.Field.WithPosition(pos)
 	return p
 }
 
 // WithAccessible returns the wrapper, so that accessible mode prints the note.
 func (p *prefaced) WithAccessible(accessible bool) huh.Field {
-	p.Field = p.Field.WithAccessible(accessible)
+	p.Field.WithAccessible(accessible)
 	return p
 }
 

@@ -200,3 +200,27 @@ func TestKeyFormsNoteTheProvidersKey(t *testing.T) {
 
 // escapes matches terminal styling, to read a view as text.
 var escapes = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+
+// A list that opens a group (joined to the group's note) is cut and
+// scrolled like any other: the queue providers, one line each, maxListed
+// of them.
+func TestPrefacedListKeepsItsWrapper(t *testing.T) {
+	t.Parallel()
+	a := Answers{Operation: "op", Key: KeyAnswers{Source: "queue"}}
+	v := escapes.ReplaceAllString(views(NewKeyForm(&a, rules.Default()), 80, 24)[0], "")
+	var options []string
+	for line := range strings.SplitSeq(v, "\n") {
+		if strings.Contains(line, "suggested TTL") || strings.HasSuffix(strings.TrimSpace(line), "…") {
+			options = append(options, line)
+		}
+	}
+	if len(options) != maxListed {
+		t.Errorf("%d option lines, want %d, one line each:\n%s", len(options), maxListed, v)
+	}
+	// A select's label is cut only where the screen ends: it has no
+	// check mark before it.
+	src := views(NewSourceForm(&Answers{Operation: "op"}, rules.Default()), 80, 24)[0]
+	if want := "The client sends a key per logical action (Idempotency-Key header)"; !strings.Contains(src, want) {
+		t.Errorf("the source label is cut, want %q:\n%s", want, src)
+	}
+}
