@@ -424,8 +424,13 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 			// when named, the answers' own window otherwise.
 			opts = append([]huh.Option[string]{huh.NewOption("none named: the window is given below", "")}, opts...)
 		}
-		if !optional && !slices.ContainsFunc(providers, func(p rules.Provider) bool { return p.ID == k.Provider }) {
-			k.Provider = providers[0].ID
+		if !slices.ContainsFunc(providers, func(p rules.Provider) bool { return p.ID == k.Provider }) {
+			// Another source's provider (a queue preset's, the source
+			// changed to cron) is no answer here.
+			k.Provider = ""
+			if !optional {
+				k.Provider = providers[0].ID
+			}
 		}
 		fields = append(fields, newListed(huh.NewSelect[string]().
 			Title(withDefault("Which provider?", k.Provider)).

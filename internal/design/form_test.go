@@ -999,3 +999,21 @@ func TestKeyDetailKeepsAProvidersKeyWhole(t *testing.T) {
 		t.Errorf("format %q", a.Key.Format)
 	}
 }
+
+// A provider of another source (left by a queue preset when the source
+// became cron) is dropped, not shown as the default of a list without it.
+func TestKeyFormDropsAnotherSourcesProvider(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, tc := range []struct{ source, want string }{
+		{"cron", ""},
+		{"workflow", ""},
+		{"webhook", "stripe"},
+	} {
+		a := design.Answers{Operation: "op", Key: design.KeyAnswers{Source: tc.source, Provider: "sqs-standard"}}
+		design.NewKeyForm(&a, cat)
+		if a.Key.Provider != tc.want {
+			t.Errorf("%s: provider %q, want %q", tc.source, a.Key.Provider, tc.want)
+		}
+	}
+}
