@@ -46,6 +46,9 @@ type MemoryStore struct {
 	entries map[string]*memEntry
 	expiry  expiryHeap
 	bytes   int64
+	// epoch is the store's first reading of its clock; the expiry heap keeps times as durations
+	// from it, which compare as the times do (on the monotonic clock when they have its reading).
+	epoch time.Time
 }
 
 // memEntry is one record. A completed response is kept flattened into resp (see flatten): one
@@ -76,6 +79,7 @@ func NewMemoryStore(opts MemoryOptions) *MemoryStore {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.epoch = s.now()
 	return s
 }
 
@@ -104,7 +108,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 		s.entries[key] = e
 		s.bytes += e.size
 		s.hold(e, now, lease, ttl)
-		s.expiry.push(e)
+		s.expiry.push(e, s.since(e.rec.Expires))
 		return Claim{Outcome: Claimed, Token: e.token, Record: e.rec}, nil
 	case e.rec.Fingerprint != fingerprint:
 		return Claim{Outcome: Mismatch, Record: e.record()}, nil
@@ -115,7 +119,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	}
 	previous := e.token
 	s.hold(e, now, lease, ttl)
-	s.expiry.fix(e.index)
+	s.expiry.fix(e.index, s.since(e.rec.Expires))
 	return Claim{Outcome: TakenOver, Token: e.token, Previous: previous, Record: e.rec}, nil
 }
 
@@ -151,7 +155,7 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	e.rec.Expires = now.Add(ttl)
 	e.rec.Response.Status = resp.Status
 	e.resp, e.size, e.token = flatten(resp), size, ""
-	s.expiry.fix(e.index)
+	s.expiry.fix(e.index, s.since(e.rec.Expires))
 	return nil
 }
 
@@ -184,7 +188,7 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 	e.rec.LeaseExpires = now.Add(lease)
 	if e.rec.Expires.Before(e.rec.LeaseExpires) {
 		e.rec.Expires = e.rec.LeaseExpires
-		s.expiry.fix(e.index)
+		s.expiry.fix(e.index, s.since(e.rec.Expires))
 	}
 	return nil
 }
@@ -221,10 +225,14 @@ func (s *MemoryStore) held(now time.Time, key, token string) (*memEntry, error) 
 
 // expire drops every record whose time has come.
 func (s *MemoryStore) expire(now time.Time) {
-	for len(s.expiry) > 0 && !now.Before(s.expiry[0].at) {
+	t := s.since(now)
+	for len(s.expiry) > 0 && s.expiry[0].at <= t {
 		s.remove(s.expiry[0].e)
 	}
 }
+
+// since is t as the expiry heap keeps it.
+func (s *MemoryStore) since(t time.Time) int64 { return int64(t.Sub(s.epoch)) }
 
 func (s *MemoryStore) remove(e *memEntry) {
 	s.expiry.remove(e.index)
@@ -380,23 +388,24 @@ func (d *flatReader) string() string {
 }
 
 // expiryHeap orders entries by when they expire, soonest first. Each item carries its entry's
-// expiry, so that ordering never reads the entries themselves: only moving one does, to keep its
-// index.
+// expiry (see MemoryStore.since), so that ordering never reads the entries themselves: only
+// moving one does, to keep its index. An item holds one pointer, the least for the collector
+// to follow on every cycle.
 type expiryHeap []expiryItem
 
 type expiryItem struct {
-	at time.Time
+	at int64
 	e  *memEntry
 }
 
-func (h *expiryHeap) push(e *memEntry) {
-	*h = append(*h, expiryItem{e.rec.Expires, e})
+func (h *expiryHeap) push(e *memEntry, at int64) {
+	*h = append(*h, expiryItem{at, e})
 	h.up(len(*h) - 1)
 }
 
-// fix restores the order after the expiry of the entry at i changed.
-func (h expiryHeap) fix(i int) {
-	h[i].at = h[i].e.rec.Expires
+// fix restores the order after the expiry of the entry at i changed to at.
+func (h expiryHeap) fix(i int, at int64) {
+	h[i].at = at
 	if !h.down(i) {
 		h.up(i)
 	}
@@ -419,7 +428,7 @@ func (h expiryHeap) up(i int) {
 	it := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !it.at.Before(h[p].at) {
+		if it.at >= h[p].at {
 			break
 		}
 		h[i] = h[p]
@@ -438,10 +447,10 @@ func (h expiryHeap) down(i int) bool {
 		if c >= len(h) {
 			break
 		}
-		if r := c + 1; r < len(h) && h[r].at.Before(h[c].at) {
+		if r := c + 1; r < len(h) && h[r].at < h[c].at {
 			c = r
 		}
-		if !h[c].at.Before(it.at) {
+		if h[c].at >= it.at {
 			break
 		}
 		h[i] = h[c]
