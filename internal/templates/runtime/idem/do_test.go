@@ -268,6 +268,58 @@ func TestDoCancelledReleasesWithDetachedContext(t *testing.T) {
 	}
 }
 
+// TestDoCleanupContext: the Complete and the Release after the work see the caller's values and
+// a deadline, and never the caller's cancellation or its cause.
+func TestDoCleanupContext(t *testing.T) {
+	t.Parallel()
+	type key struct{}
+	check := func(op string, ctx context.Context) {
+		if v := ctx.Value(key{}); v != "v" {
+			t.Errorf("%s: value %v, want the caller's", op, v)
+		}
+		if d, ok := ctx.Deadline(); !ok || time.Until(d) <= 0 || time.Until(d) > idem.DefaultCleanupTimeout {
+			t.Errorf("%s: deadline %v, %v; want one within the cleanup timeout", op, d, ok)
+		}
+		if ctx.Err() != nil || context.Cause(ctx) != nil {
+			t.Errorf("%s: Err %v, Cause %v; want neither", op, ctx.Err(), context.Cause(ctx))
+		}
+		child, cancel := context.WithCancel(ctx)
+		cancel()
+		if ctx.Err() != nil || child.Err() == nil {
+			t.Errorf("%s: cancelling a child: Err %v, child's %v; want nil, Canceled", op, ctx.Err(), child.Err())
+		}
+		select {
+		case <-ctx.Done():
+			t.Errorf("%s: Done closed", op)
+		default:
+		}
+	}
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	f := &faulty{Store: s,
+		complete: func(ctx context.Context, k, token string, resp idem.Response, ttl time.Duration) error {
+			check("complete", ctx)
+			return s.Complete(ctx, k, token, resp, ttl)
+		},
+		release: func(ctx context.Context, k, token string) error {
+			check("release", ctx)
+			return s.Release(ctx, k, token)
+		},
+	}
+	ctx := context.WithValue(t.Context(), key{}, "v")
+	if _, err := idem.Do(ctx, f, "done", "fp", respond(200, "ok")); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	cause := errors.New("client gone")
+	_, err := idem.Do(cctx, f, "cut", "fp", func(context.Context) (idem.Response, error) {
+		cancel(cause)
+		return idem.Response{Status: 200}, nil
+	})
+	if !errors.Is(err, cause) {
+		t.Errorf("Do cut off = %v, want the caller's cause", err)
+	}
+}
+
 func TestDoStoreUnavailable(t *testing.T) {
 	t.Parallel()
 	down := fmt.Errorf("claim: %w: connection refused", idem.ErrStoreUnavailable)
