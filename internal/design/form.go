@@ -693,7 +693,8 @@ func providerKeyNote(cat *rules.Catalog, provider string) string {
 		for i, l := range p.Key.From {
 			parts[i] = fmt.Sprintf("%s (%s %s)", l.Part, l.Kind, l.Name)
 		}
-		notes = append(notes, fmt.Sprintf("Its key is %s, made of %s.", p.Key.Format, strings.Join(parts, " and ")))
+		list := strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+		notes = append(notes, fmt.Sprintf("Its key is %s, made of %s.", p.Key.Format, list))
 	}
 	if p.Key.Batch {
 		items := "the body, an array"
@@ -1058,7 +1059,7 @@ func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 		more = append(more,
 			huh.NewInput().
 				Title(withDefault("Dead-letter after how many deliveries?", deliveries.Get())).
-				Description("The redrive policy's maxReceiveCount: a message that keeps failing goes to the dead-letter queue with its reason.").
+				Description("A message that keeps failing goes to the dead-letter queue with its reason after this many (SQS: the redrive policy's maxReceiveCount).").
 				Accessor(deliveries).
 				Validate(keepOr(deliveries.Get, checkDeliveries)),
 			huh.NewInput().
