@@ -25,7 +25,7 @@ const (
 // quits. ok is false when nothing should be written (quit or Ctrl-C). A
 // rejected design sends the person back to their answers with the reason.
 func runDesignForm(opts *DesignOptions, cat *rules.Catalog, a *design.Answers, target func(slug string) string) (d design.Design, ok bool, err error) {
-	run := design.RunWith(opts.IO.In, opts.IO.Out, opts.Accessible)
+	run := design.RunWith(opts.Ctx, opts.IO.In, opts.IO.Out, opts.Accessible)
 	for {
 		if err := design.Interview(a, cat, run); err != nil {
 			if errors.Is(err, huh.ErrUserAborted) {

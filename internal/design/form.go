@@ -1,12 +1,14 @@
 package design
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -124,29 +126,64 @@ func askSteps(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error {
 // input ends while a prompt waits for an answer, the form stops there and the
 // error wraps huh.ErrUserAborted, instead of huh taking every remaining
 // default, or re-asking a rejected one forever.
-func RunWith(in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error {
+//
+// ctx ends a form as Ctrl-C does, with huh.ErrUserAborted: in accessible
+// mode the terminal is not in raw mode, so Ctrl-C is an interrupt signal
+// that the command turns into ctx's end, while a prompt waits on a read
+// that nothing else ends.
+func RunWith(ctx context.Context, in io.Reader, out io.Writer, accessible bool) func(*huh.Form) error {
 	if !accessible {
-		return func(f *huh.Form) error { return runFitted(f, in, out) }
+		return func(f *huh.Form) error { return runFitted(ctx, f, in, out) }
 	}
 	lines := &lineReader{r: in}
-	return func(f *huh.Form) (err error) {
-		defer func() {
-			r := recover()
-			if r == nil {
-				return
-			}
-			end, ok := r.(inputEnded)
-			if !ok {
-				panic(r)
-			}
-			if errors.Is(end.err, io.EOF) {
-				err = fmt.Errorf("the input ended before the interview did: %w", huh.ErrUserAborted)
-				return
-			}
-			err = fmt.Errorf("reading answers: %w", end.err)
-		}()
-		return f.WithAccessible(true).WithInput(lines).WithOutput(out).Run()
+	// An interrupted prompt's goroutine may still write when the
+	// interrupt does.
+	out = &lockedWriter{w: out}
+	return func(f *huh.Form) error {
+		done := make(chan error, 1)
+		go func() { done <- runAccessible(f, lines, out) }()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			// The prompt's line stays unfinished: end it, so what the
+			// command says next starts a line of its own.
+			fmt.Fprintln(out)
+			return fmt.Errorf("interrupted: %w", huh.ErrUserAborted)
+		}
 	}
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// runAccessible asks f's questions in accessible mode over lines.
+func runAccessible(f *huh.Form, lines *lineReader, out io.Writer) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		end, ok := r.(inputEnded)
+		if !ok {
+			panic(r)
+		}
+		if errors.Is(end.err, io.EOF) {
+			err = fmt.Errorf("the input ended before the interview did: %w", huh.ErrUserAborted)
+			return
+		}
+		err = fmt.Errorf("reading answers: %w", end.err)
+	}()
+	return f.WithAccessible(true).WithInput(lines).WithOutput(out).Run()
 }
 
 // fitted is a form that is told the terminal is a line shorter than it
@@ -195,12 +232,13 @@ func (m fitted) resize() tea.Cmd {
 }
 
 // runFitted runs f on the terminal the way huh's Form.Run does, wrapped in
-// fitted: submitting quits, Ctrl-C is huh.ErrUserAborted.
-func runFitted(f *huh.Form, in io.Reader, out io.Writer) error {
+// fitted: submitting quits; Ctrl-C, an interrupt or ctx's end is
+// huh.ErrUserAborted.
+func runFitted(ctx context.Context, f *huh.Form, in io.Reader, out io.Writer) error {
 	f.SubmitCmd, f.CancelCmd = tea.Quit, tea.Interrupt
-	_, err := tea.NewProgram(fit(f), tea.WithInput(in), tea.WithOutput(out)).Run()
+	_, err := tea.NewProgram(fit(f), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)).Run()
 	switch {
-	case f.State == huh.StateAborted || errors.Is(err, tea.ErrInterrupted):
+	case f.State == huh.StateAborted || errors.Is(err, tea.ErrInterrupted) || errors.Is(err, tea.ErrProgramKilled):
 		return huh.ErrUserAborted
 	case err != nil:
 		return fmt.Errorf("run the form: %w", err)

@@ -1,6 +1,7 @@
 package design_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"reflect"
@@ -118,7 +119,7 @@ func script(lines ...string) *strings.Reader {
 func runAccessible(t *testing.T, in *strings.Reader, run func(func(*huh.Form) error) error) string {
 	t.Helper()
 	var out strings.Builder
-	if err := run(design.RunWith(in, &out, true)); err != nil {
+	if err := run(design.RunWith(context.Background(), in, &out, true)); err != nil {
 		t.Fatalf("form: %v\noutput:\n%s", err, out.String())
 	}
 	if in.Len() > 0 {
@@ -753,7 +754,7 @@ func TestFormInputEnds(t *testing.T) {
 			t.Parallel()
 			var a design.Answers
 			var out strings.Builder
-			err := design.Interview(&a, testCatalog(), design.RunWith(strings.NewReader(tc.input), &out, true))
+			err := design.Interview(&a, testCatalog(), design.RunWith(context.Background(), strings.NewReader(tc.input), &out, true))
 			if !errors.Is(err, huh.ErrUserAborted) {
 				t.Fatalf("err = %v, want huh.ErrUserAborted\noutput:\n%s", err, out.String())
 			}
@@ -867,7 +868,7 @@ func TestFormDefaultCatalogPresets(t *testing.T) {
 			var out strings.Builder
 			in := &responder{out: &out, first: []string{"", "", strconv.Itoa(i + 2)}, max: 200}
 			a := design.Answers{Operation: "op"}
-			if err := design.Interview(&a, cat, design.RunWith(in, &out, true)); err != nil {
+			if err := design.Interview(&a, cat, design.RunWith(context.Background(), in, &out, true)); err != nil {
 				t.Fatalf("interview: %v\noutput:\n%s", err, out.String())
 			}
 			if a.Preset != id {
@@ -1015,5 +1016,24 @@ func TestKeyFormDropsAnotherSourcesProvider(t *testing.T) {
 		if a.Key.Provider != tc.want {
 			t.Errorf("%s: provider %q, want %q", tc.source, a.Key.Provider, tc.want)
 		}
+	}
+}
+
+// In accessible mode Ctrl-C is a signal, which ends ctx: the prompt that
+// waits for a line stops with huh.ErrUserAborted.
+func TestAccessibleStopsWhenInterrupted(t *testing.T) {
+	t.Parallel()
+	in, w := io.Pipe() // a terminal nobody types on
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out strings.Builder
+	var preset string
+	done := make(chan error, 1)
+	go func() {
+		done <- design.RunWith(ctx, in, &out, true)(design.NewStartForm(&design.Answers{}, testCatalog(), &preset))
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, huh.ErrUserAborted) {
+		t.Errorf("err = %v, want huh.ErrUserAborted", err)
 	}
 }
