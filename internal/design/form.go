@@ -53,10 +53,13 @@ func Interview(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error 
 		if err := ApplyPreset(cat, preset, a); err != nil {
 			return err
 		}
+		// A preset is for any operation of its shape; the name says what
+		// this one is ("adyen payment events") and what its job is called.
 		if a.Kind == "other" {
-			// A preset is for any operation of its shape; the name says
-			// what this one is ("adyen payment events").
 			a.Kind = kindOf(a.Operation)
+		}
+		if a.Key.Source == spec.SourceCron {
+			a.Key.Job = jobOf(a.Operation, a.Key.Job)
 		}
 	}
 	if err := run(NewSourceForm(a, cat)); err != nil {
@@ -332,6 +335,15 @@ func presetDefault(a *Answers) string {
 	return "none"
 }
 
+// jobOf names a scheduled job after its operation (nightly-invoices), or
+// keeps name when the operation's makes no key part.
+func jobOf(operation, name string) string {
+	if slug, err := spec.Slug(operation); err == nil && rules.CheckKeyPart("job", slug) == nil {
+		return slug
+	}
+	return name
+}
+
 // Operation kinds the spec knows; payment and billing usually get an audit row.
 var operationKinds = []string{"payment", "billing", "email", "other"}
 
@@ -470,8 +482,12 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				k.Provider = providers[0].ID
 			}
 		}
+		shown := k.Provider
+		if optional && shown == "" {
+			shown = "none"
+		}
 		fields = append(fields, newListed(huh.NewSelect[string]().
-			Title(withDefault("Which provider?", k.Provider)).
+			Title(withDefault("Which provider?", shown)).
 			Description("Its retry window bounds the TTL (Q4)."),
 			&k.Provider, opts))
 	}
@@ -505,6 +521,9 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				Value(&k.Window).
 				Validate(keepOr(func() string { return k.Window }, checkDuration)))
 	case "cron":
+		if k.Job == "" {
+			k.Job = jobOf(a.Operation, "")
+		}
 		fields = append(fields,
 			huh.NewInput().
 				Title(withDefault("Job name", k.Job)).
@@ -871,10 +890,7 @@ func hashGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	}
 	include := fieldList{&h.Include}
 	fields := []huh.Field{
-		teach("Q2 · What makes two requests the same?",
-			"A fingerprint of the request tells a retry from a different payload reusing the key. "+
-				"Include the fields that define the action (customer, amount, action type); "+
-				"exclude noise such as timestamps, request IDs and client IPs."),
+		teach("Q2 · What makes two requests the same?", hashHelp(a.Key.Source)),
 		huh.NewInput().
 			Title(withDefault("Included fields, comma separated", include.Get())).
 			Description(includeHelp(a.Key.Source)).
@@ -914,7 +930,7 @@ func hashGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 		// other way round it scrolls to the option equal to the zero value
 		// (here "process it anyway") and hides the ones above it.
 		newListed(huh.NewSelect[bool]().
-			Title("Same key, different payload?").
+			Title("Same key, different "+payloadWord(a.Key.Source)+"?").
 			Validate(func(detect bool) error {
 				if detect {
 					return nil
@@ -1607,6 +1623,27 @@ func retriers(cat *rules.Catalog, src string) []rules.Provider {
 func isVolatile(cat *rules.Catalog, name string) bool {
 	_, ok := cat.VolatileField(name)
 	return ok
+}
+
+// hashHelp is Q2's note: a scheduled job runs on parameters, not on a
+// request someone sent.
+func hashHelp(src string) string {
+	if src == spec.SourceCron {
+		return "A fingerprint of the job's parameters tells a second run of the same slot from a run with other " +
+			"parameters under the same key. Include the parameters that define the run (business date, region, batch); " +
+			"exclude what changes between runs of one slot, such as the start time or the host."
+	}
+	return "A fingerprint of the request tells a retry from a different payload reusing the key. " +
+		"Include the fields that define the action (customer, amount, action type); " +
+		"exclude noise such as timestamps, request IDs and client IPs."
+}
+
+// payloadWord names what a source's repeats carry.
+func payloadWord(src string) string {
+	if src == spec.SourceCron {
+		return "parameters"
+	}
+	return "payload"
 }
 
 // includeHelp says what the included fields are for a source: a scheduled

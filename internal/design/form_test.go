@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -878,6 +879,9 @@ func TestFormDefaultCatalogPresets(t *testing.T) {
 			// preset's "ack"); the form shows, and keeps, the source's own.
 			want.Collision.Completed = canonicalPolicy(want.Key.Source, want.Collision.Completed)
 			want.Collision.InProgress = canonicalPolicy(want.Key.Source, want.Collision.InProgress)
+			if want.Key.Source == "cron" {
+				want.Key.Job = "op" // named after the operation, not the preset's example
+			}
 			keeps(t, "", toMap(t, want), toMap(t, a))
 			if a.Key.Scope == "" || a.TTL == "" || a.Store.Kind == "" || a.Collision.Completed == "" {
 				t.Errorf("an answer was left empty:\n%s", yamlOf(a))
@@ -1035,5 +1039,33 @@ func TestAccessibleStopsWhenInterrupted(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, huh.ErrUserAborted) {
 		t.Errorf("err = %v, want huh.ErrUserAborted", err)
+	}
+}
+
+// A scheduled job is named after its operation: with no job given, and
+// over the cron preset's example (hourly-rollup); a workflow's or cron
+// job's provider, which is optional, shows [none] when there is none.
+func TestCronJobNamedAfterTheOperation(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	a := design.Answers{Operation: "nightly invoices", Key: design.KeyAnswers{Source: "cron"}}
+	out := runAccessible(t, script("", "", "1d", "", "", "unscoped"), func(run func(*huh.Form) error) error {
+		return run(design.NewKeyForm(&a, cat))
+	})
+	if a.Key.Job != "nightly-invoices" {
+		t.Errorf("job %q, want nightly-invoices", a.Key.Job)
+	}
+	if !strings.Contains(out, "Which provider? [none]") {
+		t.Errorf("the optional provider does not show its default:\n%s", out)
+	}
+
+	var presetOut strings.Builder
+	in := &responder{out: &presetOut, first: []string{"", "", strconv.Itoa(slices.Index(design.PresetIDs(cat), "cron") + 2)}, max: 200}
+	b := design.Answers{Operation: "nightly invoices"}
+	if err := design.Interview(&b, cat, design.RunWith(context.Background(), in, &presetOut, true)); err != nil {
+		t.Fatalf("interview: %v\n%s", err, presetOut.String())
+	}
+	if b.Key.Job != "nightly-invoices" || b.Kind != "billing" {
+		t.Errorf("after the cron preset: job %q, kind %q; want nightly-invoices, billing", b.Key.Job, b.Kind)
 	}
 }

@@ -224,3 +224,15 @@ func TestPrefacedListKeepsItsWrapper(t *testing.T) {
 		t.Errorf("the source label is cut, want %q:\n%s", want, src)
 	}
 }
+
+// A scheduled job's Q2 speaks of its parameters, not of a request.
+func TestCronHashSpeaksOfParameters(t *testing.T) {
+	t.Parallel()
+	a := Answers{Operation: "op", Key: KeyAnswers{Source: "cron", Job: "j", Schedule: "1d", Scope: "unscoped"}}
+	flat := strings.Join(strings.Fields(escapes.ReplaceAllString(strings.Join(views(NewForm(&a, rules.Default()), 80, 24), "\n"), "")), " ")
+	for _, w := range []string{"A fingerprint of the job's parameters", "Same key, different parameters?"} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("Q2 lacks %q:\n%s", w, flat)
+		}
+	}
+}
