@@ -1098,14 +1098,18 @@ func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 		newListed(huh.NewSelect[string]().
 			Title(withDefault("Same key and payload, still in progress", c.InProgress)),
 			&c.InProgress, inProgress),
-		huh.NewInput().
+	}
+	// A scheduled job that skips a slot another run holds waits for
+	// nothing: the delay is asked only where an answer uses it.
+	if t.id != spec.TransportSchedule || slices.ContainsFunc(inProgress, func(o huh.Option[string]) bool { return o.Value == "wait" }) {
+		fields = append(fields, huh.NewInput().
 			Title(withDefault(map[string]string{
 				spec.TransportHTTP: "Retry-After", spec.TransportQueue: "Requeue delay",
 				spec.TransportActivity: "Engine backoff", spec.TransportSchedule: "Wait for the other run",
 			}[t.id], c.RetryAfter)).
 			Description("How long the repeat waits before it comes back.").
 			Value(&c.RetryAfter).
-			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration)),
+			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration)))
 	}
 	var more []huh.Field
 	if t.id == spec.TransportQueue {

@@ -265,7 +265,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				"2", "", // postgres, audit row [Y] for billing
 				"",            // TTL [2d]: two slots
 				"40m", "", "", // a 40m run, lease [30s], heartbeat [a third]
-				"", "", "",
+				"", "", // completed, in progress: skip; no wait is asked
 				"y", "email", "sendgrid", "3", "account_id", "", "", // one step per account, audit-log
 				"",
 			},
@@ -444,7 +444,7 @@ func TestFormRejectsInline(t *testing.T) {
 			name:  "TTL below a cron slot",
 			start: design.Answers{Kind: "other", Key: design.KeyAnswers{Source: "cron", Job: "rollup", Schedule: "1d", Scope: "unscoped"}},
 			form:  newForm,
-			lines: []string{"", "0", "", "", "", "", "20h", "", "", "", "", "", "", ""},
+			lines: []string{"", "0", "", "", "", "", "20h", "", "", "", "", "", ""},
 			shown: []string{"TTL [2d]", "a TTL of 20h is shorter than the 1d retry window of the schedule"},
 			check: func(a design.Answers) bool { return a.TTL == "2d" },
 		},
