@@ -25,7 +25,9 @@ import (
 //   - Every execution has a claim: the request that made it was not answered as one that never
 //     reached the handler (409, 422, a replay, or 503 store-unavailable).
 //   - Doubles are deduplicated downstream: every execution of a key uses one derived key, no other
-//     key uses it, and the processor charged it at most once.
+//     key uses it, and the processor charged it at most once. A paused holder's double — a
+//     takeover a lease after a claim whose holder was stopped past soakPauseLoses — is the one
+//     the spec predicts for a holder that is still alive, and it is held to this as every other.
 //   - No 2xx without its effect: every 201 names the charge the processor made for that key, for
 //     the key's amount; a declined card is answered 402, never 201.
 //   - The fail-closed answers carry Retry-After and problem+json: 409 and 503.
@@ -248,6 +250,9 @@ func checkExecutions(r *soakReport, h soakHistory, k int, calls []int, byID map[
 		for i := range j {
 			ci, ai := at(i)
 			cj, aj := at(j)
+			if ci.Key != cj.Key {
+				r.fail("%s ran under two derived keys: %s; %s", h.keys[k], describeCall(h, ci, ai), describeCall(h, cj, aj))
+			}
 			why, ok := explainPair(h, ci, ai, cj, aj)
 			if !ok {
 				r.fail("%s ran twice: %s; %s", h.keys[k], describeCall(h, ci, ai), describeCall(h, cj, aj))
@@ -493,6 +498,26 @@ func TestCheckSoak(t *testing.T) {
 			h.calls = []processor.Call{call("r2", 35.002, true), call("r1", 41.01, false)}
 			return h
 		}, "", "paused"},
+		{"a paused holder's double under another derived key", func() soakHistory {
+			h := base()
+			h.incs[0].pauses = []soakSpan{{at(1.001), at(41)}}
+			r1 := attempt("r1", 1, 0, 201)
+			r1.answered = at(41.1)
+			h.attempts = []soakAttempt{r1, attempt("r2", 35, 1, 201), final("f1", 50)}
+			other := call("r1", 41.01, false)
+			other.Key = "charge-other"
+			h.calls = []processor.Call{call("r2", 35.002, true), other}
+			return h
+		}, "ran under two derived keys", "paused"},
+		{"a paused holder taken over before its lease ran out", func() soakHistory {
+			h := base()
+			h.incs[0].pauses = []soakSpan{{at(1.001), at(41)}}
+			r1 := attempt("r1", 1, 0, 201)
+			r1.answered = at(41.1)
+			h.attempts = []soakAttempt{r1, attempt("r2", 20, 1, 201), final("f1", 50)}
+			h.calls = []processor.Call{call("r2", 20.002, true), call("r1", 41.01, false)}
+			return h
+		}, "ran twice", ""},
 		{"a short pause excuses no double", func() soakHistory {
 			h := base()
 			h.incs[0].pauses = []soakSpan{{at(1.001), at(6)}}
