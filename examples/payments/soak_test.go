@@ -38,26 +38,35 @@ import (
 //	IDEMKIT_SOAK_SEED      the schedule's seed (default: a new one; the test logs it)
 //	IDEMKIT_SOAK_DURATION  how long the storm and its faults last, per store (default 45s);
 //	                       Redis and Postgres run side by side. make soak runs it longer.
+//	IDEMKIT_SOAK_LEASE     the instances' -lease (default soakShortLease); 0 is the spec's
+//	                       (chargeLease, 30s), which make soak keeps.
 //
-// The example's charge has a 30 s lease and the generated ChargeOptions has no option to shorten
-// it, so a run shorter than soakLongPausesFrom pauses an instance for at most soakShortPause —
-// never long enough to lose a lease — and kills instances and restarts the store (which strand a
-// holder's claim for a lease) only early enough that those leases run out about when the storm
-// ends. Longer runs also pause instances past their lease, which is where a paused holder's
-// double comes from.
+// The instances run with a lease of a few seconds, so that a 45 s run holds what a paused
+// holder does: the schedule pauses instances either for less than half a lease (soakPauseLoses),
+// which a holder survives — its heartbeat renews every third of a lease — or for longer than a
+// lease, long enough for a retry to take its key over and run it again under the same derived
+// key while the holder is stopped: the double the spec predicts, which the processor charges
+// once. Kills and store restarts (which strand a holder's claim for a lease) come only early
+// enough that those leases run out about when the storm ends.
 const (
 	soakSeedEnv          = "IDEMKIT_SOAK_SEED"
 	soakDurationEnv      = "IDEMKIT_SOAK_DURATION"
+	soakLeaseEnv         = "IDEMKIT_SOAK_LEASE"
 	soakDefaultDuration  = 45 * time.Second
+	soakShortLease       = 4 * time.Second
 	soakSlots            = 3                      // instances at a time
 	soakStormEvery       = 60 * time.Millisecond  // between storms, on average
 	soakInFlight         = 128                    // requests out at a time
 	soakProcessorLatency = 300 * time.Millisecond // the longest a processor call takes
-	soakShortPause       = 6 * time.Second
-	soakLongPausesFrom   = 3 * time.Minute
-	// soakStoreSpacing separates one store restart from the next, so that no holder misses two
-	// renewals in a row (they come every 10 s, a third of the lease, and a short pause delays one
-	// by up to soakShortPause) because of the store.
+	soakShortPause       = 6 * time.Second        // the longest short pause, however long the lease
+	// soakPatience is how long a client retries a request that answers 409, 503 or nothing,
+	// backing off from 25 ms to a second: long enough to see a lapsed short lease taken over.
+	soakPatience = 8 * time.Second
+	// soakUnhealthyAfter is how long a paused instance keeps getting new requests: then the load
+	// balancer's health check fails and sends them to the others, as one would in production.
+	soakUnhealthyAfter = time.Second
+	// soakStoreSpacing separates one store restart from the next, so that the store serves most
+	// of the run and the takeovers of one outage settle before the next.
 	soakStoreSpacing = 17 * time.Second
 )
 
@@ -70,9 +79,9 @@ func TestSoak(t *testing.T) {
 		t.Skip("the fault soak takes a minute; -short skips it")
 	}
 	t.Parallel()
-	seed, duration := soakSettings(t)
-	t.Logf("fault soak: seed %d, %v per store (replay: %s=%d %s=%v)", seed, duration, soakSeedEnv, seed, soakDurationEnv, duration)
-	lease := chargeLeaseOf(t)
+	seed, duration, lease := soakSettings(t)
+	t.Logf("fault soak: seed %d, %v per store, lease %v (replay: %s=%d %s=%v %s=%v)",
+		seed, duration, lease, soakSeedEnv, seed, soakDurationEnv, duration, soakLeaseEnv, lease)
 	for i, store := range []string{"redis", "postgres"} {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
@@ -87,7 +96,7 @@ func TestSoak(t *testing.T) {
 // the checker must say so.
 func TestSoakCatchesDoubles(t *testing.T) {
 	t.Parallel()
-	s := newSoak(t, soakConfig{store: "memory", seed: 1, duration: 3 * time.Second, lease: chargeLeaseOf(t)})
+	s := newSoak(t, soakConfig{store: "memory", seed: 1, duration: 3 * time.Second, lease: soakShortLease})
 	r := s.history()
 	if !slices.ContainsFunc(r.violations, func(v string) bool { return strings.Contains(v, "ran twice") }) {
 		t.Fatalf("the checker saw no double on three memory stores:\n%s\n%s", r, strings.Join(r.violations, "\n"))
@@ -95,8 +104,8 @@ func TestSoakCatchesDoubles(t *testing.T) {
 	t.Logf("the checker caught %d violations, e.g. %s", len(r.violations), r.violations[0])
 }
 
-// soakSettings reads the seed and the duration from the environment.
-func soakSettings(t *testing.T) (uint64, time.Duration) {
+// soakSettings reads the seed, the duration and the lease from the environment.
+func soakSettings(t *testing.T) (uint64, time.Duration, time.Duration) {
 	seed := rand.Uint64() >> 12 // short enough to copy
 	if v := os.Getenv(soakSeedEnv); v != "" {
 		var err error
@@ -112,11 +121,23 @@ func soakSettings(t *testing.T) (uint64, time.Duration) {
 		}
 		duration = d
 	}
-	return seed, duration
+	lease := soakShortLease
+	if v := os.Getenv(soakLeaseEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err == nil && d == 0:
+			lease = chargeLeaseOf(t)
+		case err != nil || d < time.Second:
+			t.Fatalf("%s=%q: want 0 (the spec's lease) or a duration of at least 1s", soakLeaseEnv, v)
+		default:
+			lease = d
+		}
+	}
+	return seed, duration, lease
 }
 
-// chargeLeaseOf reads the charge's lease from the generated code, which keeps it unexported: the
-// checker must judge takeovers by the lease the instances really hold.
+// chargeLeaseOf reads the charge's lease from the generated code, which keeps it unexported: with
+// IDEMKIT_SOAK_LEASE=0 the checker must judge takeovers by the lease the instances really hold.
 func chargeLeaseOf(t *testing.T) time.Duration {
 	b, err := os.ReadFile(filepath.Join("charges", "charge_idem.go"))
 	if err != nil {
@@ -149,9 +170,11 @@ func (f soakFault) String() string {
 
 // soakSchedule draws the faults of a storm of duration d from seed. Kills and store restarts
 // stop early enough that the claims they strand run out of lease by a few seconds after the end;
-// pauses are short (under soakShortPause) unless the run is long enough for some past the lease;
-// the store is restarted at most every soakStoreSpacing. A kill or a pause takes a slot only while
-// another is free, so one instance always serves.
+// a pause is short (soakShortPauseOf: its holders keep their leases) or, half of the time where
+// it ends 5 s before the storm does, long (past the lease by a quarter of it up to half of it and
+// 2 s: its holders lose theirs), and one is long in every run where one fits; the store is
+// restarted at most every soakStoreSpacing. A kill or a pause takes a slot only while another is
+// free, so one instance always serves.
 func soakSchedule(seed uint64, d, lease time.Duration, slots int, store bool) []soakFault {
 	rng := rand.New(rand.NewPCG(seed, 0x50a4))
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(rng.Int64N(int64(hi-lo))) }
@@ -160,6 +183,7 @@ func soakSchedule(seed uint64, d, lease time.Duration, slots int, store bool) []
 		busy        = make([]time.Duration, slots) // each slot is busy until then
 		storeFree   = 2 * time.Second
 		strandUntil = d - lease + 5*time.Second
+		longs       int // pauses past the lease
 	)
 	free := func(at time.Duration) []int {
 		var s []int
@@ -173,19 +197,24 @@ func soakSchedule(seed uint64, d, lease time.Duration, slots int, store bool) []
 	for at := between(time.Second, 2*time.Second); at < d-3*time.Second; at += between(500*time.Millisecond, 2500*time.Millisecond) {
 		roll := rng.IntN(100)
 		slots := free(at)
+		// Half of the pauses are long, and one at least once the run is half over, where it fits.
+		long := between(lease+lease/4, lease+lease/2+2*time.Second)
+		fits := at+long < d-5*time.Second
+		owed := longs == 0 && at > d/2 && fits
 		switch {
 		case store && roll < 25 && at >= storeFree && at < strandUntil:
 			hold := between(time.Second, 4*time.Second)
 			faults = append(faults, soakFault{at: at, kind: "store", hold: hold})
 			storeFree = at + hold + soakStoreSpacing
-		case roll < 70 && at < strandUntil && len(slots) >= 2:
+		case roll < 55 && at < strandUntil && len(slots) >= 2 && !owed:
 			f := soakFault{at: at, kind: "kill", slot: slots[rng.IntN(len(slots))], hold: between(200*time.Millisecond, 2*time.Second)}
 			faults = append(faults, f)
 			busy[f.slot] = at + f.hold + 3*time.Second // its successor's start-up
 		case len(slots) >= 2:
-			f := soakFault{at: at, kind: "pause", slot: slots[rng.IntN(len(slots))], hold: between(200*time.Millisecond, soakShortPause)}
-			if d >= soakLongPausesFrom && rng.IntN(4) == 0 && at+lease+20*time.Second < d-5*time.Second {
-				f.hold = between(lease+3*time.Second, lease+15*time.Second)
+			f := soakFault{at: at, kind: "pause", slot: slots[rng.IntN(len(slots))], hold: between(200*time.Millisecond, soakShortPauseOf(lease))}
+			if (rng.IntN(2) == 0 || owed) && fits {
+				f.hold = long
+				longs++
 			}
 			faults = append(faults, f)
 			busy[f.slot] = at + f.hold + time.Second
@@ -194,12 +223,18 @@ func soakSchedule(seed uint64, d, lease time.Duration, slots int, store bool) []
 	return faults
 }
 
+// soakShortPauseOf is the longest short pause under lease: one that no holder loses its lease to,
+// with a margin for a renewal's round trip.
+func soakShortPauseOf(lease time.Duration) time.Duration {
+	return min(soakShortPause, soakPauseLoses(lease)-500*time.Millisecond)
+}
+
 // soakConfig is one soak run.
 type soakConfig struct {
 	store    string // redis, postgres, or memory (one store per process: the broken setup)
 	seed     uint64
 	duration time.Duration
-	lease    time.Duration
+	lease    time.Duration // the instances' -lease
 	faults   bool
 }
 
@@ -228,6 +263,7 @@ type soakInstance struct {
 	url    string
 	cmd    *exec.Cmd
 	exited <-chan error // cmd.Wait's answer
+	paused time.Time    // when its current pause began; zero while it runs
 }
 
 // soakServer is a store server the soak may kill and restart.
@@ -261,7 +297,7 @@ func newSoak(t *testing.T, cfg soakConfig) *soak {
 		}
 		s.args = s.store.flags()
 	}
-	s.args = append([]string{"-addr", "127.0.0.1:0", "-store", cfg.store, "-processor-url", ts.URL}, s.args...)
+	s.args = append([]string{"-addr", "127.0.0.1:0", "-store", cfg.store, "-processor-url", ts.URL, "-lease", cfg.lease.String()}, s.args...)
 	// One at a time, so that the Postgres instances do not race to create the tables.
 	for slot := range s.slots {
 		if err := s.spawn(slot); err != nil {
@@ -435,12 +471,14 @@ func (s *soak) apply(f soakFault) {
 		s.respawn(f.slot)
 		return
 	}
-	s.mu.Unlock()
 	from := time.Now()
+	in.paused = from
+	s.mu.Unlock()
 	syscall.Kill(pid, syscall.SIGSTOP)
 	time.Sleep(f.hold)
 	syscall.Kill(pid, syscall.SIGCONT)
 	s.mu.Lock()
+	in.paused = time.Time{}
 	s.incs[in.inc].pauses = append(s.incs[in.inc].pauses, soakSpan{from, time.Now()})
 	s.mu.Unlock()
 }
@@ -482,17 +520,16 @@ func (s *soak) storm(ctx context.Context, rng *rand.Rand) {
 }
 
 // duplicate sends one copy of key k's request, and retries it while it is in progress, the store
-// is down or the instance is gone — a client of the service, that is, with a short patience.
+// is down or the instance is gone — a client of the service, that is, that backs off from 25 ms
+// to a second and gives up after soakPatience.
 func (s *soak) duplicate(ctx context.Context, rng *rand.Rand, k int) {
-	for range 8 {
-		if ctx.Err() != nil {
-			return
-		}
+	for start, i := time.Now(), 0; ctx.Err() == nil && time.Since(start) < soakPatience; i++ {
 		a := s.send(rng, k, false)
 		if a.status != 0 && a.status != 409 && a.status != 503 {
 			return
 		}
-		time.Sleep(time.Duration(20+rng.IntN(230)) * time.Millisecond)
+		backoff := min(time.Second, 25*time.Millisecond<<min(i, 6))
+		time.Sleep(backoff/2 + time.Duration(rng.Int64N(int64(backoff))))
 	}
 }
 
@@ -525,13 +562,14 @@ func (s *soak) final() {
 	wg.Wait()
 }
 
-// send sends key k's request once, to a live instance picked at random, and records it.
+// send sends key k's request once, to a live instance picked at random (but one paused for
+// soakUnhealthyAfter), and records it.
 func (s *soak) send(rng *rand.Rand, k int, final bool) soakAttempt {
 	s.mu.Lock()
 	key := s.keys[k]
 	var live []*soakInstance
 	for _, in := range s.slots {
-		if in != nil {
+		if in != nil && (in.paused.IsZero() || time.Since(in.paused) < soakUnhealthyAfter) {
 			live = append(live, in)
 		}
 	}
@@ -781,48 +819,58 @@ func (p *soakPostgres) kill() error {
 	return nil
 }
 
-// TestSoakSchedule pins what the checker's strictness rests on: in a short run no pause is long
-// enough to lose a lease, store restarts are spaced so that no holder misses two renewals, and
-// nothing that strands a claim comes too late for its lease to run out; one instance always
-// serves; long runs pause past the lease.
+// TestSoakSchedule pins what the checker's strictness rests on: every pause is either short
+// enough that its holders keep their leases or longer than a lease, never in between, and a long
+// one ends before the storm does; store restarts are spaced; nothing that strands a claim comes
+// too late for its lease to run out; one instance always serves. With make test's short lease,
+// every 45 s schedule pauses an instance past its lease; with the spec's 30 s lease, every
+// schedule of a run of minutes.
 func TestSoakSchedule(t *testing.T) {
 	t.Parallel()
-	const lease = 30 * time.Second
-	for _, d := range []time.Duration{45 * time.Second, 10 * time.Minute} {
-		long := 0
+	for _, tc := range []struct {
+		d, lease time.Duration
+		long     bool // every schedule pauses past the lease (else some may)
+	}{
+		{soakDefaultDuration, soakShortLease, true},
+		{soakDefaultDuration, 30 * time.Second, false},
+		{10 * time.Minute, 30 * time.Second, true},
+		{10 * time.Minute, soakShortLease, true},
+	} {
+		d, lease := tc.d, tc.lease
 		for seed := range uint64(50) {
 			faults := soakSchedule(seed, d, lease, soakSlots, true)
 			var lastStore time.Duration = -soakStoreSpacing
 			until := make([]time.Duration, soakSlots) // each slot is paused or dead until then
+			long := 0
 			for _, f := range faults {
 				if f.kind != "store" {
 					until[f.slot] = f.at + f.hold
 					if !slices.ContainsFunc(until, func(u time.Duration) bool { return u <= f.at }) {
-						t.Errorf("%v, seed %d: %v leaves no instance serving", d, seed, f)
+						t.Errorf("%v, lease %v, seed %d: %v leaves no instance serving", d, lease, seed, f)
 					}
 				}
 				switch f.kind {
 				case "store", "kill":
 					if f.at >= d-lease+5*time.Second {
-						t.Errorf("%v, seed %d: %v strands a claim past the storm's end", d, seed, f)
+						t.Errorf("%v, lease %v, seed %d: %v strands a claim past the storm's end", d, lease, seed, f)
 					}
 				}
 				switch {
 				case f.kind == "store" && f.at-lastStore < soakStoreSpacing:
-					t.Errorf("%v, seed %d: %v within %v of the last restart", d, seed, f, soakStoreSpacing)
-				case f.kind == "pause" && f.hold > soakShortPause:
+					t.Errorf("%v, lease %v, seed %d: %v within %v of the last restart", d, lease, seed, f, soakStoreSpacing)
+				case f.kind == "pause" && f.hold >= soakPauseLoses(lease)-500*time.Millisecond:
 					long++
-					if d < soakLongPausesFrom || f.at+f.hold > d-5*time.Second {
-						t.Errorf("%v, seed %d: %v", d, seed, f)
+					if f.hold <= lease || f.at+f.hold > d-5*time.Second {
+						t.Errorf("%v, lease %v, seed %d: %v is neither short enough to keep a lease nor long enough to lose it, or ends too late", d, lease, seed, f)
 					}
 				}
 				if f.kind == "store" {
 					lastStore = f.at + f.hold
 				}
 			}
-		}
-		if d >= soakLongPausesFrom && long == 0 {
-			t.Errorf("%v: no pause past the lease in 50 schedules", d)
+			if tc.long && long == 0 {
+				t.Errorf("%v, lease %v, seed %d: no pause past the lease", d, lease, seed)
+			}
 		}
 	}
 }
