@@ -37,13 +37,22 @@ type MemoryOptions struct {
 // it is full of live records it refuses new claims with ErrStoreFull rather than evicting one,
 // since an evicted in-progress record lets its key run twice and an evicted completed one loses
 // its replay. Use Redis or Postgres as soon as more than one process serves the same keys.
+//
+// Like a Go map, the store keeps the room it grew to: about 200 bytes for each record of the
+// most it has held at once, whatever their responses.
 type MemoryStore struct {
 	maxEntries int
 	maxBytes   int64
 	now        func() time.Time
 
-	mu      sync.Mutex
-	entries map[string]*memEntry
+	mu sync.Mutex
+	// slots finds a key's record in entries. The records live in one slice, not one allocation
+	// each, and refer to each other by position, so the collector follows only the strings
+	// inside them; a removed record's slot is listed in free and serves the next new key. The
+	// slice keeps room for the most records the store has held at once.
+	slots   map[string]int
+	entries []memEntry
+	free    []int
 	expiry  expiryHeap
 	bytes   int64
 	// epoch is the store's first reading of its clock; the expiry heap keeps times as durations
@@ -51,9 +60,9 @@ type MemoryStore struct {
 	epoch time.Time
 }
 
-// memEntry is one record. A completed response is kept flattened into resp (see flatten): one
-// allocation per stored response, sharing nothing with the caller that completed it, and read
-// back into a fresh Response for each caller that asks.
+// memEntry is one record, in its slot. A completed response is kept flattened into resp (see
+// flatten): one allocation per stored response, sharing nothing with the caller that completed
+// it, and read back into a fresh Response for each caller that asks.
 type memEntry struct {
 	rec   Record // without Response.Header and Response.Body, which resp holds
 	resp  string
@@ -62,13 +71,25 @@ type memEntry struct {
 	index int // in the expiry heap
 }
 
+// entry is the record in slot i. The pointer is good until the next new slot: take it again after
+// a Claim makes one.
+func (s *MemoryStore) entry(i int) *memEntry { return &s.entries[i] }
+
+// lookup returns the slot of key's record, or -1.
+func (s *MemoryStore) lookup(key string) int {
+	if i, ok := s.slots[key]; ok {
+		return i
+	}
+	return -1
+}
+
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore(opts MemoryOptions) *MemoryStore {
 	s := &MemoryStore{
 		maxEntries: opts.MaxEntries,
 		maxBytes:   opts.MaxBytes,
 		now:        opts.Now,
-		entries:    make(map[string]*memEntry),
+		slots:      make(map[string]int),
 	}
 	if s.maxEntries <= 0 {
 		s.maxEntries = DefaultMaxEntries
@@ -94,22 +115,26 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	defer s.mu.Unlock()
 	now := s.now()
 	s.expire(now)
-	e := s.entries[key]
-	switch {
-	case e == nil:
-		e = &memEntry{rec: Record{Key: key, Fingerprint: fingerprint}}
-		e.size = entrySize(key, fingerprint, Response{})
-		if len(s.entries) >= s.maxEntries {
+	i := s.lookup(key)
+	if i < 0 {
+		size := entrySize(key, fingerprint, 0)
+		if len(s.slots) >= s.maxEntries {
 			return Claim{}, fmt.Errorf("memory claim %q: %w: %d records, the most MemoryOptions.MaxEntries allows; raise it, or keep the records in Redis or Postgres", key, ErrStoreFull, s.maxEntries)
 		}
-		if s.bytes+e.size > s.maxBytes {
+		if s.bytes+size > s.maxBytes {
 			return Claim{}, fullBytes("claim", key, s.maxBytes)
 		}
-		s.entries[key] = e
-		s.bytes += e.size
+		i = s.newSlot()
+		e := s.entry(i)
+		*e = memEntry{rec: Record{Key: key, Fingerprint: fingerprint}, size: size}
+		s.slots[key] = i
+		s.bytes += size
 		s.hold(e, now, lease, ttl)
-		s.expiry.push(e, s.since(e.rec.Expires))
+		s.push(i)
 		return Claim{Outcome: Claimed, Token: e.token, Record: e.rec}, nil
+	}
+	e := s.entry(i)
+	switch {
 	case e.rec.Fingerprint != fingerprint:
 		return Claim{Outcome: Mismatch, Record: e.record()}, nil
 	case e.rec.State == StateCompleted:
@@ -119,7 +144,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	}
 	previous := e.token
 	s.hold(e, now, lease, ttl)
-	s.expiry.fix(e.index, s.since(e.rec.Expires))
+	s.fix(e)
 	return Claim{Outcome: TakenOver, Token: e.token, Previous: previous, Record: e.rec}, nil
 }
 
@@ -145,7 +170,8 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	if err != nil {
 		return err
 	}
-	size := entrySize(key, e.rec.Fingerprint, resp)
+	flat, content := flatten(resp)
+	size := entrySize(key, e.rec.Fingerprint, content)
 	if s.bytes-e.size+size > s.maxBytes {
 		return fullBytes("complete", key, s.maxBytes)
 	}
@@ -154,8 +180,8 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	e.rec.LeaseExpires = time.Time{}
 	e.rec.Expires = now.Add(ttl)
 	e.rec.Response.Status = resp.Status
-	e.resp, e.size, e.token = flatten(resp), size, ""
-	s.expiry.fix(e.index, s.since(e.rec.Expires))
+	e.resp, e.size, e.token = flat, size, ""
+	s.fix(e)
 	return nil
 }
 
@@ -169,7 +195,7 @@ func (s *MemoryStore) Release(ctx context.Context, key, token string) error {
 	if err != nil {
 		return err
 	}
-	s.remove(e)
+	s.remove(e.index)
 	return nil
 }
 
@@ -188,7 +214,7 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 	e.rec.LeaseExpires = now.Add(lease)
 	if e.rec.Expires.Before(e.rec.LeaseExpires) {
 		e.rec.Expires = e.rec.LeaseExpires
-		s.expiry.fix(e.index, s.since(e.rec.Expires))
+		s.fix(e)
 	}
 	return nil
 }
@@ -198,11 +224,11 @@ func (s *MemoryStore) Get(ctx context.Context, key string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(s.now())
-	e := s.entries[key]
-	if e == nil {
+	i := s.lookup(key)
+	if i < 0 {
 		return Record{}, ErrNotFound
 	}
-	return e.record(), nil
+	return s.entry(i).record(), nil
 }
 
 // Len reports the number of live records.
@@ -210,34 +236,58 @@ func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(s.now())
-	return len(s.entries)
+	return len(s.slots)
 }
 
 // held returns the entry token holds in progress, or ErrLeaseLost.
 func (s *MemoryStore) held(now time.Time, key, token string) (*memEntry, error) {
 	s.expire(now)
-	e := s.entries[key]
-	if e == nil || e.rec.State != StateInProgress || e.token != token {
+	i := s.lookup(key)
+	if i < 0 || s.entries[i].rec.State != StateInProgress || s.entries[i].token != token {
 		return nil, fmt.Errorf("memory %q: %w", key, ErrLeaseLost)
 	}
-	return e, nil
+	return s.entry(i), nil
 }
 
 // expire drops every record whose time has come.
 func (s *MemoryStore) expire(now time.Time) {
 	t := s.since(now)
 	for len(s.expiry) > 0 && s.expiry[0].at <= t {
-		s.remove(s.expiry[0].e)
+		s.remove(0)
 	}
 }
 
 // since is t as the expiry heap keeps it.
 func (s *MemoryStore) since(t time.Time) int64 { return int64(t.Sub(s.epoch)) }
 
-func (s *MemoryStore) remove(e *memEntry) {
-	s.expiry.remove(e.index)
-	delete(s.entries, e.rec.Key)
+// newSlot returns a free slot for a new record.
+func (s *MemoryStore) newSlot() int {
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		return i
+	}
+	s.entries = append(s.entries, memEntry{})
+	return len(s.entries) - 1
+}
+
+// remove drops the record at position h of the expiry heap, and frees its slot.
+func (s *MemoryStore) remove(h int) {
+	i := s.expiry[h].slot
+	e := s.entry(i)
+	last := len(s.expiry) - 1
+	if h != last {
+		s.expiry[h] = s.expiry[last]
+		s.entries[s.expiry[h].slot].index = h
+	}
+	s.expiry = s.expiry[:last]
+	if h != last && !s.down(h) {
+		s.up(h)
+	}
+	delete(s.slots, e.rec.Key)
 	s.bytes -= e.size
+	*e = memEntry{} // let its strings go
+	s.free = append(s.free, i)
 }
 
 // fullBytes is the error of an operation that would take the store past MaxBytes.
@@ -245,16 +295,10 @@ func fullBytes(op, key string, maxBytes int64) error {
 	return fmt.Errorf("memory %s %q: %w: over %d bytes, the most MemoryOptions.MaxBytes allows; raise it, or keep the records in Redis or Postgres", op, key, ErrStoreFull, maxBytes)
 }
 
-// entrySize is what a record counts against MaxBytes.
-func entrySize(key, fingerprint string, resp Response) int64 {
-	n := entryOverhead + len(key) + len(fingerprint) + len(resp.Body)
-	for k, vs := range resp.Header {
-		n += len(k)
-		for _, v := range vs {
-			n += len(v)
-		}
-	}
-	return int64(n)
+// entrySize is what a record counts against MaxBytes: its key and fingerprint, and content, the
+// bytes of its response's header names, values and body.
+func entrySize(key, fingerprint string, content int) int64 {
+	return int64(entryOverhead + len(key) + len(fingerprint) + content)
 }
 
 // record is a copy of e's record that shares nothing mutable with the store.
@@ -275,15 +319,20 @@ const (
 
 // flatten writes a response's header and body into one string: a flags byte, the number of
 // header keys, each key with its number of values (0 for a nil slice, else one more than it
-// has) and the values, every string preceded by its length; then the body, to the end.
-func flatten(resp Response) string {
-	n := 1 + binary.MaxVarintLen64 + len(resp.Body)
+// has) and the values, every string preceded by its length; then the body, to the end. It also
+// returns the response's content size for entrySize, from the same pass over the header.
+func flatten(resp Response) (flat string, content int) {
+	content = len(resp.Body)
+	n := 1 + binary.MaxVarintLen64
 	for k, vs := range resp.Header {
-		n += 2*binary.MaxVarintLen64 + len(k)
+		content += len(k)
+		n += 2 * binary.MaxVarintLen64
 		for _, v := range vs {
-			n += binary.MaxVarintLen64 + len(v)
+			content += len(v)
+			n += binary.MaxVarintLen64
 		}
 	}
+	n += content
 	var flags byte
 	if resp.Header != nil {
 		flags |= flatHeader
@@ -307,7 +356,7 @@ func flatten(resp Response) string {
 		}
 	}
 	b.Write(resp.Body)
-	return b.String()
+	return b.String(), content
 }
 
 func writeUvarint(b *strings.Builder, n int) {
@@ -387,77 +436,65 @@ func (d *flatReader) string() string {
 	return v
 }
 
-// expiryHeap orders entries by when they expire, soonest first. Each item carries its entry's
-// expiry (see MemoryStore.since), so that ordering never reads the entries themselves: only
-// moving one does, to keep its index. An item holds one pointer, the least for the collector
-// to follow on every cycle.
+// expiryHeap orders records by when they expire, soonest first. Each item carries its record's
+// expiry (see MemoryStore.since) and slot, and no pointer: ordering never reads the records, only
+// moving one does, to keep its index, and the collector has nothing in the heap to follow.
 type expiryHeap []expiryItem
 
 type expiryItem struct {
-	at int64
-	e  *memEntry
+	at   int64
+	slot int
 }
 
-func (h *expiryHeap) push(e *memEntry, at int64) {
-	*h = append(*h, expiryItem{at, e})
-	h.up(len(*h) - 1)
+// push adds the record in slot i to the expiry heap.
+func (s *MemoryStore) push(i int) {
+	s.expiry = append(s.expiry, expiryItem{s.since(s.entries[i].rec.Expires), i})
+	s.up(len(s.expiry) - 1)
 }
 
-// fix restores the order after the expiry of the entry at i changed to at.
-func (h expiryHeap) fix(i int, at int64) {
-	h[i].at = at
-	if !h.down(i) {
-		h.up(i)
+// fix restores the order after e's expiry changed.
+func (s *MemoryStore) fix(e *memEntry) {
+	h := e.index
+	s.expiry[h].at = s.since(e.rec.Expires)
+	if !s.down(h) {
+		s.up(h)
 	}
 }
 
-func (h *expiryHeap) remove(i int) {
-	last := len(*h) - 1
-	if i != last {
-		(*h)[i] = (*h)[last]
-		(*h)[i].e.index = i
-	}
-	(*h)[last] = expiryItem{}
-	*h = (*h)[:last]
-	if i != last && !h.down(i) {
-		h.up(i)
-	}
-}
-
-func (h expiryHeap) up(i int) {
-	it := h[i]
-	for i > 0 {
-		p := (i - 1) / 2
-		if it.at >= h[p].at {
+func (s *MemoryStore) up(h int) {
+	x, it := s.expiry, s.expiry[h]
+	for h > 0 {
+		p := (h - 1) / 2
+		if it.at >= x[p].at {
 			break
 		}
-		h[i] = h[p]
-		h[i].e.index = i
-		i = p
+		x[h] = x[p]
+		s.entries[x[h].slot].index = h
+		h = p
 	}
-	h[i] = it
-	it.e.index = i
+	x[h] = it
+	s.entries[it.slot].index = h
 }
 
-// down moves the item at i towards the leaves, and reports whether it moved.
-func (h expiryHeap) down(i int) bool {
-	it, start := h[i], i
+// down moves the item at h towards the leaves, and reports whether it moved.
+func (s *MemoryStore) down(h int) bool {
+	x, it, start := s.expiry, s.expiry[h], h
 	for {
-		c := 2*i + 1
-		if c >= len(h) {
+		c := 2*h + 1
+		if c >= len(x) {
 			break
 		}
-		if r := c + 1; r < len(h) && h[r].at < h[c].at {
+		if r := c + 1; r < len(x) && x[r].at < x[c].at {
 			c = r
 		}
-		if h[c].at >= it.at {
+		if x[c].at >= it.at {
 			break
 		}
-		h[i] = h[c]
-		h[i].e.index = i
-		i = c
+		x[h] = x[c]
+		s.entries[x[h].slot].index = h
+		h = c
 	}
-	h[i] = it
-	it.e.index = i
-	return i > start
+	x[h] = it
+	s.entries[it.slot].index = h
+	return h > start
 }
