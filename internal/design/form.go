@@ -515,11 +515,21 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				Description("A field that is the same on every retry of the step, e.g. order_id; never a timestamp.").
 				Value(&k.Param).
 				Validate(keepOr(func() string { return k.Param }, checkKeyPart("parameter"))),
-			huh.NewInput().
-				Title(withDefault("Workflow run timeout", k.Window)).
-				Description("The engine retries a failed step until the workflow times out: that is the retry window keys must outlast.").
-				Value(&k.Window).
-				Validate(keepOr(func() string { return k.Window }, checkDuration)))
+			&refreshed{
+				Input: huh.NewInput().
+					Title(withDefault("Workflow run timeout", k.Window)).
+					Description("The engine retries a failed step until the workflow times out: that is the retry window keys must outlast.").
+					Value(&k.Window).
+					Validate(keepOr(func() string { return k.Window }, checkRunTimeout)),
+				// The engine is chosen above in this group: one whose
+				// retries end (Step Functions' 14d) offers its window.
+				refresh: func(in *huh.Input) {
+					if p, ok := cat.Provider(k.Provider); ok && k.Window == "" && p.RetryWindow > 0 {
+						k.Window = p.RetryWindow.String()
+						in.Title(withDefault("Workflow run timeout", k.Window)).Value(&k.Window)
+					}
+				},
+			})
 	case "cron":
 		if k.Job == "" {
 			k.Job = jobOf(a.Operation, "")
@@ -1562,6 +1572,14 @@ func checkScope(s string) error {
 
 // checkHeader checks an HTTP field name with the check Decide makes.
 func checkHeader(s string) error { return rules.CheckHeaderName(s) }
+
+// checkRunTimeout checks a workflow's run timeout, which Decide requires.
+func checkRunTimeout(s string) error {
+	if s == "" {
+		return errors.New("the engine retries the step until the workflow times out, so give the workflow's run timeout, e.g. 7d")
+	}
+	return checkDuration(s)
+}
 
 func checkDuration(s string) error {
 	_, err := rules.ParseDuration(s)

@@ -1069,3 +1069,24 @@ func TestCronJobNamedAfterTheOperation(t *testing.T) {
 		t.Errorf("after the cron preset: job %q, kind %q; want nightly-invoices, billing", b.Key.Job, b.Kind)
 	}
 }
+
+// A workflow step's run timeout, which Decide requires, is refused empty
+// with what to give, and starts from the engine's window when it has one.
+func TestWorkflowRunTimeout(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	a := design.Answers{Operation: "charge", Key: design.KeyAnswers{Source: "workflow", Provider: "temporal"}}
+	out := runAccessible(t, script("", "checkout", "charge", "order_id", "", "7d", "unscoped"), func(run func(*huh.Form) error) error {
+		return run(design.NewKeyForm(&a, cat))
+	})
+	if want := "give the workflow's run timeout, e.g. 7d"; !strings.Contains(out, want) {
+		t.Errorf("an empty run timeout is not refused with %q:\n%s", want, out)
+	}
+	b := design.Answers{Operation: "charge", Key: design.KeyAnswers{Source: "workflow", Provider: "step-functions"}}
+	out = runAccessible(t, script("", "checkout", "charge", "order_id", "", "unscoped"), func(run func(*huh.Form) error) error {
+		return run(design.NewKeyForm(&b, cat))
+	})
+	if b.Key.Window != "14d" || !strings.Contains(out, "Workflow run timeout [14d]") {
+		t.Errorf("window %q, want Step Functions' 14d shown and kept:\n%s", b.Key.Window, out)
+	}
+}
