@@ -831,7 +831,8 @@ func (d *decider) collisions() error {
 	c := d.a.Collision
 	src := d.s.Key.Source
 	t := transportOf(src)
-	retryAfter := d.cat.Defaults.RetryAfter
+	p, _ := d.cat.Provider(d.s.Key.Provider)
+	retryAfter := DefaultRetryAfter(d.cat, src, d.s.TTL.Lease)
 	if s := strings.TrimSpace(c.RetryAfter); s != "" {
 		v, err := rules.ParseDuration(s)
 		if err != nil {
@@ -874,7 +875,7 @@ func (d *decider) collisions() error {
 	if err := checkKeyPart("dead-letter queue")(deadLetter); deadLetter != "" && err != nil {
 		return &InputError{Field: "collision.dead_letter", Err: err}
 	}
-	d.s.Failure = t.failure(d.s, maxDeliveries, deadLetter)
+	d.s.Failure = t.failure(d.s, p, maxDeliveries, deadLetter)
 
 	var rows []spec.Collision
 	for _, id := range spec.CollisionCases() {
@@ -882,9 +883,12 @@ func (d *decider) collisions() error {
 		if !ok {
 			return fmt.Errorf("catalogue has no %q collision row", id)
 		}
-		row := t.row(id, answers[id], d.s, retryAfter)
+		row := t.row(id, answers[id], d.s, p, retryAfter)
 		row.When = col.Case
-		if id == spec.CaseInProgress {
+		if w := strings.TrimSpace(col.BySource[src]); w != "" {
+			row.When = w
+		}
+		if id == spec.CaseInProgress && t.delays(row.Action, p) {
 			row.RetryAfter = retryAfter
 		}
 		if id == spec.CaseMismatch || id == spec.CaseExpired {
@@ -894,6 +898,19 @@ func (d *decider) collisions() error {
 	}
 	d.s.Collisions = rows
 	return nil
+}
+
+// DefaultRetryAfter is how long a repeat that finds the key in progress
+// waits by default: the catalogue's Retry-After for an HTTP caller, and
+// for a queue a requeue delay of the whole lease, so that the message
+// comes back once the first attempt has finished or its lease lapsed (the
+// runtime hands it back for what remains of the holder's lease, at most
+// this).
+func DefaultRetryAfter(cat *rules.Catalog, src string, lease rules.Duration) rules.Duration {
+	if transportOf(src).id == spec.TransportQueue {
+		return lease
+	}
+	return cat.Defaults.RetryAfter
 }
 
 // A queue dead-letters a message after this many deliveries unless the

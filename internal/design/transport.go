@@ -84,30 +84,53 @@ func (t transport) why() string {
 	return "an HTTP caller gets a status"
 }
 
-// row answers one collision row: the catalogue's answer in the
-// transport's terms, with this design's delay, heartbeat and dead-letter
-// queue, and an HTTP status only where the transport is HTTP.
-func (t transport) row(row string, a *rules.CollisionAnswer, s *spec.Spec, retryAfter rules.Duration) spec.Collision {
+// row answers one collision row: the catalogue's answer in the source's
+// own terms, with this design's delay, heartbeat and dead-letter queue,
+// the key provider's own acknowledgement or busy answer, a broker's own
+// features (p is the key's provider, nil when the catalogue has none),
+// and an HTTP status only where the transport is HTTP.
+func (t transport) row(row string, a *rules.CollisionAnswer, s *spec.Spec, p *rules.Provider, retryAfter rules.Duration) spec.Collision {
 	c := spec.Collision{Case: row, Policy: a.ID, Action: a.ID, Response: strings.TrimSpace(a.Response)}
+	if r := strings.TrimSpace(a.BySource[t.src]); r != "" {
+		c.Response = r
+	}
 	if t.id == spec.TransportHTTP {
 		c.Status = a.Status
 	}
-	// The catalogue's ack answers a webhook sender and a queue in one
-	// sentence; each transport reads only its own half.
-	switch t.id + "/" + a.ID {
-	case "http/ack":
-		c.Response = "2xx without a body: acknowledge the delivery so the sender stops redelivering it; nothing is done again"
-	case "queue/ack":
-		c.Response = "ack: delete the message (or commit its offset) so the broker stops redelivering it; nothing is done again"
+	var consumer rules.Consumer
+	if p != nil && t.id == spec.TransportQueue {
+		consumer = p.Consumer
 	}
 	var extra string
 	switch t.id + "/" + a.ID {
-	case "http/conflict", "http/wait":
+	case "http/ack":
+		c.Response = "2xx without a body: acknowledge the delivery so the sender stops redelivering it; nothing is done again"
+		if s.Key.Ack != "" {
+			c.Response = "2xx with the body " + s.Key.Ack + ", the acknowledgement " + orWord(s.Key.ProviderName, "the sender") + " expects, so it stops redelivering the event; nothing is done again"
+		}
+	case "queue/ack":
+		c.Response = "the consumer " + orWord(consumer.Ack, "acknowledges the message (an ack, a delete or an offset commit, as the broker has it)") + ", so the broker stops delivering it; nothing is done again"
+	case "http/conflict":
+		if t.src == spec.SourceClient {
+			extra = "Retry-After: " + retryAfter.String()
+		} else if p != nil && p.Busy.Status != 0 {
+			c.Status = p.Busy.Status
+			c.Response = fmt.Sprintf("%d, not 409: %s; the first attempt has finished or its lease has expired by the next delivery", p.Busy.Status, strings.TrimSpace(p.Busy.Says))
+			if p.Busy.Status == 409 {
+				c.Response = fmt.Sprintf("409 Conflict: %s", strings.TrimSpace(p.Busy.Says))
+			}
+		}
+	case "http/wait":
 		extra = "Retry-After: " + retryAfter.String()
 	case "queue/requeue":
-		extra = "here the message is visible again after " + retryAfter.String() + "; " + holderVisibility(s)
+		c.Response = queueLater(consumer, s, retryAfter)
 	case "queue/dead-letter":
-		extra = "here to " + orWord(s.Failure.DeadLetter, "the queue's dead-letter queue") + ", logged with the key and both fingerprints"
+		where := orWord(s.Failure.DeadLetter, "the dead-letter queue")
+		if consumer.DeadLetter != "" {
+			c.Response = "the consumer " + consumer.DeadLetter + " (reason: key reused with a different message body; dead-letter destination: " + where + "), logged loudly with the key and both fingerprints; it is never processed and never retried"
+		} else {
+			extra = "here to " + where + ", logged with the key and both fingerprints"
+		}
 	case "activity/retry":
 		extra = fmt.Sprintf("the engine's backoff is about %s", retryAfter)
 	case "schedule/wait":
@@ -119,8 +142,36 @@ func (t transport) row(row string, a *rules.CollisionAnswer, s *spec.Spec, retry
 	return c
 }
 
+// queueLater is the in-progress answer of a queue consumer: hand the
+// message back, in the broker's own terms, to come again once the first
+// attempt has finished or its lease has lapsed.
+func queueLater(c rules.Consumer, s *spec.Spec, delay rules.Duration) string {
+	lease := s.TTL.Lease
+	if c.Later != "" && !c.Delay {
+		// A push delivery: the broker's backoff decides when it comes again.
+		return "do not acknowledge it: the consumer " + c.Later + "; if the first attempt is still running then, the answer is the same"
+	}
+	later := orWord(c.Later, "hands the message back to be delivered again after the delay")
+	text := "do not acknowledge it: the consumer " + later + ", here " + delay.String()
+	if delay >= lease {
+		text += ", no shorter than the " + lease.String() + " lease, so by then the first attempt has finished or its lease has lapsed"
+	} else {
+		text += ", within the " + lease.String() + " lease: the message may find the first attempt still running and is handed back again, each time counting as a delivery; a delay longer than the lease avoids that"
+	}
+	if c.Extend != "" {
+		if s.TTL.Heartbeat > 0 {
+			return text + "; the holder " + c.Extend + fmt.Sprintf(", with every %s heartbeat", s.TTL.Heartbeat)
+		}
+		return text + "; a holder whose work outlasts that " + c.Extend
+	}
+	if c.Later == "" {
+		return text + "; " + holderVisibility(s)
+	}
+	return text
+}
+
 // failure is what a failed attempt answers, in the transport's terms.
-func (t transport) failure(s *spec.Spec, maxDeliveries int, deadLetter string) spec.Failure {
+func (t transport) failure(s *spec.Spec, p *rules.Provider, maxDeliveries int, deadLetter string) spec.Failure {
 	f := spec.Failure{Transport: t.id}
 	switch t.id {
 	case spec.TransportHTTP:
@@ -134,7 +185,11 @@ func (t transport) failure(s *spec.Spec, maxDeliveries int, deadLetter string) s
 		if where == "" {
 			where = "the dead-letter queue"
 		}
-		f.Answer = fmt.Sprintf("release the key and nack (or let the visibility timeout lapse) so the message is redelivered; after %d deliveries the broker moves it to %s (a redrive policy's maxReceiveCount), and the consumer logs the last error as the reason", maxDeliveries, where)
+		retry := "nack or leave the message unacknowledged, so it is delivered again"
+		if p != nil && p.Consumer.Retry != "" {
+			retry = "the consumer " + p.Consumer.Retry
+		}
+		f.Answer = fmt.Sprintf("release the key; %s; after %d deliveries the message goes to %s, and the consumer logs the last error as the reason", retry, maxDeliveries, where)
 	case spec.TransportActivity:
 		f.Answer = "release the key and return the error: retryable for a transient failure (a timeout, a 5xx downstream), non-retryable for a permanent one (a validation error, a 4xx downstream), so the engine retries only what can succeed"
 	case spec.TransportSchedule:
@@ -150,4 +205,20 @@ func holderVisibility(s *spec.Spec) string {
 		return fmt.Sprintf("the holder keeps its own delivery invisible by extending its visibility timeout with every %s heartbeat", s.TTL.Heartbeat)
 	}
 	return "a holder whose work outlasts the visibility timeout extends it (a heartbeat), or its own delivery comes back while it works"
+}
+
+// delays reports an in-progress answer that waits a delay of this
+// design's: a client's Retry-After, a queue's requeue delay where the
+// consumer chooses it, an engine's backoff, a job's wait. A webhook
+// sender and a push broker retry on their own schedules.
+func (t transport) delays(action string, p *rules.Provider) bool {
+	switch t.id {
+	case spec.TransportHTTP:
+		return t.src == spec.SourceClient
+	case spec.TransportQueue:
+		return p == nil || p.Consumer.Later == "" || p.Consumer.Delay
+	case spec.TransportSchedule:
+		return action == "wait"
+	}
+	return true
 }

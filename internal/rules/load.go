@@ -370,6 +370,8 @@ var nouns = map[string]string{
 	"WindowSource":    "window",
 	"DeliveryField":   "delivery field",
 	"CollisionAnswer": "collision answer",
+	"Busy":            "busy answer",
+	"Consumer":        "consumer",
 }
 
 // yamlFields maps the yaml names of t's fields to their index; fields

@@ -137,6 +137,14 @@ type Provider struct {
 	// Ack is the body a sender expects with the 2xx that acknowledges a
 	// delivery (Adyen's "[accepted]"); empty when any 2xx will do.
 	Ack Ack `yaml:"ack,omitempty"`
+	// Busy is what a webhook sender needs to hear, while the first
+	// delivery of an event is still being processed, so that it delivers
+	// again later; empty when any non-2xx will do (a 409).
+	Busy Busy `yaml:"busy,omitempty"`
+	// Consumer is how a queue consumer answers the broker, in the broker's
+	// own features: a broker without a per-message nack or visibility
+	// timeout (Kafka) names what it has instead.
+	Consumer Consumer `yaml:"consumer,omitempty"`
 	// Line is the line of the entry in the file it was last loaded from (a
 	// team's override when it changed the entry), for messages.
 	Line int `yaml:"-"`
@@ -258,6 +266,38 @@ type Ack struct {
 	URL string `yaml:"url"`
 }
 
+// Busy is the answer a webhook sender retries after: the status, and
+// what the sender does with it.
+type Busy struct {
+	Status int    `yaml:"status"` // e.g. 503 for a sender that retries only 5xx
+	Says   string `yaml:"says"`   // what the sender does on it, from its docs
+	URL    string `yaml:"url"`    // the page that says which answers it retries
+}
+
+// Consumer is a broker's vocabulary for the four things a consumer does
+// with a delivery, each a phrase that completes "the consumer ...".
+type Consumer struct {
+	// Ack acknowledges a processed delivery so the broker stops
+	// delivering it, e.g. "deletes the message (DeleteMessage)".
+	Ack string `yaml:"ack"`
+	// Later hands a delivery back to come again after a delay, e.g.
+	// "sets its visibility timeout to the delay (ChangeMessageVisibility)".
+	Later string `yaml:"later"`
+	// Delay is true when the consumer chooses how long Later waits (a
+	// visibility timeout, a nak delay); false when the broker's own
+	// backoff does (a push delivery answered 503).
+	Delay bool `yaml:"delay,omitempty"`
+	// Extend keeps the holder's own delivery from coming back while it
+	// works; empty when the broker has no such thing.
+	Extend string `yaml:"extend,omitempty"`
+	// DeadLetter moves a delivery aside for good, with the reason.
+	DeadLetter string `yaml:"dead_letter"`
+	// Retry has a failed delivery come again.
+	Retry string `yaml:"retry"`
+	// URL is the documentation of these features.
+	URL string `yaml:"url"`
+}
+
 // DeliveryField is delivery metadata that differs between two deliveries
 // of the same event and so is excluded from the canonical hash.
 type DeliveryField struct {
@@ -346,6 +386,9 @@ type Collision struct {
 	// skips or exits. For each source the first answer that fits it is the
 	// default.
 	Answers []CollisionAnswer `yaml:"answers"`
+	// BySource is the case in a key source's own words where Case does
+	// not fit it (a scheduled run has parameters, not a payload).
+	BySource map[string]string `yaml:"by_source,omitempty"`
 }
 
 // CollisionAnswer is one way to answer a collision case, in the terms of
@@ -356,6 +399,9 @@ type CollisionAnswer struct {
 	Sources  []string `yaml:"sources"`          // the key sources it fits: client, webhook, queue, workflow, cron
 	Response string   `yaml:"response"`         // what the consumer does or answers, in its transport's terms
 	Status   int      `yaml:"status,omitempty"` // the HTTP status, when it answers over HTTP
+	// BySource is Response in one source's own terms, for an answer that
+	// fits sources of more than one transport.
+	BySource map[string]string `yaml:"by_source,omitempty"`
 }
 
 // Mechanism is a way to make one downstream side effect idempotent: the

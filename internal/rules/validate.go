@@ -230,6 +230,7 @@ func (v *validator) providers() {
 		v.providerKey(i, p)
 		v.window(i, p)
 		v.payload(i, p)
+		v.consumer(i, p)
 		for j, f := range p.Exclude {
 			field := fmt.Sprintf("exclude[%d]", j)
 			if err := CheckLocation(Location{Kind: f.Kind, Name: f.Name}); err != nil {
@@ -316,6 +317,33 @@ func (v *validator) payload(i int, p Provider) {
 		v.fail(fmt.Errorf("%w: the page that asks for this acknowledgement", ErrMissingField), at("providers", i, "ack.url")...)
 	}
 	v.url("url", p.Ack.URL, "the page that asks for this acknowledgement", at("providers", i, "ack.url"))
+}
+
+// consumer checks a broker's consumer vocabulary and a webhook sender's
+// busy answer: each belongs to its kind of provider, says every answer,
+// and names the page it comes from.
+func (v *validator) consumer(i int, p Provider) {
+	if p.Consumer != (Consumer{}) {
+		if p.Kind != KindQueue {
+			v.fail(fmt.Errorf("consumer: only a queue's consumer acks, hands back or dead-letters; a %s provider has none", p.Kind), at("providers", i, "consumer")...)
+		}
+		c := p.Consumer
+		for _, f := range []struct{ name, v string }{{"ack", c.Ack}, {"later", c.Later}, {"dead_letter", c.DeadLetter}, {"retry", c.Retry}, {"url", c.URL}} {
+			if strings.TrimSpace(f.v) == "" {
+				v.fail(fmt.Errorf("%w: how this broker's consumer answers (%s)", ErrMissingField, f.name), at("providers", i, "consumer."+f.name)...)
+			}
+		}
+		v.url("url", c.URL, "the page of the broker's consumer features", at("providers", i, "consumer.url"))
+	}
+	if p.Busy != (Busy{}) {
+		if p.Kind != KindWebhook {
+			v.fail(fmt.Errorf("busy: only a webhook sender is answered with a status; a %s provider has none", p.Kind), at("providers", i, "busy")...)
+		}
+		if p.Busy.Status < 400 || p.Busy.Status > 599 || strings.TrimSpace(p.Busy.Says) == "" || p.Busy.URL == "" {
+			v.fail(fmt.Errorf("%w: busy needs a 4xx or 5xx status, what the sender does with it, and the page that says so", ErrMissingField), at("providers", i, "busy")...)
+		}
+		v.url("url", p.Busy.URL, "the page that says which answers the sender retries", at("providers", i, "busy.url"))
+	}
 }
 
 // window checks what a provider's retry window is said to be.

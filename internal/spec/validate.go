@@ -129,7 +129,7 @@ func (s *Spec) Problems() []*FieldError {
 	v.hash(&s.Hash)
 	v.store(&s.Store)
 	v.ttl(&s.TTL)
-	v.collisions(s.Collisions)
+	v.collisions(s.Collisions, s.Key.Source)
 	v.failure(&s.Failure)
 	v.downstream(s.Downstream)
 	return v.problems
@@ -363,7 +363,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-func (v *validator) collisions(cs []Collision) {
+func (v *validator) collisions(cs []Collision, source string) {
 	seen := map[string]int{}
 	for i, c := range cs {
 		field := fmt.Sprintf("collisions[%d]", i)
@@ -390,7 +390,9 @@ func (v *validator) collisions(cs []Collision) {
 				v.addf(field+".action", "%s would accept a different payload under the same key; answer one of %s", c.Action, strings.Join(mismatchActions, ", "))
 			}
 		case CaseInProgress:
-			if c.Status == 409 && c.RetryAfter <= 0 {
+			// A webhook sender retries on its own schedule, whatever
+			// Retry-After says; only a client is told when.
+			if c.Status == 409 && c.RetryAfter <= 0 && source == SourceClient {
 				v.addf(field+".retry_after", "missing; a 409 tells the client when to retry with Retry-After")
 			}
 		}
