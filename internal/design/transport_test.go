@@ -1,6 +1,7 @@
 package design
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,5 +202,56 @@ func TestCollisionSynonyms(t *testing.T) {
 		if !strings.Contains(strings.Join(d.Notes, "\n"), "another transport's word") {
 			t.Errorf("%s: no note on the synonym: %q", tc.key.Source, d.Notes)
 		}
+	}
+}
+
+// TestCollisionVocabulary keeps each source's collision rows and failure
+// answer in its own transport's words, for several providers of each
+// kind: a queue says no 409, an HTTP client no ack or nack, Kafka no
+// visibility timeout or requeue, a scheduled run no request or payload.
+func TestCollisionVocabulary(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	httpWords := []string{"nack", "ack", "requeue", "visibility", "dead-letter", "workflow", "activity", "exit 0"}
+	queueWords := []string{"409", "422", "Retry-After", "HTTP client", "workflow step", "the request"}
+	cases := []struct {
+		name   string
+		key    KeyAnswers
+		banned []string
+	}{
+		{"client ui", KeyAnswers{Source: "client"}, append(httpWords, "webhook", "sender")},
+		{"client internal", KeyAnswers{Source: "client", Provider: "internal-http"}, append(httpWords, "webhook", "sender")},
+		{"stripe", KeyAnswers{Source: "webhook", Provider: "stripe"}, append(httpWords, "the client retries", "Retry-After")},
+		{"adyen", KeyAnswers{Source: "webhook", Provider: "adyen"}, append(httpWords, "the client retries", "without a body")},
+		{"hubspot", KeyAnswers{Source: "webhook", Provider: "hubspot"}, append(httpWords, "the client retries", "409 Conflict")},
+		{"sqs", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, queueWords},
+		{"pubsub", KeyAnswers{Source: "queue", Provider: "google-pubsub"}, append(queueWords, "visibility")},
+		{"kafka", KeyAnswers{Source: "queue", Provider: "kafka"}, append(queueWords, "visibility", "requeue", "nack", "redrive", "maxReceiveCount")},
+		{"rabbitmq", KeyAnswers{Source: "queue", Provider: "rabbitmq"}, append(queueWords, "visibility", "redrive")},
+		{"nats", KeyAnswers{Source: "queue", Provider: "nats-jetstream"}, append(queueWords, "visibility", "redrive")},
+		{"service bus", KeyAnswers{Source: "queue", Provider: "azure-service-bus"}, append(queueWords, "visibility", "redrive")},
+		{"event grid", KeyAnswers{Source: "queue", Provider: "azure-event-grid"}, append(queueWords, "visibility", "nack", "requeue")},
+		{"workflow", KeyAnswers{Source: "workflow", Workflow: "fulfil", Step: "charge", Param: "order_id", Window: "7d"}, []string{"409", "422", "nack", "visibility", "HTTP client", "Idempotent-Replayed", "request"}},
+		{"cron", KeyAnswers{Source: "cron", Job: "rollup", Schedule: "1h"}, []string{"409", "422", "nack", "visibility", "request", "payload"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := Decide(Answers{Operation: "op", Key: tc.key, Store: StoreAnswers{Kind: "postgres"}, TTL: "60d"}, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := []string{d.Spec.Failure.Answer}
+			for _, c := range d.Spec.Collisions {
+				texts = append(texts, c.When, c.Response)
+			}
+			for _, text := range texts {
+				for _, w := range tc.banned {
+					if regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`).MatchString(text) {
+						t.Errorf("%q speaks another transport's words (%q)", text, w)
+					}
+				}
+			}
+		})
 	}
 }
