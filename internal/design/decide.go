@@ -757,7 +757,7 @@ func (d *decider) ttl() error {
 		if p.Unbounded {
 			d.notes = append(d.notes, fmt.Sprintf("%s redelivers without a time bound; %s is the catalogue's policy: set key.window to your queue's message TTL", p.Name, window))
 		} else if p.Window.Configurable && p.Window.Kind != rules.WindowPolicy {
-			d.notes = append(d.notes, fmt.Sprintf("%s's %s window is a setting of yours (the catalogue has its default or maximum); give key.window and key.window_from when yours differs", p.Name, window))
+			d.notes = append(d.notes, fmt.Sprintf("the %s window of %s is a setting of yours (the catalogue has its default or maximum); give key.window and key.window_from when yours differs", window, p.Name))
 		}
 	}
 	if st, ok := d.cat.Store(d.s.Store.Kind); ok && st.TTLMax > 0 && ttl > st.TTLMax {

@@ -630,3 +630,27 @@ func TestSpecLines(t *testing.T) {
 		}
 	})
 }
+
+// TestNotesAndTTLWords pins the wording of two notes engineers read: a
+// configurable window is named without a possessive on a phrase ("Kafka
+// with manual commits's"), and the UI window's reason is said once.
+func TestNotesAndTTLWords(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	d, err := Decide(Answers{Operation: "op", Key: KeyAnswers{Source: "queue", Provider: "kafka"}, Store: StoreAnswers{Kind: "postgres"}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range d.Notes {
+		if strings.Contains(n, "'s 7d") || strings.Contains(n, "s's") {
+			t.Errorf("note %q: a possessive on a name that is a phrase", n)
+		}
+	}
+	ui, err := Decide(Answers{Operation: "op", Key: KeyAnswers{Source: "client"}}, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(ui.Spec.TTL.Justification, "open tab"); n != 1 {
+		t.Errorf("UI justification says the open tab %d times: %s", n, ui.Spec.TTL.Justification)
+	}
+}

@@ -287,6 +287,10 @@ func windowSource(s *spec.Spec) string {
 	if strings.TrimSpace(s.TTL.WindowSource) == "" {
 		return "an unnamed source"
 	}
+	if p, ok := rules.Default().Provider(s.TTL.WindowSource); ok && p.Name != "" {
+		// A client key's window (ui, internal-http) by the name people know.
+		return inline(p.Name)
+	}
 	return inline(s.TTL.WindowSource)
 }
 
