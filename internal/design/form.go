@@ -73,11 +73,17 @@ func Interview(a *Answers, cat *rules.Catalog, run func(*huh.Form) error) error 
 		return err
 	}
 	settle()
+	auto, shown := a.Collision.RetryAfter == "", formRetryAfter(a, cat)
 	if err := run(NewForm(a, cat)); err != nil {
 		return err
 	}
 	if a.Lease.Duration == cat.Defaults.LeaseTTL.String() {
 		a.Lease.Duration = "" // the catalogue's, followed when it changes
+	}
+	if auto && a.Collision.RetryAfter == shown {
+		// The default, left as the answers file leaves it: Decide then
+		// derives it from the lease as answered, not as first shown.
+		a.Collision.RetryAfter = ""
 	}
 	return askSteps(a, cat, run)
 }
@@ -1056,6 +1062,17 @@ func ttlGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	})
 }
 
+// formRetryAfter is the delay the form offers before any is given: the
+// one Decide takes for an answers file without collision.retry_after
+// (DefaultRetryAfter), for the lease answered so far.
+func formRetryAfter(a *Answers, cat *rules.Catalog) string {
+	lease, err := rules.ParseDuration(strings.TrimSpace(a.Lease.Duration))
+	if err != nil || lease <= 0 {
+		lease = cat.Defaults.LeaseTTL
+	}
+	return DefaultRetryAfter(cat, a.Key.Source, lease).String()
+}
+
 func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	c := &a.Collision
 	src := a.Key.Source
@@ -1076,7 +1093,7 @@ func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	completed := choices(spec.CaseCompleted, &c.Completed)
 	inProgress := choices(spec.CaseInProgress, &c.InProgress)
 	if c.RetryAfter == "" {
-		c.RetryAfter = cat.Defaults.RetryAfter.String()
+		c.RetryAfter = formRetryAfter(a, cat)
 	}
 	var fixed []string
 	for _, row := range []string{spec.CaseMismatch, spec.CaseExpired} {

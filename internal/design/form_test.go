@@ -239,7 +239,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				Hash:      design.HashAnswers{Include: []string{"id", "type"}, DetectMismatch: new(true)},
 				Store:     design.StoreAnswers{Kind: "postgres", AuditRow: new(false)},
 				TTL:       "7d",
-				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "conflict", RetryAfter: "5s"},
+				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "conflict"},
 			},
 			output: []string{
 				"Which provider? [stripe]",
@@ -278,7 +278,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				Store:       design.StoreAnswers{Kind: "postgres", AuditRow: new(true)},
 				TTL:         "2d",
 				Lease:       design.LeaseAnswers{LongestRun: "40m"},
-				Collision:   design.CollisionAnswers{Completed: "skip", InProgress: "skip", RetryAfter: "5s"},
+				Collision:   design.CollisionAnswers{Completed: "skip", InProgress: "skip"},
 				Downstream:  []design.StepAnswers{{Name: "email", Target: "sendgrid", Mechanism: "audit-log", Item: "account_id"}},
 			},
 			output: []string{
@@ -315,7 +315,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				Store:     design.StoreAnswers{Kind: "redis", AuditRow: new(false)},
 				TTL:       "1d",
 				Lease:     design.LeaseAnswers{Duration: "1m", LongestRun: "2m"},
-				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "requeue", RetryAfter: "5s", MaxDeliveries: 7, DeadLetter: "orders-dlq"},
+				Collision: design.CollisionAnswers{Completed: "ack", InProgress: "requeue", MaxDeliveries: 7, DeadLetter: "orders-dlq"},
 			},
 			output: []string{"Same key and payload, still in progress [requeue]", "TTL [1d]", "Dead-letter after how many deliveries? [5]"},
 		},
@@ -340,7 +340,7 @@ func TestFormInterviewWalks(t *testing.T) {
 				Hash:      design.HashAnswers{DetectMismatch: new(true)},
 				Store:     design.StoreAnswers{Kind: "workflow", AuditRow: new(true)},
 				TTL:       "7d",
-				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "retry", RetryAfter: "5s"},
+				Collision: design.CollisionAnswers{Completed: "replay", InProgress: "retry"},
 			},
 			output: []string{
 				"Key format {workflow_id}:{step}:{param}, for example wf-1:charge:o-1.",
@@ -517,7 +517,7 @@ func TestFormRejectsInline(t *testing.T) {
 			}(),
 			form:  newForm,
 			lines: []string{"", "0", "", "", "", "", "", "", "", "", "", "", "30s", "0", "5", "a:b", "orders-dlq"},
-			shown: []string{"1. ack: Acknowledge", "1. requeue: Nack with a delay", "Requeue delay [5s]", "a number of deliveries from 1 to 1000", "':'"},
+			shown: []string{"1. ack: Acknowledge", "1. requeue: Nack with a delay", "Requeue delay [30s]", "a number of deliveries from 1 to 1000", "':'"},
 			check: func(a design.Answers) bool {
 				return a.Collision.MaxDeliveries == 5 && a.Collision.DeadLetter == "orders-dlq" && a.Collision.RetryAfter == "30s"
 			},
