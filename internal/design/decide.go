@@ -237,6 +237,9 @@ func (d *decider) key() error {
 		out.Parts = partsOf(f, out.Parts)
 	}
 
+	if src == spec.SourceWebhook && out.ProviderName != "" {
+		out.Rationale = senderRationale(out)
+	}
 	out.Scope = strings.TrimSpace(k.Scope)
 	if out.Scope == "" {
 		switch {
@@ -488,6 +491,36 @@ func placeholderOf(name string) string {
 		}
 	}
 	return orWord(b.String(), "id")
+}
+
+// senderRationale says why a webhook key is stable in the chosen
+// sender's own terms: its name, the values the key is made of and where
+// each is read, from the catalogue's structured key (or the answers'
+// location, which replaced it).
+func senderRationale(k spec.Key) string {
+	var parts []string
+	for _, p := range k.Parts {
+		where := p.In + " " + p.Name
+		switch p.In {
+		case rules.LocationHeader:
+			where = "the header " + p.Name
+		case rules.LocationBody:
+			where = "the body field " + p.Name
+		}
+		parts = append(parts, p.Part+" ("+where+")")
+	}
+	what := "its key (" + k.Field + ")"
+	switch len(parts) {
+	case 0:
+	case 1:
+		what = "its " + parts[0]
+	default:
+		what = "its " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	if k.Batch {
+		what += " with each event of a batch,"
+	}
+	return k.ProviderName + " sends " + what + " unchanged on every redelivery of an event, so the key is the same on each. Read it only after the signature check, and prefix the provider so IDs from two senders cannot collide."
 }
 
 // keyProvider resolves the provider whose retries bound the TTL. Webhook and

@@ -654,3 +654,35 @@ func TestNotesAndTTLWords(t *testing.T) {
 		t.Errorf("UI justification says the open tab %d times: %s", n, ui.Spec.TTL.Justification)
 	}
 }
+
+// TestWebhookKeyRationale keeps a webhook key's rationale in the chosen
+// sender's words: its name and where its own key parts are read, never
+// another sender's ID.
+func TestWebhookKeyRationale(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, id := range cat.ProviderIDs(spec.SourceWebhook) {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			p, _ := cat.Provider(id)
+			got, err := Decide(Answers{Operation: id + " events", Key: KeyAnswers{Source: spec.SourceWebhook, Provider: id}}, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.Spec.Key.Rationale
+			if !strings.Contains(r, p.Name) {
+				t.Errorf("rationale does not name %s: %s", p.Name, r)
+			}
+			for _, l := range p.Key.From {
+				if !strings.Contains(r, l.Name) {
+					t.Errorf("rationale does not say where %s is read (%s %s): %s", l.Part, l.Kind, l.Name, r)
+				}
+			}
+			for _, other := range []string{"evt_", "X-GitHub-Delivery"} {
+				if strings.Contains(r, other) && !strings.Contains(p.KeyField, other) {
+					t.Errorf("rationale names another sender's key %q: %s", other, r)
+				}
+			}
+		})
+	}
+}
