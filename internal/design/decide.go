@@ -1087,13 +1087,36 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 		st.Dedup = t.Name + " does not deduplicate: every call it receives is performed"
 	}
 	st.Dedup += ". " + strings.TrimSpace(t.Note)
+	late := t.Remembers > 0 && t.Remembers < d.s.TTL.RetryWindow
+	if st.Mechanism == spec.MechanismProviderKey && late {
+		return inputErr(field+".mechanism", "%s remembers a key for %s, but %s: a late retry would call it again as new; use guard-row (keep the ID its first call returns, and look it up before calling again), still sending the key", t.Name, t.Remembers, d.retriesLast())
+	}
+	if late {
+		// Only here, with both numbers: the target's memory is shorter
+		// than this operation's retries.
+		advice := "add a guard row: persist the external ID the first call returns, and look it up before calling again"
+		if st.Mechanism == spec.MechanismGuardRow {
+			advice = "the guard row, not the key, stops a late retry"
+		}
+		st.Dedup += fmt.Sprintf(" %s forgets keys after %s, but %s: %s.", t.Name, t.Remembers, d.retriesLast(), advice)
+	}
 	if t.Reference != "" {
 		st.Dedup += " Source: " + t.Reference
 	}
-	if st.Mechanism == spec.MechanismProviderKey && t.Remembers > 0 && t.Remembers < d.s.TTL.RetryWindow {
-		return inputErr(field+".mechanism", "%s remembers a key for %s, but retries of this operation last %s (%s): a late retry would call it again as new; use guard-row (keep the ID its first call returns, and look it up before calling again), still sending the key", t.Name, t.Remembers, d.s.TTL.RetryWindow, d.s.TTL.WindowSource)
+	if st.Mechanism == spec.MechanismProviderKey && t.Dedup == rules.DedupKey {
+		st.How = fmt.Sprintf("Pass {parent}:{step} (here %s) as the idempotency key of %s, in its %s %s; a repeat gets the first result back for as long as the target keeps the key.", st.Key, t.Name, t.Via.Kind, t.Via.Name)
 	}
 	return nil
+}
+
+// retriesLast says how long retries of this operation last and whose they
+// are, from the TTL's retry window.
+func (d *decider) retriesLast() string {
+	w := d.s.TTL.RetryWindow
+	if p, ok := d.cat.Provider(d.s.TTL.WindowSource); ok {
+		return fmt.Sprintf("%s can repeat this operation for %s", p.Name, w)
+	}
+	return fmt.Sprintf("retries of this operation last %s", w)
 }
 
 // target finds the catalogue's record of a step's target: by its ID

@@ -686,3 +686,48 @@ func TestWebhookKeyRationale(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderKeyWords keeps a step's mechanism text to its own target:
+// only the chosen target's key is named, and the guard-row advice comes
+// only when the source's retries outlast the target's memory of a key,
+// with both numbers.
+func TestProviderKeyWords(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, tc := range []struct {
+		name       string
+		key        KeyAnswers
+		target     string
+		mechanism  string
+		want, deny []string
+	}{
+		{"adyen from a client", KeyAnswers{Source: spec.SourceClient}, "adyen-api", "provider-key",
+			[]string{"Adyen API", "Idempotency-Key"}, []string{"Stripe", "guard row", "3-day"}},
+		{"stripe from a client", KeyAnswers{Source: spec.SourceClient}, "stripe-api", "provider-key",
+			[]string{"Stripe API", "Idempotency-Key"}, []string{"Adyen", "guard row", "3-day", "webhook"}},
+		{"stripe under stripe webhooks", KeyAnswers{Source: spec.SourceWebhook, Provider: "stripe"}, "stripe-api", "guard-row",
+			[]string{"forgets keys after 1d", "Stripe webhooks can repeat this operation for 3d"}, []string{"Adyen"}},
+		{"paypal from a client", KeyAnswers{Source: spec.SourceClient}, "paypal-api", "provider-key",
+			[]string{"PayPal", "PayPal-Request-Id"}, []string{"Stripe", "Adyen", "guard row"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Decide(Answers{Operation: "pay", Key: tc.key, Downstream: []StepAnswers{{Name: "charge", Target: tc.target, Mechanism: tc.mechanism}}}, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := got.Spec.Downstream[0]
+			text := st.How + " " + st.Dedup
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("step text lacks %q: %s", w, text)
+				}
+			}
+			for _, w := range tc.deny {
+				if strings.Contains(text, w) {
+					t.Errorf("step text has %q: %s", w, text)
+				}
+			}
+		})
+	}
+}
