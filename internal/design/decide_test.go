@@ -731,3 +731,28 @@ func TestProviderKeyWords(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookFailureAnswer keeps a webhook's failure line to the sender's
+// own facts: no sender is said to redeliver a 5xx that its documentation
+// says it does not.
+func TestWebhookFailureAnswer(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, tc := range []struct{ provider, want, deny string }{
+		{"stripe", "Stripe webhooks redelivers it for up to 3d", "own schedule"},
+		{"github", "GitHub webhooks does not redeliver a failed delivery by itself", "redelivers it for up to"},
+		{"twilio", "never an HTTP answer", "redelivers it for up to"},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			t.Parallel()
+			got, err := Decide(Answers{Operation: tc.provider + " events", Key: KeyAnswers{Source: spec.SourceWebhook, Provider: tc.provider}}, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := got.Spec.Failure.Answer
+			if !strings.Contains(a, tc.want) || strings.Contains(a, tc.deny) {
+				t.Errorf("failure answer = %q, want %q and not %q", a, tc.want, tc.deny)
+			}
+		})
+	}
+}

@@ -177,7 +177,7 @@ func (t transport) failure(s *spec.Spec, p *rules.Provider, maxDeliveries int, d
 	case spec.TransportHTTP:
 		f.Answer = "a 5xx, a panic or a cancelled request releases the key and is not stored; the caller's retry runs the operation again"
 		if s.Key.Source == spec.SourceWebhook {
-			f.Answer = "a 5xx releases the key and is not stored; the sender redelivers on its own schedule, and the redelivery runs the operation again"
+			f.Answer = "a 5xx releases the key and is not stored; " + senderAfterFailure(p)
 		}
 	case spec.TransportQueue:
 		f.MaxDeliveries, f.DeadLetter = maxDeliveries, deadLetter
@@ -196,6 +196,21 @@ func (t transport) failure(s *spec.Spec, p *rules.Provider, maxDeliveries int, d
 		f.Answer = "release the key and exit non-zero, so the scheduler's retry or the next catch-up run does the slot again"
 	}
 	return f
+}
+
+// senderAfterFailure says what follows a webhook's 5xx, from the
+// sender's own facts: a redelivery within its retry window, only a manual
+// one (GitHub), or none (Twilio retries connections, not answers).
+func senderAfterFailure(p *rules.Provider) string {
+	switch {
+	case p == nil:
+		return "a redelivery, if the sender makes one, runs the operation again"
+	case strings.TrimSpace(p.Redelivers) != "":
+		return p.Name + " " + strings.TrimSpace(p.Redelivers) + ", so log the failure and alert on it"
+	case !p.Retries:
+		return fmt.Sprintf("%s does not redeliver a failed delivery by itself: the operation runs again only when a person or a script redelivers it, within %s, so log the failure and alert on it", p.Name, p.RetryWindow)
+	}
+	return fmt.Sprintf("%s redelivers it for up to %s, and the redelivery runs the operation again", p.Name, p.RetryWindow)
 }
 
 // holderVisibility says how the holder keeps its own delivery from

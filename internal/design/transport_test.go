@@ -25,7 +25,7 @@ func TestCollisionsInTransportTerms(t *testing.T) {
 		failure   []string
 	}{
 		{"client", KeyAnswers{Source: "client"}, CollisionAnswers{}, "replay,conflict,reject,process", "200,409,422,0", []string{"5xx", "releases the key"}},
-		{"webhook", KeyAnswers{Source: "webhook", Provider: "stripe"}, CollisionAnswers{}, "ack,conflict,reject,process", "200,409,422,0", []string{"sender redelivers"}},
+		{"webhook", KeyAnswers{Source: "webhook", Provider: "stripe"}, CollisionAnswers{}, "ack,conflict,reject,process", "200,409,422,0", []string{"Stripe webhooks redelivers"}},
 		{"queue", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, CollisionAnswers{MaxDeliveries: 7, DeadLetter: "orders-dlq"},
 			"ack,requeue,dead-letter,process", "0,0,0,0", []string{"after 7 deliveries", "orders-dlq", "reason"}},
 		{"workflow", KeyAnswers{Source: "workflow", Workflow: "fulfil", Step: "charge", Param: "order_id", Window: "7d"}, CollisionAnswers{},

@@ -47,7 +47,7 @@ func TestDecodeErrors(t *testing.T) {
 			`.idemkit.yaml:2: defaults.ttl: keys must expire; an idempotency store that keeps keys forever grows without bound`, ErrForever},
 		{"unknown field",
 			"providers:\n  - id: stripe\n    retry_windw: 96h\n",
-			`.idemkit.yaml:3: providers[0]: unknown field "retry_windw" in provider (known: ack, bound, busy, consumer, correction, exclude, id, key, key_example, key_field, kind, name, payload, payload_url, reference, retries, retry_window, source, suggested_ttl, unbounded, unverified, window)`,
+			`.idemkit.yaml:3: providers[0]: unknown field "retry_windw" in provider (known: ack, bound, busy, consumer, correction, exclude, id, key, key_example, key_field, kind, name, payload, payload_url, redelivers, reference, retries, retry_window, source, suggested_ttl, unbounded, unverified, window)`,
 			ErrUnknownField},
 		{"unknown section",
 			"provider:\n  - id: x\n",

@@ -141,6 +141,12 @@ type Provider struct {
 	// delivery of an event is still being processed, so that it delivers
 	// again later; empty when any non-2xx will do (a 409).
 	Busy Busy `yaml:"busy,omitempty"`
+	// Redelivers says, for a webhook sender that retries but not after an
+	// HTTP answer, what follows a failed (5xx) answer, completing "NAME
+	// ..." (Twilio retries only a failed connection); empty when the
+	// sender retries a 5xx within RetryWindow, or does not retry at all
+	// (Retries false).
+	Redelivers string `yaml:"redelivers,omitempty"`
 	// Consumer is how a queue consumer answers the broker, in the broker's
 	// own features: a broker without a per-message nack or visibility
 	// timeout (Kafka) names what it has instead.
