@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/idemkit/idemkit/internal/rules"
+	"github.com/idemkit/idemkit/internal/spec"
+	"github.com/idemkit/idemkit/internal/templates"
 )
 
 // TestCollisionsInTransportTerms checks that every source answers its
@@ -244,6 +246,16 @@ func TestCollisionVocabulary(t *testing.T) {
 			texts := []string{d.Spec.Failure.Answer}
 			for _, c := range d.Spec.Collisions {
 				texts = append(texts, c.When, c.Response)
+			}
+			if tc.key.Source == spec.SourceQueue {
+				// The body's diagram and tests too: a broker's own words
+				// from the table down.
+				doc, err := templates.RenderSpec(d.Spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, body, _ := strings.Cut(strings.TrimPrefix(string(doc), "---\n"), "\n---\n")
+				texts = append(texts, body)
 			}
 			for _, text := range texts {
 				for _, w := range tc.banned {

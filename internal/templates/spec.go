@@ -401,6 +401,11 @@ func diagram(s *spec.Spec) []string {
 	if words == (flowWords{}) {
 		words = diagramWords[spec.TransportHTTP]
 	}
+	if s.Failure.Transport == spec.TransportQueue {
+		c := consumerOf(s)
+		words.success = "the consumer " + c.Ack
+		words.failure = "the consumer " + c.Retry + "; after the last delivery it " + c.DeadLetter
+	}
 	lines = append(lines,
 		"C->>H: "+mermaidText(words.arrive+", key from "+s.Key.Field, words.arrive+" with its key"),
 		"H->>S: "+mermaidText(fmt.Sprintf("claim key with fingerprint, lease %s", s.TTL.Lease), "claim key"),
@@ -451,12 +456,46 @@ type flowWords struct {
 
 var diagramWords = map[string]flowWords{
 	spec.TransportHTTP: {"request", "response", "response", "a step fails, 5xx, panic or timeout", "error, the retry starts over"},
-	spec.TransportQueue: {"message", "result", "ack (delete the message or commit the offset)",
-		"a step fails, panic or timeout", "nack: redelivered after a delay, dead-lettered after the last delivery"},
+	// A queue's success and failure are its broker's own (consumerOf).
+	spec.TransportQueue: {"message", "result", "", "a step fails, panic or timeout", ""},
 	spec.TransportActivity: {"activity attempt", "result", "the activity's result",
 		"a step fails, panic or timeout", "retryable error (non-retryable for a permanent failure)"},
 	spec.TransportSchedule: {"run for the slot", "run's result", "exit 0",
 		"a step fails, panic or timeout", "exit non-zero: the retry or the next catch-up run does the slot"},
+}
+
+// consumerOf is how this spec's broker is acked, handed back and
+// dead-lettered, each cut to its first clause, from the catalogue's
+// consumer vocabulary: a Kafka consumer commits an offset where an SQS
+// one deletes a message. A broker the catalogue lacks (a team's own) gets
+// words that belong to no broker in particular.
+func consumerOf(s *spec.Spec) rules.Consumer {
+	c := rules.Consumer{Ack: "acknowledges the message", Retry: "hands the message back to be delivered again", DeadLetter: "dead-letters it with the reason"}
+	p, ok := rules.Default().Provider(s.Key.Provider)
+	if !ok {
+		return c
+	}
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{{&c.Ack, p.Consumer.Ack}, {&c.Retry, p.Consumer.Retry}, {&c.DeadLetter, p.Consumer.DeadLetter}} {
+		if clause := firstClause(f.from); clause != "" {
+			*f.to = clause
+		}
+	}
+	return c
+}
+
+// firstClause is a catalogue phrase up to its first aside, comma or
+// semicolon: what the consumer does, without how or why.
+func firstClause(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for _, sep := range []string{" (", ", ", ";"} {
+		if i := strings.Index(s, sep); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return s
 }
 
 // collision is the row for one case, or nil when the spec lacks it.
@@ -492,9 +531,9 @@ var testWords = map[string][5]string{
 	"queue": {
 		"the same message delivered again after it was processed",
 		"the same message ID with a different body",
-		"two deliveries of one message at once (its visibility lapsed) → one processes it; the other",
+		"two deliveries of one message at once (the first holder's delivery came back while it worked) → one processes it; the other",
 		"the same message ID after the %s TTL",
-		"the consumer dies after claiming the key, before acking",
+		"the consumer dies after claiming the key, before it %s",
 	},
 	"activity": {
 		"the engine retries the activity after it completed",
@@ -522,7 +561,9 @@ func tests(s *spec.Spec) []string {
 	crash := fmt.Sprintf("the key is released (or its %s lease lapses) and the next retry succeeds, running the operation once", s.TTL.Lease)
 	switch s.Failure.Transport {
 	case "queue":
-		crash = fmt.Sprintf("the message comes back after its visibility timeout, the %s lease lapses, and the redelivery processes it once; after %d failed deliveries it is dead-lettered with the reason", s.TTL.Lease, s.Failure.MaxDeliveries)
+		c := consumerOf(s)
+		words[4] = fmt.Sprintf(words[4], c.Ack)
+		crash = fmt.Sprintf("the broker delivers the message again once the dead consumer's hold on it ends, the %s lease lapses, and the redelivery processes it once; after %d failed deliveries the consumer %s", s.TTL.Lease, s.Failure.MaxDeliveries, c.DeadLetter)
 	case "activity":
 		crash = fmt.Sprintf("the heartbeat stops, the %s lease lapses, and the engine's retry takes the claim over and runs the activity once", s.TTL.Lease)
 	case "schedule":
