@@ -41,6 +41,8 @@ type origin struct {
 	// SQS receipt handle): fresh in a delivery, the same for each attempt
 	// of a retry within one.
 	delivered bool
+	// counter is the loop counter the value is, for an attempt counter.
+	counter types.Object
 }
 
 // fresh reports a value made fresh where it is used, neither a parameter
@@ -157,6 +159,48 @@ func run(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
+// countsItems reports whether a key made from a loop counter sits in a
+// literal whose other fields use the counter too: the payload differs
+// from turn to turn, so each turn sends another item, not the same one
+// again.
+func (c *checker) countsItems(s sink, counter types.Object) bool {
+	kv, ok := s.node.(*ast.KeyValueExpr)
+	if !ok {
+		return false
+	}
+	var lit *ast.CompositeLit
+	for _, f := range c.pass.Files {
+		if f.Pos() <= kv.Pos() && kv.End() <= f.End() {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if cl, ok := n.(*ast.CompositeLit); ok && slices.Contains(cl.Elts, ast.Expr(kv)) {
+					lit = cl
+				}
+				return lit == nil
+			})
+		}
+	}
+	if lit == nil {
+		return false
+	}
+	for _, e := range lit.Elts {
+		other, ok := e.(*ast.KeyValueExpr)
+		if !ok || other == kv {
+			continue
+		}
+		used := false
+		ast.Inspect(other.Value, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && c.pass.TypesInfo.Uses[id] == counter {
+				used = true
+			}
+			return !used
+		})
+		if used {
+			return true
+		}
+	}
+	return false
+}
+
 // testFunc reports a function that takes a *testing.T, B or F: a test
 // and its fixtures make fresh records on every run by design, and a loop
 // in one that makes several is no retry, whatever the test is named.
@@ -194,6 +238,9 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			sc := c.scopeAt(decl, o.pos)
 			if sc != nil && o.delivered && sc.kind != delivery {
 				continue
+			}
+			if o.counter != nil && c.countsItems(s, o.counter) {
+				continue // task-%d with its data for task %d: the loop makes one item per turn
 			}
 			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) && copies(s, sc) {
 				reported[s.value] = true

@@ -261,7 +261,7 @@ func (c *checker) counters(decl *ast.FuncDecl) map[types.Object]*origin {
 	out := map[types.Object]*origin{}
 	add := func(id *ast.Ident, body *ast.BlockStmt) {
 		if obj := info.Defs[id]; obj != nil {
-			out[obj] = &origin{pos: body.Lbrace, what: "the attempt counter " + id.Name, param: -1}
+			out[obj] = &origin{pos: body.Lbrace, what: "the attempt counter " + id.Name, param: -1, counter: obj}
 		}
 	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {

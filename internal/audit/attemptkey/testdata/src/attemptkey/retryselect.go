@@ -2,6 +2,7 @@ package attemptkey
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"net/http"
 	"time"
@@ -65,5 +66,34 @@ func bookTries(ctx context.Context, hc *http.Client, url string, body []byte) {
 			continue
 		}
 		break
+	}
+}
+
+// SubmitTask is a job submitted to a queue under its own ID.
+type SubmitTask struct {
+	ID      string
+	Payload string
+}
+
+func submit(ctx context.Context, t SubmitTask) error { return nil }
+
+// Ten tasks, a pause between them: each turn submits another task, its
+// ID and its data both made from the counter.
+func submitTen(ctx context.Context) {
+	for i := 0; i < 10; i++ {
+		if err := submit(ctx, SubmitTask{ID: fmt.Sprintf("task-%d", i), Payload: fmt.Sprintf("data for task %d", i)}); err != nil {
+			continue
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The same task sent again with the turn's number in its ID: a retry.
+func submitRetrying(ctx context.Context, payload string) {
+	for attempt := 0; attempt < 3; attempt++ {
+		if err := submit(ctx, SubmitTask{ID: fmt.Sprintf("task-%d", attempt), Payload: payload}); err == nil { // want `attempt counter attempt`
+			return
+		}
+		time.Sleep(time.Second)
 	}
 }
