@@ -262,6 +262,9 @@ func settleOf(k directive.Kind) Settle {
 // record of the work committed with it, and when the commit fails the
 // claim rolls back.
 func (s *scope) endsTx(c *Claim, call *ast.CallExpr) Settle {
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		return s.txFunc(c, id)
+	}
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return 0
@@ -522,6 +525,61 @@ func isHTTP(t types.Type, name string) bool {
 var errorType = types.Universe.Lookup("error").Type()
 
 func isError(t types.Type) bool { return t != nil && types.Identical(t, errorType) }
+
+// txFunc reads a call of a function variable that a transaction helper
+// returned with the transaction (tx, commit, rollback, err :=
+// PrepareTx(ctx)): rollback() gives back a claim made through tx, and
+// commit() makes it final.
+func (s *scope) txFunc(c *Claim, id *ast.Ident) Settle {
+	v, ok := s.pass.TypesInfo.Uses[id].(*types.Var)
+	if !ok {
+		return 0
+	}
+	if _, ok := v.Type().Underlying().(*types.Signature); !ok {
+		return 0
+	}
+	var out Settle
+	switch ws := match.Words(v.Name()); {
+	case slices.Contains(ws, "rollback"):
+		out = Released
+	case slices.Contains(ws, "commit"):
+		out = Completed
+	default:
+		return 0
+	}
+	// the statement that defined v, and the other variables it defined
+	var peers []string
+	for ident, obj := range s.pass.TypesInfo.Defs {
+		if obj != v {
+			continue
+		}
+		for _, f := range s.pass.Files {
+			if f.Pos() > ident.Pos() || ident.End() > f.End() {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				as, ok := n.(*ast.AssignStmt)
+				if !ok || !slices.ContainsFunc(as.Lhs, func(l ast.Expr) bool { return l == ast.Expr(ident) }) {
+					return true
+				}
+				for _, l := range as.Lhs {
+					if l != ast.Expr(ident) {
+						peers = append(peers, types.ExprString(l))
+					}
+				}
+				return false
+			})
+		}
+	}
+	uses := func(e ast.Expr) bool { return slices.Contains(peers, types.ExprString(ast.Unparen(e))) }
+	if cs, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr); ok && uses(cs.X) {
+		return out
+	}
+	if slices.ContainsFunc(c.Call.Args, uses) {
+		return out
+	}
+	return 0
+}
 
 func callee(info *types.Info, call *ast.CallExpr) *types.Func {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
