@@ -2,8 +2,8 @@ package attemptkey
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
