@@ -63,6 +63,8 @@ type sink struct {
 	// a delivery only when the literal copies the message delivered (a
 	// republish), not when it is a new event of another type.
 	msg types.Type
+	// lit is the composite literal a field sink belongs to.
+	lit *ast.CompositeLit
 }
 
 // reach is a sink a parameter reaches, as a summary tells callers.
@@ -165,24 +167,10 @@ func run(pass *analysis.Pass) (any, error) {
 // again.
 func (c *checker) countsItems(s sink, counter types.Object) bool {
 	kv, ok := s.node.(*ast.KeyValueExpr)
-	if !ok {
+	if !ok || s.lit == nil {
 		return false
 	}
-	var lit *ast.CompositeLit
-	for _, f := range c.pass.Files {
-		if f.Pos() <= kv.Pos() && kv.End() <= f.End() {
-			ast.Inspect(f, func(n ast.Node) bool {
-				if cl, ok := n.(*ast.CompositeLit); ok && slices.Contains(cl.Elts, ast.Expr(kv)) {
-					lit = cl
-				}
-				return lit == nil
-			})
-		}
-	}
-	if lit == nil {
-		return false
-	}
-	for _, e := range lit.Elts {
+	for _, e := range s.lit.Elts {
 		other, ok := e.(*ast.KeyValueExpr)
 		if !ok || other == kv {
 			continue

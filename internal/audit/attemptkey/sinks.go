@@ -36,15 +36,15 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					case !ok:
 						// a request body's "idempotency_key": ...
 						if k, ok := match.ConstString(info, kv.Key); ok && match.KeyName(k) {
-							out = append(out, sink{node: kv, value: kv.Value, what: "the " + k + " entry"})
+							out = append(out, sink{node: kv, value: kv.Value, what: "the " + k + " entry", lit: n})
 						}
 					case keyField(info.Uses[id]):
-						out = append(out, sink{node: kv, value: kv.Value, what: id.Name})
+						out = append(out, sink{node: kv, value: kv.Value, what: id.Name, lit: n})
 					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):
 						// a dedup record's key: ProcessedMessage{MessageID: ...}
-						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name})
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, lit: n})
 					case msg && idName(id.Name):
-						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery}, msg: t})
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery}, msg: t, lit: n})
 					}
 				}
 			}
