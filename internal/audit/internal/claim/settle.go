@@ -2,6 +2,7 @@ package claim
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -549,27 +550,25 @@ func (s *scope) txFunc(c *Claim, id *ast.Ident) Settle {
 	}
 	// the statement that defined v, and the other variables it defined
 	var peers []string
-	for ident, obj := range s.pass.TypesInfo.Defs {
-		if obj != v {
+	for _, f := range s.pass.Files {
+		if v.Pos() < f.Pos() || v.Pos() >= f.End() {
 			continue
 		}
-		for _, f := range s.pass.Files {
-			if f.Pos() > ident.Pos() || ident.End() > f.End() {
-				continue
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				as, ok := n.(*ast.AssignStmt)
-				if !ok || !slices.ContainsFunc(as.Lhs, func(l ast.Expr) bool { return l == ast.Expr(ident) }) {
-					return true
-				}
-				for _, l := range as.Lhs {
-					if l != ast.Expr(ident) {
-						peers = append(peers, types.ExprString(l))
-					}
-				}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil || peers != nil || v.Pos() < n.Pos() || v.Pos() >= n.End() {
 				return false
-			})
-		}
+			}
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || as.Tok != token.DEFINE {
+				return true
+			}
+			for _, l := range as.Lhs {
+				if l.Pos() != v.Pos() {
+					peers = append(peers, types.ExprString(l))
+				}
+			}
+			return false
+		})
 	}
 	uses := func(e ast.Expr) bool { return slices.Contains(peers, types.ExprString(ast.Unparen(e))) }
 	if cs, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr); ok && uses(cs.X) {
