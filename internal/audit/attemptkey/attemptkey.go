@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 	"github.com/idemkit/idemkit/internal/audit/internal/report"
 )
 
@@ -194,15 +195,7 @@ func (c *checker) countsItems(s sink, counter types.Object) bool {
 // in one that makes several is no retry, whatever the test is named.
 func testFunc(info *types.Info, decl *ast.FuncDecl) bool {
 	fn, ok := info.Defs[decl.Name].(*types.Func)
-	if !ok {
-		return false
-	}
-	for p := range fn.Signature().Params().Variables() {
-		if t := p.Type(); isPointer(t) && (isNamed(t, "testing", "T") || isNamed(t, "testing", "B") || isNamed(t, "testing", "F")) {
-			return true
-		}
-	}
-	return false
+	return ok && match.TestSignature(fn.Signature())
 }
 
 // check reports the fresh keys of one function that reach a sink inside

@@ -86,21 +86,7 @@ type Func struct {
 // literal: one taking a *testing.T, B or F. It drives a store or a
 // handler to see what it does; what it completes or leaves held is the
 // test's own business.
-func (f *Func) Test() bool {
-	for p := range f.Sig.Params().Variables() {
-		t, ok := p.Type().(*types.Pointer)
-		if !ok {
-			continue
-		}
-		if n, ok := types.Unalias(t.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" {
-			switch n.Obj().Name() {
-			case "T", "B", "F":
-				return true
-			}
-		}
-	}
-	return false
-}
+func (f *Func) Test() bool { return match.TestSignature(f.Sig) }
 
 // Via is how a key is claimed.
 type Via uint8

@@ -59,3 +59,22 @@ func IsContext(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Name() == "Context" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context"
 }
+
+// TestSignature reports a test, benchmark or fuzz function, or a
+// subtest's literal: one taking a *testing.T, B or F. Tests drive stores
+// and handlers to see what they do; the checks leave them alone.
+func TestSignature(sig *types.Signature) bool {
+	for p := range sig.Params().Variables() {
+		t, ok := p.Type().(*types.Pointer)
+		if !ok {
+			continue
+		}
+		if n, ok := types.Unalias(t.Elem()).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" {
+			switch n.Obj().Name() {
+			case "T", "B", "F":
+				return true
+			}
+		}
+	}
+	return false
+}
