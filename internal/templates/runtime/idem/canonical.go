@@ -270,7 +270,11 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 			c.grow()
 		}
 		c.members = c.members[:n+1]
-		c.members[n] = member{key: key, name: at, start: start, end: end, size: int32(len(name)), escaped: escaped, drop: drop}
+		// Field by field: a composite literal is built on the stack and copied in 16-byte moves
+		// that read across the 8-byte stores just made, which stalls the copy on every member.
+		m := &c.members[n]
+		m.key, m.name, m.start, m.end = key, at, start, end
+		m.size, m.escaped, m.drop = int32(len(name)), escaped, drop
 		if i = c.space(d, i); i >= len(d) {
 			return i, errorAt(i, "unterminated object")
 		}
