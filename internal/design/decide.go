@@ -448,6 +448,7 @@ func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
 		out.Format = job + ":{scheduled_time as business date in " + zone + "}"
 		out.Example = job + ":" + at.Format(time.DateOnly)
 		out.Field = "the job's business date: the date, in " + zone + ", of the slot it was scheduled for (not the day it happens to run)"
+		out.Rationale = "The business date the run was scheduled for, on the calendar of " + zone + ", is the same for every scheduler and every retry of that day's run, even one that starts late after midnight or on a day daylight saving time makes 23 or 25 hours long, so the day's work is done once."
 		return nil
 	}
 	floored := floorIn(at, slot.Std())
@@ -458,6 +459,9 @@ func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
 		out.Field += " in " + zone
 	}
 	out.Example = job + ":" + floored.Format(time.RFC3339)
+	if zone != "UTC" {
+		out.Rationale += " The slot is counted on the wall clock of " + zone + " (a daily slot starts at local midnight), and the key carries its start with the zone's offset."
+	}
 	return nil
 }
 

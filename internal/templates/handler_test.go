@@ -13,14 +13,15 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
 )
 
 // handlerCases are the specs under testdata/handler, one golden each: every key source as
 // idemkit design writes it, and two variants that take the other branches of the templates (a
 // custom header, no tenant, waiting on a claim, nested fields, an event ID in a header,
-// replaying webhook answers).
-var handlerCases = []string{"client", "webhook", "queue", "workflow", "cron", "client-custom", "webhook-github", "client-body", "webhook-adyen", "webhook-hubspot"}
+// replaying webhook answers, a business date in Europe/Berlin, hourly slots in Asia/Kolkata).
+var handlerCases = []string{"client", "webhook", "queue", "workflow", "cron", "client-custom", "webhook-github", "client-body", "webhook-adyen", "webhook-hubspot", "cron-berlin", "cron-kolkata"}
 
 // handlerOpts are the options the goldens are generated with.
 func handlerOpts(name string) HandlerOptions {
@@ -243,6 +244,9 @@ func TestGenerateHandlerBadInput(t *testing.T) {
 		{name: "XML batch (Salesforce)", spec: edit("webhook-hubspot", func(s *spec.Spec) { s.Key.Payload, s.Key.ProviderName = "xml", "Salesforce outbound messages" }),
 			field: "key.payload", want: "Salesforce outbound messages deliver XML (a SOAP envelope), and generate handler writes receivers that read JSON bodies only"},
 		{name: "form body key", spec: edit("webhook", func(s *spec.Spec) { s.Key.Payload = "form" }), field: "key.payload", want: "form fields"},
+		{name: "cron zone not IANA", spec: edit("cron-berlin", func(s *spec.Spec) { s.Key.TimeZone = "CEST" }), field: "key.time_zone", want: `"CEST" is not an IANA time zone`},
+		{name: "cron zone Local", spec: edit("cron-kolkata", func(s *spec.Spec) { s.Key.TimeZone = "Local" }), field: "key.time_zone", want: "e.g. Europe/Berlin"},
+		{name: "business date of an hourly slot", spec: edit("cron-berlin", func(s *spec.Spec) { s.Key.Schedule = rules.Duration(time.Hour) }), field: "key.business_date", want: "needs a 1d schedule"},
 		{name: "keyword package", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Package = "func" }, want: `package "func": a Go keyword`},
 		{name: "package not an identifier", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Package = "my-jobs" }, want: `package "my-jobs": not a Go identifier`},
 		{name: "runtime not an import path", spec: edit("cron", func(*spec.Spec) {}), opts: func(o *HandlerOptions) { o.Runtime = "../idem" }, want: `runtime "../idem"`},

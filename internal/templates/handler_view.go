@@ -82,8 +82,17 @@ type handlerView struct {
 	// format's placeholders that the caller supplies (queue messages, workflow steps).
 	KeyExpr string
 	Fields  []fieldView
-	// Slot is the cron slot the scheduled time is floored to.
-	Slot time.Duration
+	// Slot is the cron slot the scheduled time is floored to; Zone the IANA zone on whose wall
+	// clock it is floored, empty for UTC; SlotDays says the slot is whole days (floored on the
+	// calendar, so that a day starts at local midnight even across a change of daylight saving
+	// time); BusinessDate that the key carries the slot's date rather than its start.
+	Slot         time.Duration
+	Zone         string
+	SlotDays     bool
+	BusinessDate bool
+	// ZoneCase is the generated test of the zone: a scheduled time whose slot in Zone differs
+	// from its slot in UTC, and the slot and key the spec gives it.
+	ZoneCase zoneCase
 
 	// Payloads of the generated tests: the first attempt, a retry differing only in excluded
 	// fields, and a different operation under the same key.
@@ -574,7 +583,11 @@ func (v *handlerView) cron(s *spec.Spec) error {
 			expr = append(expr, keyExprPart{p.text, true})
 		case strings.HasPrefix(p.text, "scheduled_time"):
 			slots++
-			expr = append(expr, keyExprPart{text: "slot.Format(time.RFC3339)"})
+			layout := "time.RFC3339"
+			if s.Key.BusinessDate {
+				layout = "time.DateOnly"
+			}
+			expr = append(expr, keyExprPart{text: "slot.Format(" + layout + ")"})
 		default:
 			return fieldErr("key.format", "placeholder {%s}: a cron key is the job and its slot, {scheduled_time floored to ...}", p.text)
 		}
@@ -583,8 +596,73 @@ func (v *handlerView) cron(s *spec.Spec) error {
 		return fieldErr("key.format", "%q has no {scheduled_time ...}, so every run of the job would share one key", s.Key.Format)
 	}
 	v.Slot = time.Duration(s.Key.Schedule)
+	v.SlotDays = v.Slot%(24*time.Hour) == 0
+	v.BusinessDate = s.Key.BusinessDate
+	if v.BusinessDate && v.Slot != 24*time.Hour {
+		return fieldErr("key.business_date", "a business date names one day: it needs a 1d schedule, not %v", s.Key.Schedule)
+	}
+	if zone := strings.TrimSpace(s.Key.TimeZone); zone != "" && zone != "UTC" {
+		loc, err := time.LoadLocation(zone)
+		if err != nil || zone == "Local" {
+			return fieldErr("key.time_zone", "%q is not an IANA time zone; write the zone the schedule is written in, e.g. Europe/Berlin, or UTC", zone)
+		}
+		v.Zone = zone
+		at, want := zoneCaseTimes(loc, v.Slot)
+		text := want.Format(time.RFC3339)
+		if v.BusinessDate {
+			text = want.Format(time.DateOnly)
+		}
+		var key strings.Builder
+		for _, p := range parts {
+			if p.placeholder {
+				key.WriteString(text)
+			} else {
+				key.WriteString(p.text)
+			}
+		}
+		v.ZoneCase = zoneCase{At: goTime(at), Slot: goTime(want), Key: key.String()}
+	}
 	v.KeyExpr = concat(expr)
 	return nil
+}
+
+// zoneCase is a scheduled time (At, Go source of a UTC time) near a slot's edge, whose slot on
+// the zone's wall clock (Slot, Go source) is not its slot in UTC, and its key (Key).
+type zoneCase struct{ At, Slot, Key string }
+
+// zoneCaseTimes picks the scheduled time a generated test checks the zone with, and the slot it
+// falls in: half an hour into a local day for a zone ahead of UTC (the evening before, in UTC),
+// half an hour before its end for one behind (the next morning, in UTC), and for a slot shorter
+// than a day mid-afternoon, where an offset that is not a multiple of the slot shows. The slot
+// is worked out on the wall clock, the way a person reads a schedule, not with the generated
+// code's arithmetic.
+func zoneCaseTimes(loc *time.Location, slot time.Duration) (at, want time.Time) {
+	day := time.Date(2026, 3, 14, 0, 0, 0, 0, loc)
+	if _, off := day.Zone(); off == 0 {
+		day = time.Date(2026, 7, 14, 0, 0, 0, 0, loc) // a zone on UTC in winter, ahead in summer
+	}
+	at = day.Add(30 * time.Minute)
+	if _, off := day.Zone(); off < 0 {
+		at = day.Add(23*time.Hour + 30*time.Minute)
+	}
+	switch {
+	case slot < 24*time.Hour:
+		at = day.Add(15*time.Hour + 29*time.Minute)
+		minutes, step := at.Hour()*60+at.Minute(), int(slot/time.Minute)
+		want = time.Date(at.Year(), at.Month(), at.Day(), 0, minutes/step*step, 0, 0, loc)
+	case slot == 24*time.Hour:
+		want = day
+	default: // several days: counted on the calendar from the zero time, as UTC slots are
+		d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC).Truncate(slot)
+		want = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+	}
+	return at, want
+}
+
+// goTime is the Go source of t, in UTC, to the minute.
+func goTime(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("time.Date(%d, %d, %d, %d, %d, 0, 0, time.UTC)", t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute())
 }
 
 // keyField reads where a key comes from, as specs write it: "header NAME" or "body FIELD",
