@@ -147,8 +147,9 @@ func decodeHeld(key, v string, pttl int64, now time.Time) (idem.Record, time.Dur
 
 // decodeDone reads a completed value. When want is not empty and differs from the stored
 // fingerprint, the response is left out: the caller is a mismatch, and must not see another
-// request's answer.
-func decodeDone(key, v, want string) (idem.Record, error) {
+// request's answer. raw, when not nil, holds the same bytes as v and nobody else uses it: the
+// body is then a slice of it rather than a copy.
+func decodeDone(key, v, want string, raw []byte) (idem.Record, error) {
 	if len(v) == 0 || v[0] != 'C' {
 		return idem.Record{}, errCorrupt
 	}
@@ -188,7 +189,11 @@ func decodeDone(key, v, want string) (idem.Record, error) {
 		}
 		rec.Response.Header = h
 	}
-	if d.s != "" {
+	switch {
+	case d.s == "":
+	case len(raw) == len(v):
+		rec.Response.Body = raw[len(raw)-len(d.s):]
+	default:
 		rec.Response.Body = []byte(d.s)
 	}
 	return rec, nil

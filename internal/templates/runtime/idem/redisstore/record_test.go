@@ -41,7 +41,7 @@ func TestCompletedRoundTrip(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			v := done(1700000000123, tc.fp, tc.resp)
-			rec, err := decodeDone("k", v, tc.fp)
+			rec, err := decodeDone("k", v, tc.fp, nil)
 			if err != nil {
 				t.Fatalf("decode %q: %v", v, err)
 			}
@@ -58,7 +58,7 @@ func TestCompletedRoundTrip(t *testing.T) {
 				}
 			}
 			// A mismatching caller learns the stored fingerprint, not the response.
-			m, err := decodeDone("k", v, "other")
+			m, err := decodeDone("k", v, "other", nil)
 			if err != nil || m.Fingerprint != tc.fp || m.Response.Status != 0 || m.Response.Body != nil {
 				t.Errorf("decode for another fingerprint = %+v, %v; want the fingerprint alone", m, err)
 			}
@@ -93,7 +93,7 @@ func TestCorruptValues(t *testing.T) {
 		"", "x", "C", "Cnot|2|fp", "C1|99|fp", "C1|2|fp200", "C1|2|fp200|1|1|", "C1|2|fp200|2|1|1|A1|1|b",
 		"C1|2|fp200|1|1|1|A2|1|b", good[:len(good)-3], "C1|-2|fp",
 	} {
-		if _, err := decodeDone("k", v, "fp"); !errors.Is(err, errCorrupt) {
+		if _, err := decodeDone("k", v, "fp", nil); !errors.Is(err, errCorrupt) {
 			t.Errorf("decodeDone(%q) = %v, want errCorrupt", v, err)
 		}
 	}
@@ -137,5 +137,51 @@ func TestHeldClaimsBound(t *testing.T) {
 	h.add("over", "fp", future)
 	if _, ok := h.take("over"); ok {
 		t.Errorf("remembered a claim past the bound of %d live ones", maxHeldClaims)
+	}
+}
+
+// TestBulkReply: the claim reads its reply raw; only a string or a nil is its to parse, anything
+// else goes back to go-redis.
+func TestBulkReply(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		raw      string
+		v        string
+		null, ok bool
+	}{
+		{"_\r\n", "", true, true},
+		{"$-1\r\n", "", true, true},
+		{"$3\r\nabc\r\n", "abc", false, true},
+		{"$0\r\n\r\n", "", false, true},
+		{"$5\r\na\r\nbc\r\n", "a\r\nbc", false, true},
+		{"-ERR wrong\r\n", "", false, false},
+		{"-MOVED 3999 127.0.0.1:6381\r\n", "", false, false},
+		{"!5\r\nERR x\r\n", "", false, false},
+		{"+OK\r\n", "", false, false},
+		{"$3\r\nab\r\n", "", false, false},
+		{"$3\r\nabcd\r\n", "", false, false},
+		{"$\r\n\r\n", "", false, false},
+		{"$99999999999999999999\r\nab\r\n", "", false, false},
+		{"_\r\n_\r\n", "", false, false},
+		{"$3\r\nabc", "", false, false},
+		{"", "", false, false},
+	} {
+		v, null, ok := bulkReply([]byte(tc.raw))
+		if string(v) != tc.v || null != tc.null || ok != tc.ok {
+			t.Errorf("bulkReply(%q) = %q, %v, %v; want %q, %v, %v", tc.raw, v, null, ok, tc.v, tc.null, tc.ok)
+		}
+	}
+}
+
+// TestDecodeDoneOwnsRaw: given the value's own bytes, the body is a slice of them, not a copy.
+func TestDecodeDoneOwnsRaw(t *testing.T) {
+	t.Parallel()
+	raw := []byte(done(1, "fp", idem.Response{Status: 200, Body: []byte("body")}))
+	rec, err := decodeDone("k", string(raw), "fp", raw)
+	if err != nil || string(rec.Response.Body) != "body" {
+		t.Fatalf("decodeDone = %+v, %v", rec, err)
+	}
+	if &rec.Response.Body[0] != &raw[len(raw)-4] {
+		t.Error("the body is a copy of the value, not a slice of it")
 	}
 }

@@ -138,15 +138,17 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	token := idem.NewToken()
 	leaseMS, px := lease.Milliseconds(), max(lease, ttl).Milliseconds()
 	value := inProgress(token, fingerprint, leaseMS, px)
+	k := s.prefix + key
 	now := time.Now()
-	cmd := redis.NewStringCmd(ctx, "set", s.prefix+key, value, "px", px, "nx", "get")
-	unreplicated := s.process(ctx, s.prefix+key, cmd)
-	err := cmd.Err()
-	if errors.Is(err, redis.Nil) && unreplicated != nil {
+	old, free, unreplicated, err := s.claimSet(ctx, k, value, px)
+	if err != nil {
+		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
+	}
+	if free && unreplicated != nil {
 		s.releaseUnreplicated(key, token)
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, unreplicated)
 	}
-	if errors.Is(err, redis.Nil) {
+	if free {
 		expires := now.Add(time.Duration(px) * time.Millisecond)
 		s.held.add(token, fingerprint, expires)
 		return idem.Claim{Outcome: idem.Claimed, Token: token, Record: idem.Record{
@@ -157,11 +159,8 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 			Expires:      expires,
 		}}, nil
 	}
-	if err != nil {
-		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
-	}
-	if old := cmd.Val(); old != "" && old[0] == 'C' {
-		c, err := claimDone(key, fingerprint, old)
+	if len(old) > 0 && old[0] == 'C' {
+		c, err := claimDone(key, fingerprint, string(old), old)
 		if err != nil {
 			return idem.Claim{}, fmt.Errorf("redisstore: claim %q: %w", key, err)
 		}
@@ -169,7 +168,7 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	}
 	// In progress: whether its lease is live depends on the server's clock, so a script decides,
 	// and takes the key over when the lease has lapsed.
-	held, unreplicated := run(ctx, s, claimHeldScript, redis.NewCmd, s.prefix+key, value, fingerprint, px)
+	held, unreplicated := run(ctx, s, claimHeldScript, redis.NewCmd, k, value, fingerprint, px)
 	reply, err := held.Result()
 	if err != nil {
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
@@ -188,9 +187,62 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	return c, nil
 }
 
-// claimDone answers a claim that found a completed record.
-func claimDone(key, fingerprint, v string) (idem.Claim, error) {
-	rec, err := decodeDone(key, v, fingerprint)
+// claimSet sends the claim, SET k value PX px NX GET: free when it wrote value to a free key,
+// otherwise old is the value it found. A free key answers nil, which go-redis turns into
+// redis.Nil and runs through its retry and connection-health checks (a score of errors.As calls,
+// each allocating) before returning it; so the claim reads the reply raw, nil or a string alike,
+// and parses it here. An error reply (a redirection, a server error) comes back raw too: the
+// command wrote nothing, so it is sent again as an ordinary command, for go-redis to follow the
+// redirection or turn the reply into an error.
+func (s *Store) claimSet(ctx context.Context, k, value string, px int64) (old []byte, free bool, unreplicated, err error) {
+	raw := redis.NewRawCmd(ctx, "set", k, value, "px", px, "nx", "get")
+	unreplicated = s.process(ctx, k, raw)
+	if err := raw.Err(); err != nil {
+		return nil, false, nil, err
+	}
+	if old, free, ok := bulkReply(raw.Val()); ok {
+		return old, free, unreplicated, nil
+	}
+	cmd := redis.NewStringCmd(ctx, "set", k, value, "px", px, "nx", "get")
+	unreplicated = s.process(ctx, k, cmd)
+	v, err := cmd.Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, true, unreplicated, nil
+	}
+	return []byte(v), false, unreplicated, err
+}
+
+// bulkReply reads a raw RESP reply that is a string or nil (RESP2 or RESP3); ok is false for
+// anything else. v shares raw's memory.
+func bulkReply(raw []byte) (v []byte, null, ok bool) {
+	if len(raw) < 3 || raw[len(raw)-2] != '\r' || raw[len(raw)-1] != '\n' {
+		return nil, false, false
+	}
+	switch raw[0] {
+	case '_':
+		if len(raw) == 3 {
+			return nil, true, true
+		}
+	case '$':
+		if string(raw) == "$-1\r\n" {
+			return nil, true, true
+		}
+		n, i := 0, 1
+		for ; i < len(raw) && raw[i] >= '0' && raw[i] <= '9' && i < 12; i++ {
+			n = n*10 + int(raw[i]-'0')
+		}
+		if i == 1 || i+2+n+2 != len(raw) || raw[i] != '\r' || raw[i+1] != '\n' {
+			return nil, false, false
+		}
+		return raw[i+2 : i+2+n : i+2+n], false, true
+	}
+	return nil, false, false
+}
+
+// claimDone answers a claim that found a completed record v; raw, when not nil, holds v's bytes
+// and is the caller's alone to give away (see decodeDone).
+func claimDone(key, fingerprint, v string, raw []byte) (idem.Claim, error) {
+	rec, err := decodeDone(key, v, fingerprint, raw)
 	if err != nil {
 		return idem.Claim{}, err
 	}
@@ -242,7 +294,7 @@ func decodeClaimHeld(key, fingerprint, token string, lease, px int64, reply any,
 		return c, err
 	case "done":
 		v, _ := r[1].(string)
-		return claimDone(key, fingerprint, v)
+		return claimDone(key, fingerprint, v, nil)
 	case "mismatch", "busy":
 		if len(r) != 3 {
 			return idem.Claim{}, fmt.Errorf("unexpected reply %v", reply)
@@ -464,7 +516,7 @@ func decodeGot(key string, reply any, now time.Time) (idem.Record, error) {
 	}
 	v, _ := r[0].(string)
 	if v != "" && v[0] == 'C' {
-		return decodeDone(key, v, "")
+		return decodeDone(key, v, "", nil)
 	}
 	pttl, _ := r[1].(int64)
 	rec, _, err := decodeHeld(key, v, pttl, now)
@@ -509,7 +561,7 @@ func run[C redis.Cmder](ctx context.Context, s *Store, sc *script, newCmd func(c
 	argv = append(argv, args...)
 	cmd = newCmd(ctx, argv...)
 	unreplicated = s.process(ctx, key, cmd)
-	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+	if err := cmd.Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
 		argv[0], argv[1] = "eval", sc.src
 		cmd = newCmd(ctx, argv...)
 		unreplicated = s.process(ctx, key, cmd)
