@@ -55,20 +55,27 @@ type MemoryStore struct {
 	free    []int
 	expiry  expiryHeap
 	bytes   int64
-	// epoch is the store's first reading of its clock; the expiry heap keeps times as durations
-	// from it, which compare as the times do (on the monotonic clock when they have its reading).
+	// epoch is the store's first reading of its clock; records and the expiry heap keep times as
+	// durations from it, which compare as the times do (on the monotonic clock when they have its
+	// reading).
 	epoch time.Time
 }
 
 // memEntry is one record, in its slot. A completed response is kept flattened into resp (see
 // flatten): one allocation per stored response, sharing nothing with the caller that completed
-// it, and read back into a fresh Response for each caller that asks.
+// it, and read back into a fresh Response for each caller that asks. Its times are kept as the
+// expiry heap keeps them (see MemoryStore.since), which the collector need not look into, and
+// made into a Record's times only for a caller that reads the record.
 type memEntry struct {
-	rec   Record // without Response.Header and Response.Body, which resp holds
-	resp  string
-	token string
-	size  int64
-	index int // in the expiry heap
+	key, fingerprint string
+	token            string
+	resp             string
+	state            State
+	status           int   // of the stored response
+	leaseExpires     int64 // 0 once completed
+	expires          int64
+	size             int64
+	index            int // in the expiry heap
 }
 
 // entry is the record in slot i. The pointer is good until the next new slot: take it again after
@@ -126,34 +133,35 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 		}
 		i = s.newSlot()
 		e := s.entry(i)
-		*e = memEntry{rec: Record{Key: key, Fingerprint: fingerprint}, size: size}
+		*e = memEntry{key: key, fingerprint: fingerprint, size: size}
 		s.slots[key] = i
 		s.bytes += size
 		s.hold(e, now, lease, ttl)
 		s.push(i)
-		return Claim{Outcome: Claimed, Token: e.token, Record: e.rec}, nil
+		return Claim{Outcome: Claimed, Token: e.token, Record: s.record(e, now)}, nil
 	}
 	e := s.entry(i)
-	switch {
-	case e.rec.Fingerprint != fingerprint:
-		return Claim{Outcome: Mismatch, Record: e.record()}, nil
-	case e.rec.State == StateCompleted:
-		return Claim{Outcome: Replay, Record: e.record()}, nil
-	case now.Before(e.rec.LeaseExpires):
-		return Claim{Outcome: InProgress, Record: e.record(), RetryAfter: e.rec.LeaseExpires.Sub(now)}, nil
+	switch left := e.leaseExpires - s.since(now); {
+	case e.fingerprint != fingerprint:
+		return Claim{Outcome: Mismatch, Record: s.record(e, now)}, nil
+	case e.state == StateCompleted:
+		return Claim{Outcome: Replay, Record: s.record(e, now)}, nil
+	case left > 0:
+		return Claim{Outcome: InProgress, Record: s.record(e, now), RetryAfter: time.Duration(left)}, nil
 	}
 	previous := e.token
 	s.hold(e, now, lease, ttl)
 	s.fix(e)
-	return Claim{Outcome: TakenOver, Token: e.token, Previous: previous, Record: e.rec}, nil
+	return Claim{Outcome: TakenOver, Token: e.token, Previous: previous, Record: s.record(e, now)}, nil
 }
 
 // hold gives e a new holder: a fresh token and lease, kept at least ttl.
 func (s *MemoryStore) hold(e *memEntry, now time.Time, lease, ttl time.Duration) {
+	t := s.since(now)
 	e.token = NewToken()
-	e.rec.State = StateInProgress
-	e.rec.LeaseExpires = now.Add(lease)
-	e.rec.Expires = now.Add(max(lease, ttl))
+	e.state = StateInProgress
+	e.leaseExpires = t + int64(lease)
+	e.expires = t + int64(max(lease, ttl))
 }
 
 // Complete implements Store.
@@ -163,6 +171,8 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	if err := CheckDuration("ttl", ttl); err != nil {
 		return err
 	}
+	// Flattened before the lock is taken, so that other keys wait only for the bookkeeping.
+	flat, content := flatten(resp)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -170,16 +180,15 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	if err != nil {
 		return err
 	}
-	flat, content := flatten(resp)
-	size := entrySize(key, e.rec.Fingerprint, content)
+	size := entrySize(key, e.fingerprint, content)
 	if s.bytes-e.size+size > s.maxBytes {
 		return fullBytes("complete", key, s.maxBytes)
 	}
 	s.bytes += size - e.size
-	e.rec.State = StateCompleted
-	e.rec.LeaseExpires = time.Time{}
-	e.rec.Expires = now.Add(ttl)
-	e.rec.Response.Status = resp.Status
+	e.state = StateCompleted
+	e.leaseExpires = 0
+	e.expires = s.since(now) + int64(ttl)
+	e.status = resp.Status
 	e.resp, e.size, e.token = flat, size, ""
 	s.fix(e)
 	return nil
@@ -211,9 +220,9 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 	if err != nil {
 		return err
 	}
-	e.rec.LeaseExpires = now.Add(lease)
-	if e.rec.Expires.Before(e.rec.LeaseExpires) {
-		e.rec.Expires = e.rec.LeaseExpires
+	e.leaseExpires = s.since(now) + int64(lease)
+	if e.expires < e.leaseExpires {
+		e.expires = e.leaseExpires
 		s.fix(e)
 	}
 	return nil
@@ -223,12 +232,13 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 func (s *MemoryStore) Get(ctx context.Context, key string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.expire(s.now())
+	now := s.now()
+	s.expire(now)
 	i := s.lookup(key)
 	if i < 0 {
 		return Record{}, ErrNotFound
 	}
-	return s.entry(i).record(), nil
+	return s.record(s.entry(i), now), nil
 }
 
 // Len reports the number of live records.
@@ -243,7 +253,7 @@ func (s *MemoryStore) Len() int {
 func (s *MemoryStore) held(now time.Time, key, token string) (*memEntry, error) {
 	s.expire(now)
 	i := s.lookup(key)
-	if i < 0 || s.entries[i].rec.State != StateInProgress || s.entries[i].token != token {
+	if i < 0 || s.entries[i].state != StateInProgress || s.entries[i].token != token {
 		return nil, fmt.Errorf("memory %q: %w", key, ErrLeaseLost)
 	}
 	return s.entry(i), nil
@@ -284,7 +294,7 @@ func (s *MemoryStore) remove(h int) {
 	if h != last && !s.down(h) {
 		s.up(h)
 	}
-	delete(s.slots, e.rec.Key)
+	delete(s.slots, e.key)
 	s.bytes -= e.size
 	*e = memEntry{} // let its strings go
 	s.free = append(s.free, i)
@@ -301,11 +311,16 @@ func entrySize(key, fingerprint string, content int) int64 {
 	return int64(entryOverhead + len(key) + len(fingerprint) + content)
 }
 
-// record is a copy of e's record that shares nothing mutable with the store.
-func (e *memEntry) record() Record {
-	r := e.rec
-	if r.State == StateCompleted {
+// record is a copy of e's record, read at now, that shares nothing mutable with the store. Its
+// times are now moved on by what remains until them.
+func (s *MemoryStore) record(e *memEntry, now time.Time) Record {
+	t := s.since(now)
+	r := Record{Key: e.key, Fingerprint: e.fingerprint, State: e.state, Expires: now.Add(time.Duration(e.expires - t))}
+	if e.state == StateCompleted {
+		r.Response.Status = e.status
 		r.Response.Header, r.Response.Body = unflatten(e.resp)
+	} else {
+		r.LeaseExpires = now.Add(time.Duration(e.leaseExpires - t))
 	}
 	return r
 }
@@ -320,19 +335,11 @@ const (
 // flatten writes a response's header and body into one string: a flags byte, the number of
 // header keys, each key with its number of values (0 for a nil slice, else one more than it
 // has) and the values, every string preceded by its length; then the body, to the end. It also
-// returns the response's content size for entrySize, from the same pass over the header.
+// returns the response's content size for entrySize.
+//
+// The header goes first into a buffer on the stack (one pass over the map, whose iteration is
+// what costs), and the string is then made at its size in one allocation.
 func flatten(resp Response) (flat string, content int) {
-	content = len(resp.Body)
-	n := 1 + binary.MaxVarintLen64
-	for k, vs := range resp.Header {
-		content += len(k)
-		n += 2 * binary.MaxVarintLen64
-		for _, v := range vs {
-			content += len(v)
-			n += binary.MaxVarintLen64
-		}
-	}
-	n += content
 	var flags byte
 	if resp.Header != nil {
 		flags |= flatHeader
@@ -340,33 +347,32 @@ func flatten(resp Response) (flat string, content int) {
 	if resp.Body != nil {
 		flags |= flatBody
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteByte(flags)
-	writeUvarint(&b, len(resp.Header))
+	head := make([]byte, 0, 512)
+	head = append(head, flags)
+	head = binary.AppendUvarint(head, uint64(len(resp.Header)))
+	content = len(resp.Body)
 	for k, vs := range resp.Header {
-		writeString(&b, k)
+		head = appendString(head, k)
+		content += len(k)
 		if vs == nil {
-			b.WriteByte(0)
+			head = append(head, 0)
 			continue
 		}
-		writeUvarint(&b, len(vs)+1)
+		head = binary.AppendUvarint(head, uint64(len(vs)+1))
 		for _, v := range vs {
-			writeString(&b, v)
+			head = appendString(head, v)
+			content += len(v)
 		}
 	}
+	var b strings.Builder
+	b.Grow(len(head) + len(resp.Body))
+	b.Write(head)
 	b.Write(resp.Body)
 	return b.String(), content
 }
 
-func writeUvarint(b *strings.Builder, n int) {
-	var buf [binary.MaxVarintLen64]byte
-	b.Write(binary.AppendUvarint(buf[:0], uint64(n)))
-}
-
-func writeString(b *strings.Builder, s string) {
-	writeUvarint(b, len(s))
-	b.WriteString(s)
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 // unflatten reads back what flatten wrote: a new Header whose values share the string (which
@@ -439,7 +445,14 @@ func (d *flatReader) string() string {
 // expiryHeap orders records by when they expire, soonest first. Each item carries its record's
 // expiry (see MemoryStore.since) and slot, and no pointer: ordering never reads the records, only
 // moving one does, to keep its index, and the collector has nothing in the heap to follow.
+//
+// Each item has four children, which lie side by side in one cache line: a heap half as deep as
+// a binary one, so that taking out the soonest record, which every new key does once the store
+// is in its steady state, moves half as many records.
 type expiryHeap []expiryItem
+
+// heapArity is the number of children of an item in the expiry heap.
+const heapArity = 4
 
 type expiryItem struct {
 	at   int64
@@ -448,14 +461,14 @@ type expiryItem struct {
 
 // push adds the record in slot i to the expiry heap.
 func (s *MemoryStore) push(i int) {
-	s.expiry = append(s.expiry, expiryItem{s.since(s.entries[i].rec.Expires), i})
+	s.expiry = append(s.expiry, expiryItem{s.entries[i].expires, i})
 	s.up(len(s.expiry) - 1)
 }
 
 // fix restores the order after e's expiry changed.
 func (s *MemoryStore) fix(e *memEntry) {
 	h := e.index
-	s.expiry[h].at = s.since(e.rec.Expires)
+	s.expiry[h].at = e.expires
 	if !s.down(h) {
 		s.up(h)
 	}
@@ -464,7 +477,7 @@ func (s *MemoryStore) fix(e *memEntry) {
 func (s *MemoryStore) up(h int) {
 	x, it := s.expiry, s.expiry[h]
 	for h > 0 {
-		p := (h - 1) / 2
+		p := (h - 1) / heapArity
 		if it.at >= x[p].at {
 			break
 		}
@@ -480,12 +493,15 @@ func (s *MemoryStore) up(h int) {
 func (s *MemoryStore) down(h int) bool {
 	x, it, start := s.expiry, s.expiry[h], h
 	for {
-		c := 2*h + 1
-		if c >= len(x) {
+		first := heapArity*h + 1
+		if first >= len(x) {
 			break
 		}
-		if r := c + 1; r < len(x) && x[r].at < x[c].at {
-			c = r
+		c := first // the soonest child
+		for j := first + 1; j < min(first+heapArity, len(x)); j++ {
+			if x[j].at < x[c].at {
+				c = j
+			}
 		}
 		if x[c].at >= it.at {
 			break
