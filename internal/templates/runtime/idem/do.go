@@ -106,9 +106,9 @@ func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Resu
 	case TakenOver:
 		k.logger().WarnContext(ctx, "idem: took over a key whose holder's lease ran out; that holder may have done part of the work",
 			"key", key, "old_token", c.Previous, "new_token", c.Token)
-		return k.run(ctx, key, c, start.Add(lease), fn)
+		return k.run(ctx, key, c, start, fn)
 	case Claimed:
-		return k.run(ctx, key, c, start.Add(lease), fn)
+		return k.run(ctx, key, c, start, fn)
 	case Replay:
 		return Result{Response: c.Record.Response, Replayed: true}, nil
 	case InProgress:
@@ -146,13 +146,13 @@ func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.D
 	}
 }
 
-// run does the work of a held claim; leaseEnd is a local, conservative estimate of when the lease
-// runs out (measured from before the claim was sent).
-func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Time, fn Func) (res Result, err error) {
+// run does the work of a held claim, sent at start: the lease is reckoned from then, a local and
+// conservative estimate of when it runs out.
+func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, fn Func) (res Result, err error) {
 	res.TakenOver = c.Outcome == TakenOver
 	work, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hb := k.heartbeat(work, key, c.Token, leaseEnd, cancel)
+	hb := k.heartbeat(work, key, c.Token, start, cancel)
 
 	// The deferred release covers the paths that never reach the code after fn: a panic (which
 	// goes on unwinding afterwards) and runtime.Goexit.
@@ -192,23 +192,21 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, leaseEnd time.Tim
 	return res, nil
 }
 
-// heartbeat renews the lease every Heartbeat until stop is called. When the store refuses the
-// token, or cannot be reached until the lease has run out, it cancels the work with a cause that
-// matches ErrLeaseLost: from then on another holder may be running.
+// heartbeat renews the lease of a claim sent at start every Heartbeat, until stop is called. When
+// the store refuses the token, or cannot be reached until the lease has run out, it cancels the
+// work with a cause that matches ErrLeaseLost: from then on another holder may be running.
 //
-// Most work ends long before its first renewal is due, so nothing runs until then: a timer
-// starts the renewals when the first one is due, and stop before that only stops the timer.
-// Heartbeats are pooled with their timers, so that such work costs no allocation for them.
-func (k *Keeper) heartbeat(ctx context.Context, key, token string, leaseEnd time.Time, lost context.CancelCauseFunc) *heartbeat {
+// Most work ends long before its first renewal is due, so nothing runs for it until then: the
+// heartbeat waits in renewals, which starts it when its first renewal is due, and stop before
+// that only takes it out again. Heartbeats are pooled, so that such work costs no allocation
+// for them, nor a timer.
+func (k *Keeper) heartbeat(ctx context.Context, key, token string, start time.Time, lost context.CancelCauseFunc) *heartbeat {
 	h := heartbeats.Get().(*heartbeat)
-	h.k, h.ctx, h.key, h.token, h.leaseEnd, h.lost = k, ctx, key, token, leaseEnd, lost
+	h.k, h.ctx, h.key, h.token, h.lost = k, ctx, key, token, lost
 	h.lease = orDefault(k.Lease, DefaultLease)
 	h.every = orDefault(k.Heartbeat, h.lease/3)
-	if h.timer == nil {
-		h.timer = time.AfterFunc(h.every, h.renew)
-	} else {
-		h.timer.Reset(h.every)
-	}
+	h.leaseEnd = start.Add(h.lease)
+	renewals.add(h, start.Add(h.every))
 	return h
 }
 
@@ -220,7 +218,10 @@ type heartbeat struct {
 	leaseEnd     time.Time
 	lost         context.CancelCauseFunc
 	lease, every time.Duration
-	timer        *time.Timer // runs renew once, when the first renewal is due
+	// due is when the first renewal is, and slot the heartbeat's place in renewals.waiting until
+	// then; -1 once renewals has started it. Both belong to renewals.mu.
+	due  time.Time
+	slot int
 
 	mu      sync.Mutex
 	stopped bool
@@ -229,6 +230,86 @@ type heartbeat struct {
 }
 
 var heartbeats = sync.Pool{New: func() any { return new(heartbeat) }}
+
+// renewals starts the heartbeats of the process when their first renewal is due, with one timer
+// for all of them, set for the soonest, rather than one for each: almost every run ends before
+// its first renewal, and taking it out of a list costs less than stopping a timer.
+var renewals renewalQueue
+
+// renewalQueue holds the heartbeats whose first renewal is not yet due, in no order. Its timer
+// fires at next, or at some time before, when a heartbeat that waited for it has gone since;
+// then it starts those that are due and is set again for the soonest of the rest.
+type renewalQueue struct {
+	mu      sync.Mutex
+	waiting []*heartbeat
+	timer   *time.Timer
+	next    time.Time // zero while the timer is stopped
+}
+
+// add makes h wait for due.
+func (q *renewalQueue) add(h *heartbeat, due time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	h.due, h.slot = due, len(q.waiting)
+	q.waiting = append(q.waiting, h)
+	if !q.next.IsZero() && !due.Before(q.next) {
+		return
+	}
+	q.next = due
+	if q.timer == nil {
+		q.timer = time.AfterFunc(time.Until(due), q.fire)
+	} else {
+		q.timer.Reset(time.Until(due))
+	}
+}
+
+// remove takes h out, and reports whether it was still waiting, rather than started.
+func (q *renewalQueue) remove(h *heartbeat) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if h.slot < 0 {
+		return false
+	}
+	q.take(h.slot)
+	return true
+}
+
+// take takes out the heartbeat waiting in slot i, and returns it; q.mu is held.
+func (q *renewalQueue) take(i int) *heartbeat {
+	h, last := q.waiting[i], len(q.waiting)-1
+	q.waiting[i] = q.waiting[last]
+	q.waiting[i].slot = i
+	q.waiting[last] = nil
+	q.waiting = q.waiting[:last]
+	h.slot = -1
+	return h
+}
+
+// fire starts the renewals of every heartbeat that is due, and sets the timer for the next.
+func (q *renewalQueue) fire() {
+	q.mu.Lock()
+	now := time.Now()
+	var due []*heartbeat
+	q.next = time.Time{}
+	for i := 0; i < len(q.waiting); {
+		h := q.waiting[i]
+		if !now.Before(h.due) {
+			due = append(due, q.take(i))
+			continue
+		}
+		if q.next.IsZero() || h.due.Before(q.next) {
+			q.next = h.due
+		}
+		i++
+	}
+	if !q.next.IsZero() {
+		q.timer.Reset(q.next.Sub(now))
+	}
+	q.mu.Unlock()
+	for _, h := range due {
+		go h.renew()
+	}
+}
 
 // renew renews the lease now and then every h.every, until stop or the lease is lost.
 func (h *heartbeat) renew() {
@@ -278,11 +359,11 @@ func (h *heartbeat) beat(hctx context.Context) bool {
 	return true
 }
 
-// stop ends the renewals and waits for a renewal under way. A heartbeat whose timer never fired
-// goes back to the pool; one whose timer fired is left to the collector, as renew may still be
-// about to look at it.
+// stop ends the renewals and waits for a renewal under way. A heartbeat that was still waiting
+// for its first renewal goes back to the pool; one that renewals started is left to the
+// collector, as renew may still be about to look at it.
 func (h *heartbeat) stop() {
-	if h.timer.Stop() {
+	if renewals.remove(h) {
 		h.k, h.ctx, h.lost = nil, nil, nil
 		heartbeats.Put(h)
 		return

@@ -412,6 +412,50 @@ func TestDoHeartbeatSurvivesOneFailure(t *testing.T) {
 	}
 }
 
+// TestDoHeartbeatSoonerThanAnother: a run whose first renewal is due before that of every run
+// already under way (here one that renews hourly) is renewed on time all the same.
+func TestDoHeartbeatSoonerThanAnother(t *testing.T) {
+	t.Parallel()
+	mem := idem.NewMemoryStore(idem.MemoryOptions{})
+	slow := &idem.Keeper{Store: mem, Lease: 3 * time.Hour, Heartbeat: time.Hour}
+	release := make(chan struct{})
+	slowDone := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		_, err := slow.Do(t.Context(), "slow", "fp", func(context.Context) (idem.Response, error) {
+			close(started)
+			<-release
+			return idem.Response{Status: 200}, nil
+		})
+		slowDone <- err
+	}()
+	<-started
+	var calls atomic.Int32
+	s := &faulty{Store: mem, extend: func(ctx context.Context, key, token string, lease time.Duration) error {
+		calls.Add(1)
+		return mem.Extend(ctx, key, token, lease)
+	}}
+	fast := &idem.Keeper{Store: s, Lease: 10 * time.Second, Heartbeat: 5 * time.Millisecond}
+	res, err := fast.Do(t.Context(), "fast", "fp", func(ctx context.Context) (idem.Response, error) {
+		deadline := time.After(5 * time.Second)
+		for calls.Load() < 2 {
+			select {
+			case <-deadline:
+				return idem.Response{}, errors.New("the lease was not renewed every 5ms")
+			case <-time.After(time.Millisecond):
+			}
+		}
+		return idem.Response{Status: 200}, nil
+	})
+	if err != nil || !res.Stored {
+		t.Errorf("Do = %+v, %v; want renewed and stored", res, err)
+	}
+	close(release)
+	if err := <-slowDone; err != nil {
+		t.Errorf("the hourly run: %v", err)
+	}
+}
+
 // TestDoRoundTrips holds Do to its budget: a new request costs two store operations (claim,
 // complete), a replay one, a refused request one, a failed one two (claim, release).
 func TestDoRoundTrips(t *testing.T) {
