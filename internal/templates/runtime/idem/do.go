@@ -38,8 +38,8 @@ type Keeper struct {
 	// A response that is not cacheable releases the key, so the retry runs the work again.
 	Cacheable func(Response) bool
 	// CleanupTimeout bounds the Complete or Release that runs after the work, which uses a context
-	// detached from the caller's so a cancelled request still releases its key.
-	// Default DefaultCleanupTimeout.
+	// detached from the caller's so a cancelled request still releases its key. It counts from
+	// the store's first look at the context's deadline, Done or Err. Default DefaultCleanupTimeout.
 	CleanupTimeout time.Duration
 	// Wait is how long Do waits on a key that another holder is running before answering
 	// ErrInProgress: it asks the store again, from every 10ms up to every 250ms, and replays the
@@ -403,43 +403,46 @@ func (k *Keeper) logger() *slog.Logger {
 // cleanupContext is the context of the Complete or Release after the work: ctx's values without
 // its cancellation, and a deadline CleanupTimeout away.
 func (k *Keeper) cleanupContext(ctx context.Context) *cleanupCtx {
-	return &cleanupCtx{
-		parent:   ctx,
-		deadline: time.Now().Add(orDefault(k.CleanupTimeout, DefaultCleanupTimeout)),
-	}
+	return &cleanupCtx{parent: ctx, timeout: orDefault(k.CleanupTimeout, DefaultCleanupTimeout)}
 }
 
-// cleanupCtx is what context.WithTimeout(context.WithoutCancel(parent)) would give, in one
-// allocation instead of four: its timer starts only when Done is first asked for (a memory store
-// never asks, so its Complete costs no timer), and parent's values are read through
-// context.WithoutCancel only when a store asks for one.
+// cleanupCtx is what context.WithTimeout(context.WithoutCancel(parent), timeout) would give, in
+// one allocation instead of four, and with nothing done for it that the store does not ask for:
+// the clock is read for its deadline when the store first asks for the deadline, Done or Err
+// (which a store that waits on anything does before it waits; a memory store never asks, so its
+// Complete reads no clock for it), its timer starts only when Done is first asked for, and
+// parent's values are read through context.WithoutCancel only when a store asks for one.
 type cleanupCtx struct {
-	parent   context.Context
-	deadline time.Time
+	parent  context.Context
+	timeout time.Duration
 
-	mu    sync.Mutex
-	done  chan struct{}
-	timer *time.Timer
-	err   error
+	mu       sync.Mutex
+	deadline time.Time // zero until asked for
+	done     chan struct{}
+	timer    *time.Timer
+	err      error
 }
 
 // Value is parent's value, as context.WithoutCancel hands it on: without what would tie c to
 // parent's cancellation (context.Cause of c is c's own).
 func (c *cleanupCtx) Value(key any) any { return context.WithoutCancel(c.parent).Value(key) }
 
-func (c *cleanupCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *cleanupCtx) Deadline() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.start(), true
+}
 
 func (c *cleanupCtx) Done() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.done == nil {
 		c.done = make(chan struct{})
-		switch left := time.Until(c.deadline); {
+		switch left := time.Until(c.start()); {
 		case c.err != nil:
 			close(c.done)
 		case left <= 0:
-			c.err = context.DeadlineExceeded
-			close(c.done)
+			c.endLocked(context.DeadlineExceeded)
 		default:
 			c.timer = time.AfterFunc(left, func() { c.end(context.DeadlineExceeded) })
 		}
@@ -448,12 +451,20 @@ func (c *cleanupCtx) Done() <-chan struct{} {
 }
 
 func (c *cleanupCtx) Err() error {
-	if !time.Now().Before(c.deadline) {
-		c.end(context.DeadlineExceeded)
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !time.Now().Before(c.start()) {
+		c.endLocked(context.DeadlineExceeded)
+	}
 	return c.err
+}
+
+// start returns the deadline, set timeout from now when first asked for; c.mu is held.
+func (c *cleanupCtx) start() time.Time {
+	if c.deadline.IsZero() {
+		c.deadline = time.Now().Add(c.timeout)
+	}
+	return c.deadline
 }
 
 // cancel ends c, as the CancelFunc of context.WithTimeout does.
@@ -463,6 +474,11 @@ func (c *cleanupCtx) cancel() { c.end(context.Canceled) }
 func (c *cleanupCtx) end(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.endLocked(err)
+}
+
+// endLocked is end with c.mu held.
+func (c *cleanupCtx) endLocked(err error) {
 	if c.err != nil {
 		return
 	}

@@ -268,6 +268,35 @@ func TestDoCancelledReleasesWithDetachedContext(t *testing.T) {
 	}
 }
 
+// TestDoCleanupTimeout: a Complete that waits on its context is cut off CleanupTimeout after it
+// first looks, with the deadline it was shown.
+func TestDoCleanupTimeout(t *testing.T) {
+	t.Parallel()
+	s := idem.NewMemoryStore(idem.MemoryOptions{})
+	const timeout = 20 * time.Millisecond
+	f := &faulty{Store: s, complete: func(ctx context.Context, _, _ string, _ idem.Response, _ time.Duration) error {
+		before := time.Now()
+		d, ok := ctx.Deadline()
+		after := time.Now()
+		if !ok || d.Before(before.Add(timeout)) || d.After(after.Add(timeout)) {
+			t.Errorf("deadline %v, %v; want %v after it was asked for, at %v", d, ok, timeout, before)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+			t.Error("the cleanup context never ended")
+		}
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) || time.Now().Before(d) {
+			t.Errorf("ended at %v with %v; want DeadlineExceeded at %v", time.Now(), ctx.Err(), d)
+		}
+		return ctx.Err()
+	}}
+	k := &idem.Keeper{Store: f, CleanupTimeout: timeout}
+	if _, err := k.Do(t.Context(), "k", "fp", respond(200, "ok")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Do = %v, want the Complete cut off by DeadlineExceeded", err)
+	}
+}
+
 // TestDoCleanupContext: the Complete and the Release after the work see the caller's values and
 // a deadline, and never the caller's cancellation or its cause.
 func TestDoCleanupContext(t *testing.T) {
