@@ -2,7 +2,8 @@
 //
 // The checks recognise real libraries by import path, so their test
 // packages import minimal copies of those libraries' signatures: SQL
-// (pgx v4 and v5, sqlx, gorm, bun, squirrel, goqu), Redis (go-redis v8 and
+// (pgx v4 and v5, sqlx, gorm, bun, squirrel, goqu, and ent with a
+// package it generated, example.com/shop/ent), Redis (go-redis v8 and
 // v9, redigo, rueidis, redislock, redsync), documents (MongoDB's driver v1
 // and v2, DynamoDB), fresh values (google and gofrs
 // uuid, ulid, ksuid, xid), retries (backoff, retry-go), queues and clients

@@ -359,7 +359,8 @@ func dynamoWritten(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Fiel
 // Written returns the fields a document store's write stores, by name,
 // with their values where the code writes them out: a MongoDB document's
 // or update's fields, a DynamoDB item's attributes or an
-// UpdateExpression's SET targets. A status written alone, with no
+// UpdateExpression's SET targets, the fields an ent create or update
+// sets (SetStatus, SetResponseBody). A status written alone, with no
 // response beside it, is told by them.
 func Written(info *types.Info, call *ast.CallExpr) ([]Field, bool) {
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
@@ -368,6 +369,9 @@ func Written(info *types.Info, call *ast.CallExpr) ([]Field, bool) {
 	}
 	fn = fn.Origin()
 	if f, ok := mongoWritten(info, call, fn); ok {
+		return f, true
+	}
+	if f, ok := entWritten(info, call, fn); ok {
 		return f, true
 	}
 	return dynamoWritten(info, call, fn)

@@ -20,7 +20,7 @@ var libraries = []string{
 	"github.com/oklog/ulid/...", "github.com/segmentio/...", "github.com/IBM/sarama", "github.com/Shopify/sarama",
 	"github.com/confluentinc/...", "github.com/rabbitmq/...", "github.com/streadway/amqp", "cloud.google.com/...",
 	"google.golang.org/...", "golang.org/x/...", "github.com/cenkalti/backoff/...", "github.com/avast/retry-go/...",
-	"go.mongodb.org/...",
+	"go.mongodb.org/...", "entgo.io/...",
 }
 
 // Library reports whether path is one of the libraries the checks know by
@@ -32,6 +32,20 @@ func Library(path string) bool {
 		}
 		return path == l
 	})
+}
+
+// LibraryPackage reports whether pkg's calls are recognised where they
+// are made, as a Library's are: a library's own package, or one a store
+// library generated into the module (ent's client and builders), whose
+// own code is not summarised either.
+func LibraryPackage(pkg *types.Package) bool {
+	return pkg != nil && (Library(pkg.Path()) || Generated(pkg))
+}
+
+// Generated reports whether pkg is one a store library generated into
+// the module: ent's client, builders, predicates and error helpers.
+func Generated(pkg *types.Package) bool {
+	return entGenerated(pkg)
 }
 
 // externalMethods are the calls, by package tree and name, that change

@@ -328,6 +328,13 @@ func upserts(info *types.Info, opts []ast.Expr) bool {
 // (mongo.IsDuplicateKeyError, isDup), or the function compares a
 // server error code with 11000.
 func duplicateTested(info *types.Info, call *ast.CallExpr) bool {
+	return errorTested(info, call, duplicateName)
+}
+
+// errorTested reports whether the error of call is passed, later in its
+// function, to a predicate whose name answers named, or compared with
+// MongoDB's duplicate-key code.
+func errorTested(info *types.Info, call *ast.CallExpr, named func(string) bool) bool {
 	path := enclosing(info, call.Pos())
 	body := innermostFunc(path)
 	errVar := resultError(info, call, path)
@@ -342,7 +349,7 @@ func duplicateTested(info *types.Info, call *ast.CallExpr) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			fn, ok := typeutil.Callee(info, n).(*types.Func)
-			if ok && duplicateName(fn.Name()) && slices.ContainsFunc(n.Args, func(a ast.Expr) bool { return usesVar(info, a, errVar) }) {
+			if ok && named(fn.Name()) && slices.ContainsFunc(n.Args, func(a ast.Expr) bool { return usesVar(info, a, errVar) }) {
 				found = true
 			}
 		case *ast.BasicLit:

@@ -12,7 +12,7 @@ import (
 // SQL, ORM and Redis read them. Each is given the call's callee, in its
 // generic origin.
 var moreLibraries = []func(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool){
-	copyFrom, gormRaw, prepared, syncMap, redisGuarded, redigo, rueidis, bunQuery, squirrelQuery, goquQuery, mongo, dynamo,
+	copyFrom, gormRaw, prepared, syncMap, redisGuarded, redigo, rueidis, bunQuery, squirrelQuery, goquQuery, mongo, dynamo, ent,
 }
 
 // classifyMore reports the access of a call that moreLibraries know.
