@@ -620,7 +620,7 @@ func (s *scope) transition(call *ast.CallExpr) *Claim {
 	if res.Len() != 2 || !isBool(res.At(0).Type()) || !isError(res.At(1).Type()) {
 		return nil
 	}
-	if fn.Pkg() != s.pass.Pkg && std(fn.Pkg().Path()) || match.Library(fn.Pkg().Path()) {
+	if fn.Pkg() != s.pass.Pkg && std(fn.Pkg().Path()) || match.LibraryPackage(fn.Pkg()) {
 		return nil
 	}
 	var key ast.Expr

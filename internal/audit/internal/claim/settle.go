@@ -280,7 +280,7 @@ func (s *scope) endsTx(c *Claim, call *ast.CallExpr) Settle {
 		return 0
 	}
 	tx := types.ExprString(sel.X)
-	if cs, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr); ok && types.ExprString(cs.X) == tx {
+	if onTx(c.Call, tx) {
 		return out
 	}
 	for _, a := range c.Call.Args {
@@ -289,6 +289,26 @@ func (s *scope) endsTx(c *Claim, call *ast.CallExpr) Settle {
 		}
 	}
 	return 0
+}
+
+// onTx reports whether call is made on tx, directly or at the end of a
+// builder chain rooted at it: tx.Exec(...), and ent's
+// tx.Payment.Create().SetKey(k).Save(ctx).
+func onTx(call *ast.CallExpr, tx string) bool {
+	e := ast.Expr(call)
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			e = x.Fun
+		case *ast.SelectorExpr:
+			if types.ExprString(x.X) == tx {
+				return true
+			}
+			e = x.X
+		default:
+			return false
+		}
+	}
 }
 
 // handsOff reports whether call passes the claim's result (or a field of

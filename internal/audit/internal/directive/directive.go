@@ -172,7 +172,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	// The libraries the checks know by their calls (go-redis, pgx, gorm)
 	// are read where they are called, never inferred from.
-	library := match.Library(pass.Pkg.Path())
+	library := match.LibraryPackage(pass.Pkg)
 	var plain []*ast.FuncDecl // functions without a directive, whose bodies may show one
 	for _, f := range pass.Files {
 		for _, decl := range f.Decls {

@@ -283,7 +283,7 @@ func candidate(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(
 			return true
 		}
 		if recv := callee.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) ||
-			match.Library(callee.Pkg().Path()) || callee.Pkg().Path() == "database/sql" {
+			match.LibraryPackage(callee.Pkg()) || callee.Pkg().Path() == "database/sql" {
 			found = true
 		} else if _, ok := known(callee.Origin()); ok {
 			found = true
@@ -588,7 +588,8 @@ func inProgressValue(info *types.Info, call *ast.CallExpr) bool {
 
 // plumbing reports whether a call after a claim only reads its outcome or
 // builds what the helper returns: the standard library (errors, fmt,
-// time) and the store libraries' result methods.
+// time), the store libraries' result methods and the functions ent
+// generates (IsConstraintError, a field's predicate).
 func plumbing(info *types.Info, call *ast.CallExpr) bool {
 	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
 		return true // a conversion
@@ -600,6 +601,7 @@ func plumbing(info *types.Info, call *ast.CallExpr) bool {
 	path := fn.Pkg().Path()
 	return slices.Contains(plumbingPkgs, path) ||
 		slices.ContainsFunc(storeLibs, func(lib string) bool { return strings.HasPrefix(path, lib) }) ||
+		fn.Signature().Recv() == nil && match.Generated(fn.Pkg()) || // ent's IsConstraintError, a predicate
 		errorPredicate(info, call, fn)
 }
 

@@ -9,12 +9,14 @@ import (
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
-// DocStore reports whether a record match.Classify names is a document
-// store's: a MongoDB collection or a DynamoDB table. Such a record is
-// claimed, released and completed by its collection or table, as a SQL
-// row is by its table.
+// DocStore reports whether a record match.Classify names is one whose
+// writes name their fields one by one, as match.Written reads them: a
+// MongoDB collection, a DynamoDB table, or an entity ent generated
+// builders for (its SetStatus, SetResponseBody). Such a record is claimed,
+// released and completed by its collection, table or entity, as a SQL row
+// is by its table.
 func DocStore(record string) bool {
-	return strings.HasPrefix(record, "mongo ") || strings.HasPrefix(record, "dynamo ")
+	return strings.HasPrefix(record, "mongo ") || strings.HasPrefix(record, "dynamo ") || strings.HasPrefix(record, "ent ")
 }
 
 // ClaimDoc reports whether a document store's access claims a key: it
@@ -23,8 +25,12 @@ func DocStore(record string) bool {
 // sets on insert) and what it writes says the work has begun (a status
 // 'processing', 'running') or its collection, table or key names a lock.
 // A done marker written once is no claim: nothing is left to release.
+// An ent update guarded by what it changes that sets such a status
+// (Where(job.StatusEQ("pending")).SetStatus("running")) takes the row
+// for one caller, as an UPDATE ... WHERE status = 'pending' does in SQL.
 func ClaimDoc(info *types.Info, a match.Access) bool {
-	if a.Op != match.OpClaim || !DocStore(a.Record) || a.Call == nil {
+	takes := a.Op == match.OpGuarded && strings.HasPrefix(a.Record, "ent ")
+	if a.Op != match.OpClaim && !takes || !DocStore(a.Record) || a.Call == nil {
 		return false
 	}
 	if Lockish(a.Target) || len(a.Keys) > 0 && Lockish(types.ExprString(a.Keys[0])) {

@@ -179,7 +179,7 @@ func run(pass *analysis.Pass) (any, error) {
 // summarising: the standard library and the libraries match knows, whose
 // calls are recognised where they are made.
 func library(pass *analysis.Pass) bool {
-	if match.Library(pass.Pkg.Path()) {
+	if match.LibraryPackage(pass.Pkg) {
 		return true
 	}
 	if len(pass.Files) == 0 {
