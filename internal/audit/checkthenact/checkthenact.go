@@ -1004,7 +1004,7 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		}
 		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (%s, before the work) and skip the work when nothing was claimed",
 			subject, checkWhat, at, between.use.What, claimAdvice(w.use.Record))
-	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo "):
+	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo ") || strings.HasPrefix(w.use.Record, "ent "):
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use %s", w.use.What, target, checkWhat, at, claimAdvice(w.use.Record))
 	case w.use.What == "INSERT":
 		msg = fmt.Sprintf("INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done", target, checkWhat, at)
@@ -1236,6 +1236,8 @@ func claimAdvice(record string) string {
 		return "InsertOne of a document whose _id is the key, treating mongo.IsDuplicateKeyError as already done"
 	case strings.HasPrefix(record, "dynamo "):
 		return "PutItem with ConditionExpression attribute_not_exists on the key, treating ConditionalCheckFailedException as already done"
+	case strings.HasPrefix(record, "ent "):
+		return "Create with a unique index on the key, treating ent.IsConstraintError as already done, or OnConflict(...).DoNothing()"
 	}
 	return "INSERT ... ON CONFLICT DO NOTHING, or SET NX"
 }

@@ -15,18 +15,24 @@
 // cannot lock a row that does not exist yet), a gorm First, Take, Last,
 // Find or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER, a
 // MongoDB FindOne, Find or CountDocuments (driver v1 or v2), a DynamoDB
-// GetItem, or a lookup through an interface (Get, Exists, IsProcessed).
+// GetItem, an ent query's Only, First, Exist, Count or All or a client's
+// Get (ent's generated builders, known by their shape), or a lookup
+// through an interface (Get, Exists, IsProcessed).
 // The act is a
 // write of the same record with the same key whose running the read's
-// result decides: a branch on what it found, not a bare `if err != nil {
-// return err }`. An INSERT, Create or InsertOne is reported on any table
+// result decides: a branch on what it found (ent.IsNotFound too), not a
+// bare `if err != nil { return err }`. An INSERT, Create or InsertOne is
+// reported on any table
 // or collection; an overwrite (SET, HSET, SADD, UPDATE, an upsert, a
 // PutItem without a condition) when the path it guards does other work (a
 // payment, a request, a write elsewhere) or the record is named for
 // dedup. An atomic write (ON CONFLICT, SET NX, an InsertOne whose
 // duplicate-key error is read, a PutItem or UpdateItem conditioned on
 // attribute_not_exists, a MongoDB update whose filter compares what it
-// changes) is reported only when work runs between the check and it. A lock held across both (a mutex,
+// changes, an ent Create whose error is read with IsConstraintError, an
+// ent upsert that does nothing on conflict, an ent Update whose
+// predicates compare what it sets) is reported only when work runs
+// between the check and it. A lock held across both (a mutex,
 // an advisory lock, a claim or a parent row's FOR UPDATE taken first), a
 // SERIALIZABLE transaction, a handled duplicate-key error, or a WATCH
 // transaction make the pair safe. gorm's FirstOrCreate of a dedup model is

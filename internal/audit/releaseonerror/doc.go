@@ -14,7 +14,12 @@
 // named for keys), a MongoDB InsertOne of an in-progress or lock document
 // whose duplicate-key error means taken, a DynamoDB PutItem of one
 // conditioned on attribute_not_exists (released by a DeleteOne or
-// DeleteItem of the same key), a Postgres session advisory lock
+// DeleteItem of the same key), an ent Create of one whose error is read
+// with IsConstraintError or an upsert of one that does nothing on
+// conflict, an ent Update that moves a row it compares into an
+// in-progress status (released by a Delete or an Update of the same key,
+// or a Rollback of the ent transaction it was made in), a Postgres
+// session advisory lock
 // (pg_try_advisory_lock, held on the pooled connection until
 // pg_advisory_unlock), a lock from
 // bsm/redislock (Obtain) or redsync (a Mutex's Lock), or a call of a claim

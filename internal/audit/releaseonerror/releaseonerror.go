@@ -116,6 +116,9 @@ func (a *checker) advice(c *claim.Claim) string {
 	case claim.Redis:
 		return "defer a Del of the key right after the claim, conditional on the error, or Del it before returning"
 	case claim.Store:
+		if strings.HasPrefix(c.Record, "ent ") {
+			return "defer a Delete of the row right after the claim, conditional on the error (or claim inside a transaction with a deferred Rollback), or delete it before returning"
+		}
 		if what, ok := docRelease(c); ok {
 			return fmt.Sprintf("defer a %s of the document right after the claim, conditional on the error, or make it before returning", what)
 		}

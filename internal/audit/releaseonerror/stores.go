@@ -9,13 +9,17 @@ import (
 )
 
 // docRelease names the call that gives back a claim made in a document
-// store: DeleteOne for a MongoDB document, DeleteItem for a DynamoDB item.
+// store: DeleteOne for a MongoDB document, DeleteItem for a DynamoDB item,
+// an ent Delete (or a rollback of the transaction it was made in) for an
+// entity's row.
 func docRelease(c *claim.Claim) (string, bool) {
 	switch {
 	case strings.HasPrefix(c.Record, "mongo "):
 		return "DeleteOne", true
 	case strings.HasPrefix(c.Record, "dynamo "):
 		return "DeleteItem", true
+	case strings.HasPrefix(c.Record, "ent "):
+		return "Delete", true
 	}
 	return "", false
 }
