@@ -25,11 +25,19 @@ func DocStore(record string) bool {
 // sets on insert) and what it writes says the work has begun (a status
 // 'processing', 'running') or its collection, table or key names a lock.
 // A done marker written once is no claim: nothing is left to release.
-// An ent update guarded by what it changes that sets such a status
-// (Where(job.StatusEQ("pending")).SetStatus("running")) takes the row
-// for one caller, as an UPDATE ... WHERE status = 'pending' does in SQL.
+//
+// ent's writes claim the same way, and two more: an update guarded by
+// what it changes that sets such a status (Where(job.StatusEQ("pending"))
+// .SetStatus("running")) takes the row for one caller, as an UPDATE ...
+// WHERE status = 'pending' does in SQL; a Create into an entity named for
+// keys (IdempotencyKey, ProcessedEvent) claims whether or not its
+// constraint error is read, its unique index refusing the second. A
+// "pending" status of any other entity (a payment, an order) is its
+// business state, not a claim of the key it was created under.
 func ClaimDoc(info *types.Info, a match.Access) bool {
-	takes := a.Op == match.OpGuarded && strings.HasPrefix(a.Record, "ent ")
+	ent := strings.HasPrefix(a.Record, "ent ")
+	keyed := match.KeyName(a.Target) || match.DedupName(a.Target) || Lockish(a.Target)
+	takes := ent && (a.Op == match.OpGuarded || a.Op == match.OpWrite && a.Appends && keyed)
 	if a.Op != match.OpClaim && !takes || !DocStore(a.Record) || a.Call == nil {
 		return false
 	}
@@ -37,7 +45,16 @@ func ClaimDoc(info *types.Info, a match.Access) bool {
 		return true
 	}
 	fields, _ := match.Written(info, a.Call)
-	return slices.ContainsFunc(fields, func(f match.Field) bool { return f.Value != nil && inProgressAttr(info, f.Value) })
+	return slices.ContainsFunc(fields, func(f match.Field) bool {
+		return f.Value != nil && inProgressAttr(info, f.Value) && (!ent || keyed || !pendingState(info, f.Value))
+	})
+}
+
+// pendingState reports whether a written value is a status that only
+// says pending: a business state an entity starts in.
+func pendingState(info *types.Info, e ast.Expr) bool {
+	v, ok := match.ConstString(info, e)
+	return ok && slices.Equal(match.Words(v), []string{"pending"})
 }
 
 // inProgressAttr reports whether a written value is a constant saying

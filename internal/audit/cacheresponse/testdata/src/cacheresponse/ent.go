@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"example.com/shop/ent"
@@ -66,7 +67,7 @@ func (a *entAPI) createRecorded(w http.ResponseWriter, r *http.Request) {
 // A payment row keyed by the idempotency key, marked done with nothing
 // a replay could answer.
 func (a *entAPI) pay(ctx context.Context, key string) (*entReceipt, error) {
-	err := a.client.Payment.Create().SetIdempotencyKey(key).SetStatus("pending").
+	err := a.client.Payment.Create().SetIdempotencyKey(key).SetStatus("processing").
 		OnConflictColumns(payment.FieldIdempotencyKey).DoNothing().Exec(ctx)
 	if err != nil {
 		return nil, errors.New("in progress")
@@ -81,7 +82,7 @@ func (a *entAPI) pay(ctx context.Context, key string) (*entReceipt, error) {
 
 // The same with the marshalled receipt stored beside the status.
 func (a *entAPI) payRecorded(ctx context.Context, key string) (*entReceipt, error) {
-	err := a.client.Payment.Create().SetIdempotencyKey(key).SetStatus("pending").
+	err := a.client.Payment.Create().SetIdempotencyKey(key).SetStatus("processing").
 		OnConflictColumns(payment.FieldIdempotencyKey).DoNothing().Exec(ctx)
 	if err != nil {
 		return nil, errors.New("in progress")
@@ -94,4 +95,21 @@ func (a *entAPI) payRecorded(ctx context.Context, key string) (*entReceipt, erro
 		SetResponseBody(body).
 		Save(ctx)
 	return rc, err
+}
+
+// A payment created pending under the client's key: pending is the
+// payment's own state, not a claim of the key, and the row is the record
+// a retry's constraint error points to.
+func (a *entAPI) createPayment(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get("Idempotency-Key")
+	p, err := a.client.Payment.Create().SetIdempotencyKey(key).SetStatus("pending").Save(r.Context())
+	if ent.IsConstraintError(err) {
+		http.Error(w, "duplicate", http.StatusConflict)
+		return
+	}
+	if err != nil {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	_ = json.NewEncoder(w).Encode(entReceipt{ID: fmt.Sprint(p.ID)})
 }
