@@ -63,7 +63,7 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 		}
 	}
 	if c.Via == Store {
-		if a, ok := match.Classify(info, call); ok && a.Record == c.Record && len(a.Keys) > 0 && s.overlap(c.Key, a.Keys[0]) {
+		if a, ok := match.Classify(info, call); ok && a.Record == c.Record && len(a.Keys) > 0 && (s.overlap(c.Key, a.Keys[0]) || s.ofClaimed(c, a.Keys[0])) {
 			switch a.Op {
 			case match.OpDelete:
 				return Released
@@ -104,6 +104,14 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 		}
 	}
 	return 0
+}
+
+// ofClaimed reports whether a key is read from what the claim returned:
+// the ID of the row an ent Create inserted (UpdateOneID(rec.ID)), or the
+// row itself (rec.Update()).
+func (s *scope) ofClaimed(c *Claim, key ast.Expr) bool {
+	v, _ := s.root(c, key)
+	return v != nil && c.own[v]
 }
 
 // claimsTable reports whether c is a claim of a row of table (a table or

@@ -142,3 +142,16 @@ func (k *entKeys) settleReset(ctx context.Context, id int, work func(context.Con
 	}
 	return k.client.Payment.UpdateOneID(id).SetStatus("settled").Exec(ctx)
 }
+
+// The claimed row given back by its ID when the work fails.
+func (k *entKeys) runByID(ctx context.Context, key string, work func(context.Context) error) error {
+	rec, err := k.client.IdempotencyKey.Create().SetKey(key).SetStatus("processing").Save(ctx)
+	if err != nil {
+		return err
+	}
+	if err := work(ctx); err != nil {
+		_ = k.client.IdempotencyKey.DeleteOneID(rec.ID).Exec(ctx)
+		return err
+	}
+	return rec.Update().SetStatus("completed").Exec(ctx)
+}
