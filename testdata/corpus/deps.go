@@ -3,6 +3,8 @@
 package corpus
 
 import (
+	_ "entgo.io/ent"
+	_ "entgo.io/ent/dialect/sql"
 	_ "github.com/Masterminds/squirrel"
 	_ "github.com/avast/retry-go/v4"
 	_ "github.com/aws/aws-sdk-go-v2/service/dynamodb"
