@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -65,6 +66,9 @@ type Store struct {
 	replicas int
 	timeout  time.Duration
 	held     heldClaims
+	// noFunctions: the server refused to load a function (an ACL without FUNCTION, a server
+	// without functions), so scripts run through EVALSHA alone.
+	noFunctions atomic.Bool
 }
 
 var _ idem.Store = (*Store)(nil)
@@ -313,8 +317,9 @@ func decodeClaimHeld(key, fingerprint, token string, lease, px int64, reply any,
 // completeScript: KEYS[1]; ARGV the holder's prefix "P<token>|", the completed record, ttl ms.
 // Replies 1, or 0 when the token does not hold the key. It is the one script on a new key's path,
 // so it does the least Lua can: a compare and one SET. Every byte of every string Lua makes is
-// hashed, so the record, the bulk of which is the response, goes from ARGV to SET untouched.
-var completeScript = newScript(`
+// hashed, so the record, the bulk of which is the response, goes from ARGV to SET untouched. It
+// runs as a Redis function (see newFunction).
+var completeScript = newFunction("complete", `
 local v = redis.call('GET', KEYS[1])
 if not v or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
@@ -547,16 +552,102 @@ func (s *Store) unavailable(ctx context.Context, op, key string, err error) erro
 // (a restart, a new master after a failover).
 type script struct {
 	src, sha string
+	// fn names the script as a Redis function of library lib, when it is one (newFunction).
+	fn, lib string
 }
 
 func newScript(src string) *script {
 	return &script{src: src, sha: redis.NewScript(src).Hash()}
 }
 
+// newFunction makes a script that runs as a Redis function (FCALL) named after op and its
+// source's SHA-1, in a library of its own that the store loads (FUNCTION LOAD) where FCALL finds
+// no such function: on first use, after a restart, on a new master. Redis runs a function by
+// name for about 3,000 instructions less than EVALSHA runs the same script (of some 47,000 for
+// the complete script), which is why the script on a new key's path is one. A server that
+// refuses to load it (an ACL without FUNCTION, a Redis-compatible server without functions)
+// runs it through EVALSHA instead. The name changes with the source, so two versions of this
+// store never replace each other's function.
+func newFunction(op, src string) *script {
+	sc := newScript(src)
+	lib := "redisstore_" + sc.sha[:16]
+	sc.fn = lib + "_" + op
+	sc.lib = "#!lua name=" + lib + "\nredis.register_function('" + sc.fn + "', function(KEYS, ARGV)\n" + src + "\nend)\n"
+	return sc
+}
+
+// loadFunction loads sc's library where key's commands go — on every master of a cluster, every
+// shard of a ring — and says whether it is there now.
+func (s *Store) loadFunction(ctx context.Context, sc *script) bool {
+	load := func(ctx context.Context, node Client) error {
+		cmd := redis.NewStringCmd(ctx, "function", "load", sc.lib)
+		_ = node.Process(ctx, cmd)
+		if err := cmd.Err(); err != nil && !strings.Contains(err.Error(), "already exists") {
+			return err
+		}
+		return nil // loaded, by this call or another
+	}
+	var err error
+	switch c := s.rdb.(type) {
+	case interface {
+		ForEachMaster(context.Context, func(context.Context, *redis.Client) error) error
+	}:
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return load(ctx, m) })
+	case interface {
+		ForEachShard(context.Context, func(context.Context, *redis.Client) error) error
+	}:
+		err = c.ForEachShard(ctx, func(ctx context.Context, m *redis.Client) error { return load(ctx, m) })
+	default:
+		err = load(ctx, s.rdb)
+	}
+	if refused(err) {
+		s.noFunctions.Store(true)
+	}
+	return err == nil
+}
+
+// isReply: err is the server's error reply, not a failed round trip.
+func isReply(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply)
+}
+
+// refused: the server does not let this client use functions (an ACL), or has none.
+func refused(err error) bool {
+	return isReply(err) && (redis.HasErrorPrefix(err, "NOPERM") || strings.Contains(err.Error(), "unknown command") ||
+		strings.Contains(err.Error(), "unknown subcommand"))
+}
+
 // run runs the script on key with arg and args, through the command newCmd makes so that the
 // reply is parsed into its type; a nil reply is redis.Nil. unreplicated is process's.
 func run[C redis.Cmder](ctx context.Context, s *Store, sc *script, newCmd func(context.Context, ...any) C, key string, arg any, args ...any) (cmd C, unreplicated error) {
 	argv := make([]any, 0, 5+len(args))
+	if sc.fn != "" && !s.noFunctions.Load() {
+		argv = append(argv, "fcall", sc.fn, "1", key, arg)
+		argv = append(argv, args...)
+		for loaded := false; ; loaded = true {
+			cmd = newCmd(ctx, argv...)
+			unreplicated = s.process(ctx, key, cmd)
+			err := cmd.Err()
+			if err == nil {
+				return cmd, unreplicated
+			}
+			missing := isReply(err) && strings.Contains(err.Error(), "unction not found")
+			if !missing && !refused(err) {
+				return cmd, unreplicated
+			}
+			// FCALL ran nothing: load the function and call it again, once; failing that, and from
+			// then on if the server will not have it, EVALSHA.
+			if loaded || !missing {
+				s.noFunctions.Store(true)
+				break
+			}
+			if !s.loadFunction(ctx, sc) {
+				break
+			}
+		}
+		argv = argv[:0]
+	}
 	argv = append(argv, "evalsha", sc.sha, "1", key, arg)
 	argv = append(argv, args...)
 	cmd = newCmd(ctx, argv...)

@@ -233,3 +233,74 @@ func TestCompleteThroughAnotherStore(t *testing.T) {
 		}
 	}
 }
+
+// newKey claims key, completes it with resp and checks that a second claim replays it.
+func newKey(t *testing.T, s *redisstore.Store, key string, resp idem.Response) {
+	t.Helper()
+	ctx := t.Context()
+	c, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
+	if err != nil || c.Outcome != idem.Claimed {
+		t.Fatalf("claim of %s = %v, %v; want claimed", key, c.Outcome, err)
+	}
+	if err := s.Complete(ctx, key, c.Token, resp, time.Hour); err != nil {
+		t.Fatalf("complete of %s: %v", key, err)
+	}
+	if err := s.Complete(ctx, key, c.Token, resp, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
+		t.Fatalf("second complete of %s = %v, want ErrLeaseLost", key, err)
+	}
+	r, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
+	if err != nil || r.Outcome != idem.Replay || !reflect.DeepEqual(r.Record.Response, resp) {
+		t.Fatalf("claim of completed %s = %v %+v, %v; want a replay of %+v", key, r.Outcome, r.Record.Response, err, resp)
+	}
+}
+
+// TestFunctionReloaded: the complete script is a Redis function; when the server has lost it (a
+// restart without persistence, a FUNCTION FLUSH, a new master), the store loads it again.
+func TestFunctionReloaded(t *testing.T) {
+	rdb := client(t)
+	s, _ := newStore(t, rdb)
+	ctx := t.Context()
+	resp := idem.Response{Status: 201, Body: []byte("created")}
+	newKey(t, s, "before", resp)
+	libs := func() []string {
+		t.Helper()
+		list, err := rdb.FunctionList(ctx, redis.FunctionListQuery{LibraryNamePattern: "redisstore_*"}).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, l := range list {
+			names = append(names, l.Name)
+		}
+		return names
+	}
+	loaded := libs()
+	if len(loaded) == 0 {
+		t.Fatal("no redisstore_* function library after a complete")
+	}
+	for _, name := range loaded {
+		if err := rdb.FunctionDelete(ctx, name).Err(); err != nil && !strings.Contains(err.Error(), "not exist") {
+			t.Fatal(err)
+		}
+	}
+	newKey(t, s, "after", resp)
+	if len(libs()) == 0 {
+		t.Error("the store completed without loading its function library again")
+	}
+}
+
+// TestFunctionsRefused: a client the server does not let use functions (here an ACL without
+// FCALL and FUNCTION) still completes, through EVALSHA.
+func TestFunctionsRefused(t *testing.T) {
+	admin := client(t)
+	ctx := t.Context()
+	user := testenv.Name(t)
+	if err := admin.Do(ctx, "acl", "setuser", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-fcall", "-function").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Do(context.Background(), "acl", "deluser", user) })
+	rdb := client(t, func(o *redis.Options) { o.Username, o.Password = user, "pw" })
+	s, _ := newStore(t, rdb)
+	newKey(t, s, "k1", idem.Response{Status: 200})
+	newKey(t, s, "k2", idem.Response{Status: 200, Body: []byte("x")})
+}
