@@ -86,10 +86,11 @@ type entLink struct {
 	call *ast.CallExpr
 }
 
-// entChain is what a builder chain says up to the call that sends it.
+// entChain is what a builder chain says up to the call that sends it:
+// its method calls from the root (client.Payment, tx.Payment, an entity)
+// on.
 type entChain struct {
 	links []entLink
-	root  ast.Expr // what the chain starts from: client.Payment, tx.Payment, an entity
 }
 
 // ent reads a call that sends a builder ent generated: a query's Only,
@@ -121,7 +122,7 @@ func ent(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
 	}
 	ch := readEntChain(info, call)
 	a := Access{Op: op, What: fn.Name(), Record: "ent " + RecordName(entity), Target: entity, Call: call}
-	set := ch.set(info)
+	set := ch.set()
 	switch kind {
 	case "Client":
 		a.Keys = call.Args[min(len(call.Args), 1):]
@@ -180,7 +181,6 @@ func readEntChain(info *types.Info, call *ast.CallExpr) entChain {
 			case *ast.CallExpr:
 				sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
 				if !ok {
-					ch.root = x
 					return
 				}
 				if !seen[x] {
@@ -195,7 +195,6 @@ func readEntChain(info *types.Info, call *ast.CallExpr) entChain {
 			case *ast.Ident:
 				v, _, _, ok := definition(info, x)
 				if _, _, builder := entBuilder(info.TypeOf(x)); !ok || !builder || depth > 3 {
-					ch.root = x
 					return
 				}
 				for _, c := range callsOn(info, x, call) {
@@ -203,7 +202,6 @@ func readEntChain(info *types.Info, call *ast.CallExpr) entChain {
 				}
 				e, depth = v, depth+1
 			default:
-				ch.root = x
 				return
 			}
 		}
@@ -253,7 +251,7 @@ func callsOn(info *types.Info, id *ast.Ident, call *ast.CallExpr) []ast.Expr {
 // sets them: SetStatus("done") sets status, SetNillableNote(n) note,
 // AddAttempts(1) attempts, ClearResponseBody() response_body (to
 // nothing).
-func (ch entChain) set(info *types.Info) []Field {
+func (ch entChain) set() []Field {
 	var out []Field
 	for _, l := range ch.links {
 		if l.kind == "" || l.kind == "Query" || l.kind == "Client" {
@@ -463,5 +461,5 @@ func entWritten(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Field, 
 	if !ok || a.Op == OpRead || a.Op == OpDelete {
 		return nil, false
 	}
-	return readEntChain(info, call).set(info), true
+	return readEntChain(info, call).set(), true
 }
