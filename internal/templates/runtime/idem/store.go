@@ -30,6 +30,8 @@ type Store interface {
 	// Complete stores the response and keeps it for ttl, if token still holds the key's in-progress
 	// lease; otherwise it returns ErrLeaseLost and changes nothing. A holder whose lease ran out but
 	// was not taken over may still complete: the token, not the clock, decides who holds the key.
+	// The response's header map and body are the caller's again once Complete returns (the
+	// middleware reuses them for its next response): a store keeps its own copy of them.
 	//
 	//idemkit:complete
 	Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error

@@ -44,14 +44,14 @@ var exchanges = sync.Pool{New: func() any {
 func getExchange() *exchange { return exchanges.Get().(*exchange) }
 
 // release returns x to the pool once the response is sent. The handler has returned by then, and
-// with it every use of the request body; the recorder's header map and body buffer, which went to
-// the store and to BeforeStore, are left to them and never reused. The request gets its own body back, so that nothing that
-// reads it later can see another request's body through the pooled reader.
+// with it every use of the request body; the recorder's header map and body buffer serve again
+// unless they went to BeforeStore (see recorder). The request gets its own body back, so that
+// nothing that reads it later can see another request's body through the pooled reader.
 func (x *exchange) release() {
 	if x.r != nil {
 		x.r.Body = x.origBody
 	}
-	x.rec.reset(x.ran)
+	x.rec.reset(x.ran && x.m.BeforeStore != nil)
 	x.m, x.next, x.r, x.origBody, x.rk, x.ran, x.unrecorded = nil, nil, nil, nil, RequestKey{}, false, nil
 	x.reader.Reset(nil)
 	if cap(x.body) > maxPooledBody {

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -707,5 +709,40 @@ func TestBodyNotSharedAfterServe(t *testing.T) {
 		if strings.Contains(string(seen), "secret") {
 			t.Fatalf("the first request's body reads %q, another request's", seen)
 		}
+	}
+}
+
+// TestResponsesNotSharedAcrossRequests: the recorder's header map and body buffer serve request
+// after request, and neither a response sent, nor one stored, nor a replay shows another's
+// headers or body.
+func TestResponsesNotSharedAcrossRequests(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get(idemhttp.HeaderKey)
+		if key == "k0" {
+			w.Header().Set("X-First", "only")
+		}
+		w.Header().Add("X-Key", key)
+		w.Write([]byte("body of " + key))
+	})
+	check := func(w *httptest.ResponseRecorder, key string) {
+		t.Helper()
+		want := http.Header{"X-Key": {key}}
+		if key == "k0" {
+			want["X-First"] = []string{"only"}
+		}
+		got := w.Result().Header.Clone()
+		got.Del(idemhttp.HeaderReplayed)
+		if !reflect.DeepEqual(got, want) || w.Body.String() != "body of "+key {
+			t.Errorf("%s: header %v body %q, want %v and its own body", key, got, w.Body, want)
+		}
+	}
+	var sent []*httptest.ResponseRecorder
+	for i := range 20 {
+		sent = append(sent, f.do(request{key: "k" + strconv.Itoa(i)}))
+	}
+	for i, w := range sent {
+		check(w, "k"+strconv.Itoa(i))
+		check(f.do(request{key: "k" + strconv.Itoa(i)}), "k"+strconv.Itoa(i))
 	}
 }

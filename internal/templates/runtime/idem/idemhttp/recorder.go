@@ -10,22 +10,32 @@ import (
 // recorder captures a handler's response so it can be stored before it is sent. It buffers the
 // whole response: the client gets it only once the store knows its fate.
 //
-// Each response gets its own header map and body buffer, never reused: once the handler has
-// returned, nothing writes to them again, and the response that goes to BeforeStore and to the
-// store is made of them (see storable), not copied. Whoever keeps them may keep them as they are.
+// The response that goes to the store, and to BeforeStore, is made of the recorder's header map
+// and body buffer (see storable), not copied. A store keeps a copy of what it stores (see
+// idem.Store.Complete), so the map and the buffer serve the exchange's next response, cleared;
+// BeforeStore may keep what it is given, so a middleware that has one gives each response that
+// ran a map and a buffer of its own. The values in the map are never reused either way: send
+// hands them to the client's header.
 type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
 }
 
-// reset readies the recorder for another response. handedOver says that the handler ran, and
-// its header map and body buffer went with its response: the next one gets new ones. Otherwise
-// nobody saw them, and they serve again.
-func (r *recorder) reset(handedOver bool) {
-	if handedOver {
+// maxPooledHeader keeps the pool from holding on to the header map of a rare response with many
+// header keys, as maxPooledBody does for its body buffer.
+const maxPooledHeader = 32
+
+// reset readies the recorder for another response. kept says that the header map and body
+// buffer went with a response that may still be held: the next one gets new ones. Otherwise they
+// serve again, cleared, unless they grew past what is worth keeping.
+func (r *recorder) reset(kept bool) {
+	if kept || len(r.header) > maxPooledHeader || r.body.Cap() > maxPooledBody {
 		r.header = http.Header{}
 		r.body = bytes.Buffer{}
+	} else {
+		clear(r.header)
+		r.body.Reset()
 	}
 	r.status = 0
 }

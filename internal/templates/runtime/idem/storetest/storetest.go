@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(testing.TB) idem.Store, opts ...Option) {
 	}{
 		{"ClaimNew", testClaimNew},
 		{"Replay", testReplay},
+		{"CompleteKeepsACopy", testCompleteKeepsACopy},
 		{"Mismatch", testMismatch},
 		{"InProgress", testInProgress},
 		{"OneWinner", testOneWinner},
@@ -142,6 +143,22 @@ func testReplay(t *testing.T, s idem.Store) {
 	if !got.LeaseExpires.IsZero() {
 		t.Errorf("completed record keeps a lease expiry %v", got.LeaseExpires)
 	}
+}
+
+// testCompleteKeepsACopy: the caller may reuse the response's header map and body once
+// Complete has returned, and the replays do not change.
+func testCompleteKeepsACopy(t *testing.T, s idem.Store) {
+	ctx := t.Context()
+	c := mustClaim(t, s, "k", "fp", long, long)
+	resp := idem.Response{Status: http.StatusOK, Header: http.Header{"X-Id": {"1"}}, Body: []byte("first")}
+	if err := s.Complete(ctx, "k", c.Token, resp, long); err != nil {
+		t.Fatal(err)
+	}
+	clear(resp.Header)
+	resp.Header.Set("X-Other", "2")
+	copy(resp.Body, "reuse")
+	r := mustClaim(t, s, "k", "fp", long, long)
+	assertResponse(t, r.Record.Response, idem.Response{Status: http.StatusOK, Header: http.Header{"X-Id": {"1"}}, Body: []byte("first")})
 }
 
 func testMismatch(t *testing.T, s idem.Store) {
