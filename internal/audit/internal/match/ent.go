@@ -130,6 +130,9 @@ func ent(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
 		a.What = kind
 		if kind == "Query" {
 			a.What = fn.Name()
+			// ForUpdate (ent's sql/lock feature): it locks the rows that
+			// exist, none that do not yet.
+			a.ForUpdate = slices.ContainsFunc(ch.links, func(l entLink) bool { return l.kind == "Query" && (l.name == "ForUpdate" || l.name == "ForShare") })
 		}
 		preds := ch.predicates(info)
 		a.Keys = equalityKeys(preds)

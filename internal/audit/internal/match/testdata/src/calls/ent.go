@@ -57,6 +57,7 @@ func entMore(ctx context.Context, client *ent.Client, key string, builders []*en
 	client.Payment.Create().SetIdempotencyKey(key).OnConflict(sql.DoNothing()).Exec(ctx)                      // want `access claim Create ... OnConflict record="ent payment" keys=<key>`
 	client.Payment.Create().SetIdempotencyKey(key).OnConflict(sql.ResolveWithNewValues()).ID(ctx)             // want `access write Create ... OnConflict record="ent payment" keys=<key>`
 	client.Payment.Query().Where(payment.StatusIn("pending", "failed"), payment.IdempotencyKey(key)).All(ctx) // want `access read All record="ent payment" keys=<key>`
+	client.Payment.Query().Where(payment.IdempotencyKey(key)).ForUpdate().Only(ctx)                           // want `access read Only record="ent payment" keys=<key> dest=<> for-update=true`
 	PaymentQuery{}.Only(ctx)
 	PaymentCreate{}.Save(ctx)
 }
