@@ -172,7 +172,7 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	}
 	// In progress: whether its lease is live depends on the server's clock, so a script decides,
 	// and takes the key over when the lease has lapsed.
-	held, unreplicated := run(ctx, s, claimHeldScript, redis.NewCmd, k, value, fingerprint, px)
+	held, unreplicated := run(ctx, s, claimHeldScript, redis.NewCmd, []any{nil, nil, "1", k, value, fingerprint, px})
 	reply, err := held.Result()
 	if err != nil {
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, err)
@@ -199,22 +199,41 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 // command wrote nothing, so it is sent again as an ordinary command, for go-redis to follow the
 // redirection or turn the reply into an error.
 func (s *Store) claimSet(ctx context.Context, k, value string, px int64) (old []byte, free bool, unreplicated, err error) {
-	raw := redis.NewRawCmd(ctx, "set", k, value, "px", px, "nx", "get")
+	a := claimArgs.Get().(*setArgs)
+	a.k, a.value, a.px = k, value, px
+	argv := append(a.argv[:0], "set", &a.k, &a.value, "px", &a.px, "nx", "get")
+	raw := redis.NewRawCmd(ctx, argv...)
 	unreplicated = s.process(ctx, k, raw)
-	if err := raw.Err(); err != nil {
+	old, free, ok := bulkReply(raw.Val())
+	err = raw.Err()
+	if err == nil && !ok {
+		cmd := redis.NewStringCmd(ctx, argv...)
+		unreplicated = s.process(ctx, k, cmd)
+		var v string
+		v, err = cmd.Result()
+		old, free = []byte(v), errors.Is(err, redis.Nil)
+		if free {
+			old, err = nil, nil
+		}
+	}
+	a.k, a.value = "", ""
+	claimArgs.Put(a)
+	if err != nil {
 		return nil, false, nil, err
 	}
-	if old, free, ok := bulkReply(raw.Val()); ok {
-		return old, free, unreplicated, nil
-	}
-	cmd := redis.NewStringCmd(ctx, "set", k, value, "px", px, "nx", "get")
-	unreplicated = s.process(ctx, k, cmd)
-	v, err := cmd.Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, true, unreplicated, nil
-	}
-	return []byte(v), false, unreplicated, err
+	return old, free, unreplicated, nil
 }
+
+// setArgs holds a claim's arguments. go-redis boxes each argument of a command in an interface,
+// an allocation apiece for a string or a number, but none for a pointer: so the arguments point
+// into a recycled setArgs. go-redis is done with them when the round trip returns.
+type setArgs struct {
+	k, value string
+	px       int64
+	argv     [7]any
+}
+
+var claimArgs = sync.Pool{New: func() any { return new(setArgs) }}
 
 // bulkReply reads a raw RESP reply that is a string or nil (RESP2 or RESP3); ok is false for
 // anything else. v shares raw's memory.
@@ -435,8 +454,9 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	// (its expiry on this client's clock, the fingerprint when this Store remembers it, the
 	// response).
 	fp, known := s.held.take(token)
-	buf := completions.Get().(*[]byte)
-	b := append((*buf)[:0], 'P')
+	c := completions.Get().(*completeArgs)
+	c.k, c.ttl = s.prefix+key, ttl.Milliseconds()
+	b := append(c.buf[:0], 'P')
 	b = append(b, token...)
 	b = append(b, '|')
 	pre := len(b)
@@ -450,27 +470,45 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 		b = append(b, '|')
 		b = append(b, fp...)
 		b = completion(b, resp)
-		err = s.fenced(ctx, "complete", completeScript, key, b[:pre], b[pre:], ttl.Milliseconds())
+		c.args[0], c.args[1] = b[:pre], b[pre:]
+		err = s.fenced(ctx, "complete", completeScript, key, append(c.argv[:0], nil, nil, "1", &c.k, &c.args[0], &c.args[1], &c.ttl))
 	} else {
 		b = completion(b, resp)
-		err = s.fenced(ctx, "complete", completeForeignScript, key, b[:pre], b[pre:head], b[head:], ttl.Milliseconds())
+		c.args[0], c.args[1], c.args[2] = b[:pre], b[pre:head], b[head:]
+		err = s.fenced(ctx, "complete", completeForeignScript, key, append(c.argv[:0], nil, nil, "1", &c.k, &c.args[0], &c.args[1], &c.args[2], &c.ttl))
 	}
-	if *buf = b; cap(b) <= 64<<10 { // keep the pool from holding on to the odd huge response
-		completions.Put(buf)
+	c.buf, c.k, c.args = b, "", [3]bytesArg{}
+	if cap(b) <= 64<<10 { // keep the pool from holding on to the odd huge response
+		completions.Put(c)
 	}
 	return err
 }
 
-// completions recycles the buffers responses are encoded into: go-redis has written one to the
-// connection by the time the round trip returns.
-var completions = sync.Pool{New: func() any { return new([]byte) }}
+// completeArgs holds a complete's arguments: the buffer that the holder's prefix and the completed
+// record are encoded into, and the rest, which go-redis reaches through pointers (see setArgs).
+// Recycled: go-redis has written them to the connection by the time the round trip returns.
+type completeArgs struct {
+	buf  []byte
+	k    string
+	args [3]bytesArg // slices of buf
+	ttl  int64
+	argv [9]any
+}
+
+var completions = sync.Pool{New: func() any { return new(completeArgs) }}
+
+// bytesArg is a command argument that go-redis writes as it is, without a copy, and boxes
+// without an allocation when passed by pointer.
+type bytesArg []byte
+
+func (b *bytesArg) MarshalBinary() ([]byte, error) { return *b, nil }
 
 // Release implements idem.Store.
 //
 //idemkit:release
 func (s *Store) Release(ctx context.Context, key, token string) error {
 	s.held.take(token)
-	return s.fenced(ctx, "release", releaseScript, key, heldPrefix(token))
+	return s.fenced(ctx, "release", releaseScript, key, []any{nil, nil, "1", s.prefix + key, heldPrefix(token)})
 }
 
 // Extend implements idem.Store.
@@ -478,13 +516,13 @@ func (s *Store) Extend(ctx context.Context, key, token string, lease time.Durati
 	if err := idem.CheckDuration("lease", lease); err != nil {
 		return err
 	}
-	return s.fenced(ctx, "extend", extendScript, key, heldPrefix(token), lease.Milliseconds())
+	return s.fenced(ctx, "extend", extendScript, key, []any{nil, nil, "1", s.prefix + key, heldPrefix(token), lease.Milliseconds()})
 }
 
-// fenced runs a script that writes only when the holder whose prefix is held (heldPrefix) holds
-// the key, and replies 1 if it did.
-func (s *Store) fenced(ctx context.Context, op string, script *script, key string, held any, args ...any) error {
-	cmd, unreplicated := run(ctx, s, script, redis.NewIntCmd, s.prefix+key, held, args...)
+// fenced runs a script that writes only when the holder whose prefix it is given (heldPrefix,
+// argv[4]) holds the key, and replies 1 if it did. argv is as run takes it.
+func (s *Store) fenced(ctx context.Context, op string, script *script, key string, argv []any) error {
+	cmd, unreplicated := run(ctx, s, script, redis.NewIntCmd, argv)
 	if err := cmd.Err(); err != nil {
 		return s.unavailable(ctx, op, key, err)
 	}
@@ -499,7 +537,7 @@ func (s *Store) fenced(ctx context.Context, op string, script *script, key strin
 
 // Get implements idem.Store.
 func (s *Store) Get(ctx context.Context, key string) (idem.Record, error) {
-	got, _ := run(ctx, s, getScript, redis.NewCmd, s.prefix+key, "")
+	got, _ := run(ctx, s, getScript, redis.NewCmd, []any{nil, nil, "1", s.prefix + key})
 	reply, err := got.Result()
 	if errors.Is(err, redis.Nil) {
 		return idem.Record{}, fmt.Errorf("redisstore: get %q: %w", key, idem.ErrNotFound)
@@ -618,13 +656,19 @@ func refused(err error) bool {
 		strings.Contains(err.Error(), "unknown subcommand"))
 }
 
-// run runs the script on key with arg and args, through the command newCmd makes so that the
-// reply is parsed into its type; a nil reply is redis.Nil. unreplicated is process's.
-func run[C redis.Cmder](ctx context.Context, s *Store, sc *script, newCmd func(context.Context, ...any) C, key string, arg any, args ...any) (cmd C, unreplicated error) {
-	argv := make([]any, 0, 5+len(args))
+// run runs the script with argv: nil, nil, "1", its key (a string or a *string), then its
+// arguments; run fills in the first two. The reply is parsed into the type of the command newCmd
+// makes; a nil reply is redis.Nil. unreplicated is process's.
+func run[C redis.Cmder](ctx context.Context, s *Store, sc *script, newCmd func(context.Context, ...any) C, argv []any) (cmd C, unreplicated error) {
+	var key string
+	switch k := argv[3].(type) {
+	case string:
+		key = k
+	case *string:
+		key = *k
+	}
 	if sc.fn != "" && !s.noFunctions.Load() {
-		argv = append(argv, "fcall", sc.fn, "1", key, arg)
-		argv = append(argv, args...)
+		argv[0], argv[1] = "fcall", &sc.fn
 		for loaded := false; ; loaded = true {
 			cmd = newCmd(ctx, argv...)
 			unreplicated = s.process(ctx, key, cmd)
@@ -646,14 +690,12 @@ func run[C redis.Cmder](ctx context.Context, s *Store, sc *script, newCmd func(c
 				break
 			}
 		}
-		argv = argv[:0]
 	}
-	argv = append(argv, "evalsha", sc.sha, "1", key, arg)
-	argv = append(argv, args...)
+	argv[0], argv[1] = "evalsha", &sc.sha
 	cmd = newCmd(ctx, argv...)
 	unreplicated = s.process(ctx, key, cmd)
 	if err := cmd.Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		argv[0], argv[1] = "eval", sc.src
+		argv[0], argv[1] = "eval", &sc.src
 		cmd = newCmd(ctx, argv...)
 		unreplicated = s.process(ctx, key, cmd)
 	}
