@@ -61,21 +61,40 @@ type MemoryStore struct {
 	epoch time.Time
 }
 
-// memEntry is one record, in its slot. A completed response is kept flattened into resp (see
-// flatten): one allocation per stored response, sharing nothing with the caller that completed
-// it, and read back into a fresh Response for each caller that asks. Its times are kept as the
-// expiry heap keeps them (see MemoryStore.since), which the collector need not look into, and
-// made into a Record's times only for a caller that reads the record.
+// memEntry is one record, in its slot. In progress, it holds the claim's key and fingerprint and
+// its holder's token. Completed, it holds them all in data instead, with the response flattened
+// after them (see flatten): one allocation per stored response, sharing nothing with the caller
+// that completed it, read back into a fresh Response for each caller that asks, and one pointer
+// for the collector to follow where there were three. Its times are kept as the expiry heap
+// keeps them (see MemoryStore.since), which the collector need not look into either, and made
+// into a Record's times only for a caller that reads the record.
 type memEntry struct {
-	key, fingerprint string
+	key, fingerprint string // in progress
 	token            string
-	resp             string
+	data             string // completed
+	keyLen, fpLen    int    // of the key and fingerprint at the start of data
 	state            State
 	status           int   // of the stored response
 	leaseExpires     int64 // 0 once completed
 	expires          int64
 	size             int64
 	index            int // in the expiry heap
+}
+
+// keyOf is the key of the record in e.
+func (e *memEntry) keyOf() string {
+	if e.data != "" {
+		return e.data[:e.keyLen]
+	}
+	return e.key
+}
+
+// fingerprintOf is the fingerprint of the record in e.
+func (e *memEntry) fingerprintOf() string {
+	if e.data != "" {
+		return e.data[e.keyLen : e.keyLen+e.fpLen]
+	}
+	return e.fingerprint
 }
 
 // entry is the record in slot i. The pointer is good until the next new slot: take it again after
@@ -142,7 +161,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	}
 	e := s.entry(i)
 	switch left := e.leaseExpires - s.since(now); {
-	case e.fingerprint != fingerprint:
+	case e.fingerprintOf() != fingerprint:
 		return Claim{Outcome: Mismatch, Record: s.record(e, now)}, nil
 	case e.state == StateCompleted:
 		return Claim{Outcome: Replay, Record: s.record(e, now)}, nil
@@ -171,8 +190,6 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	if err := CheckDuration("ttl", ttl); err != nil {
 		return err
 	}
-	// Flattened before the lock is taken, so that other keys wait only for the bookkeeping.
-	flat, content := flatten(resp)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -180,6 +197,7 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	if err != nil {
 		return err
 	}
+	data, content := flatten(key, e.fingerprint, resp)
 	size := entrySize(key, e.fingerprint, content)
 	if s.bytes-e.size+size > s.maxBytes {
 		return fullBytes("complete", key, s.maxBytes)
@@ -189,7 +207,9 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	e.leaseExpires = 0
 	e.expires = s.since(now) + int64(ttl)
 	e.status = resp.Status
-	e.resp, e.size, e.token = flat, size, ""
+	e.data, e.keyLen, e.fpLen = data, len(key), len(e.fingerprint)
+	e.key, e.fingerprint, e.token = "", "", ""
+	e.size = size
 	s.fix(e)
 	return nil
 }
@@ -294,7 +314,7 @@ func (s *MemoryStore) remove(h int) {
 	if h != last && !s.down(h) {
 		s.up(h)
 	}
-	delete(s.slots, e.key)
+	delete(s.slots, e.keyOf())
 	s.bytes -= e.size
 	*e = memEntry{} // let its strings go
 	s.free = append(s.free, i)
@@ -315,10 +335,10 @@ func entrySize(key, fingerprint string, content int) int64 {
 // times are now moved on by what remains until them.
 func (s *MemoryStore) record(e *memEntry, now time.Time) Record {
 	t := s.since(now)
-	r := Record{Key: e.key, Fingerprint: e.fingerprint, State: e.state, Expires: now.Add(time.Duration(e.expires - t))}
+	r := Record{Key: e.keyOf(), Fingerprint: e.fingerprintOf(), State: e.state, Expires: now.Add(time.Duration(e.expires - t))}
 	if e.state == StateCompleted {
 		r.Response.Status = e.status
-		r.Response.Header, r.Response.Body = unflatten(e.resp)
+		r.Response.Header, r.Response.Body = unflatten(e.data[e.keyLen+e.fpLen:])
 	} else {
 		r.LeaseExpires = now.Add(time.Duration(e.leaseExpires - t))
 	}
@@ -332,14 +352,15 @@ const (
 	flatBody
 )
 
-// flatten writes a response's header and body into one string: a flags byte, the number of
-// header keys, each key with its number of values (0 for a nil slice, else one more than it
-// has) and the values, every string preceded by its length; then the body, to the end. It also
-// returns the response's content size for entrySize.
+// flatten writes a record's key and fingerprint and its response's header and body into one
+// string: the key and the fingerprint as they are; then a flags byte, the number of header keys,
+// each key with its number of values (0 for a nil slice, else one more than it has) and the
+// values, every string preceded by its length; then the body, to the end. It also returns the
+// response's content size for entrySize.
 //
 // The header goes first into a buffer on the stack (one pass over the map, whose iteration is
 // what costs), and the string is then made at its size in one allocation.
-func flatten(resp Response) (flat string, content int) {
+func flatten(key, fingerprint string, resp Response) (flat string, content int) {
 	var flags byte
 	if resp.Header != nil {
 		flags |= flatHeader
@@ -365,7 +386,9 @@ func flatten(resp Response) (flat string, content int) {
 		}
 	}
 	var b strings.Builder
-	b.Grow(len(head) + len(resp.Body))
+	b.Grow(len(key) + len(fingerprint) + len(head) + len(resp.Body))
+	b.WriteString(key)
+	b.WriteString(fingerprint)
 	b.Write(head)
 	b.Write(resp.Body)
 	return b.String(), content
@@ -375,7 +398,7 @@ func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// unflatten reads back what flatten wrote: a new Header whose values share the string (which
+// unflatten reads back the response flatten wrote after the key and fingerprint: a new Header whose values share the string (which
 // never changes), and a copy of the body.
 func unflatten(s string) (http.Header, []byte) {
 	flags := s[0]
