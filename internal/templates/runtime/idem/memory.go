@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"strings"
 	"sync"
@@ -46,11 +47,13 @@ type MemoryStore struct {
 	now        func() time.Time
 
 	mu sync.Mutex
-	// slots finds a key's record in entries. The records live in one slice, not one allocation
-	// each, and refer to each other by position, so the collector follows only the strings
-	// inside them; a removed record's slot is listed in free and serves the next new key. The
-	// slice keeps room for the most records the store has held at once.
-	slots   map[string]int
+	// slots finds the records of a key's hash in entries: the first one's slot, and each one's
+	// next. The records live in one slice, not one allocation each, and refer to each other by
+	// position, so the collector follows only the strings inside them and nothing in slots; a
+	// removed record's slot is listed in free and serves the next new key. The slice keeps room
+	// for the most records the store has held at once.
+	slots   map[uint64]int
+	hash    func(key string) uint64 // maphash.String under a seed of the store's own
 	entries []memEntry
 	free    []int
 	expiry  expiryHeap
@@ -78,7 +81,9 @@ type memEntry struct {
 	leaseExpires     int64 // 0 once completed
 	expires          int64
 	size             int64
-	index            int // in the expiry heap
+	index            int    // in the expiry heap
+	hash             uint64 // of the key
+	next             int    // slot of the next record whose key has the same hash, or -1
 }
 
 // keyOf is the key of the record in e.
@@ -101,13 +106,42 @@ func (e *memEntry) fingerprintOf() string {
 // a Claim makes one.
 func (s *MemoryStore) entry(i int) *memEntry { return &s.entries[i] }
 
-// lookup returns the slot of key's record, or -1.
-func (s *MemoryStore) lookup(key string) int {
-	if i, ok := s.slots[key]; ok {
-		return i
+// lookup returns the slot of key's record, or -1; and the hash of key with the slot of the first
+// record of that hash, or -1.
+func (s *MemoryStore) lookup(key string) (i int, hash uint64, first int) {
+	hash = s.hash(key)
+	first, ok := s.slots[hash]
+	if !ok {
+		return -1, hash, -1
 	}
-	return -1
+	for i = first; i >= 0; i = s.entries[i].next {
+		if s.entries[i].keyOf() == key {
+			return i, hash, first
+		}
+	}
+	return -1, hash, first
 }
+
+// unlink takes the record in slot i out of slots.
+func (s *MemoryStore) unlink(i int) {
+	e := s.entry(i)
+	first := s.slots[e.hash]
+	switch {
+	case first == i && e.next < 0:
+		delete(s.slots, e.hash)
+	case first == i:
+		s.slots[e.hash] = e.next
+	default:
+		p := first
+		for s.entries[p].next != i {
+			p = s.entries[p].next
+		}
+		s.entries[p].next = e.next
+	}
+}
+
+// live is the number of records.
+func (s *MemoryStore) live() int { return len(s.entries) - len(s.free) }
 
 // NewMemoryStore returns an empty MemoryStore.
 func NewMemoryStore(opts MemoryOptions) *MemoryStore {
@@ -115,8 +149,10 @@ func NewMemoryStore(opts MemoryOptions) *MemoryStore {
 		maxEntries: opts.MaxEntries,
 		maxBytes:   opts.MaxBytes,
 		now:        opts.Now,
-		slots:      make(map[string]int),
+		slots:      make(map[uint64]int),
 	}
+	seed := maphash.MakeSeed()
+	s.hash = func(key string) uint64 { return maphash.String(seed, key) }
 	if s.maxEntries <= 0 {
 		s.maxEntries = DefaultMaxEntries
 	}
@@ -141,10 +177,10 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	defer s.mu.Unlock()
 	now := s.now()
 	s.expire(now)
-	i := s.lookup(key)
+	i, hash, first := s.lookup(key)
 	if i < 0 {
 		size := entrySize(key, fingerprint, 0)
-		if len(s.slots) >= s.maxEntries {
+		if s.live() >= s.maxEntries {
 			return Claim{}, fmt.Errorf("memory claim %q: %w: %d records, the most MemoryOptions.MaxEntries allows; raise it, or keep the records in Redis or Postgres", key, ErrStoreFull, s.maxEntries)
 		}
 		if s.bytes+size > s.maxBytes {
@@ -152,8 +188,8 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 		}
 		i = s.newSlot()
 		e := s.entry(i)
-		*e = memEntry{key: key, fingerprint: fingerprint, size: size}
-		s.slots[key] = i
+		*e = memEntry{key: key, fingerprint: fingerprint, size: size, hash: hash, next: first}
+		s.slots[hash] = i
 		s.bytes += size
 		s.hold(e, now, lease, ttl)
 		s.push(i)
@@ -254,7 +290,7 @@ func (s *MemoryStore) Get(ctx context.Context, key string) (Record, error) {
 	defer s.mu.Unlock()
 	now := s.now()
 	s.expire(now)
-	i := s.lookup(key)
+	i, _, _ := s.lookup(key)
 	if i < 0 {
 		return Record{}, ErrNotFound
 	}
@@ -266,13 +302,13 @@ func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expire(s.now())
-	return len(s.slots)
+	return s.live()
 }
 
 // held returns the entry token holds in progress, or ErrLeaseLost.
 func (s *MemoryStore) held(now time.Time, key, token string) (*memEntry, error) {
 	s.expire(now)
-	i := s.lookup(key)
+	i, _, _ := s.lookup(key)
 	if i < 0 || s.entries[i].state != StateInProgress || s.entries[i].token != token {
 		return nil, fmt.Errorf("memory %q: %w", key, ErrLeaseLost)
 	}
@@ -314,7 +350,7 @@ func (s *MemoryStore) remove(h int) {
 	if h != last && !s.down(h) {
 		s.up(h)
 	}
-	delete(s.slots, e.keyOf())
+	s.unlink(i)
 	s.bytes -= e.size
 	*e = memEntry{} // let its strings go
 	s.free = append(s.free, i)
