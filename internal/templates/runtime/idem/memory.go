@@ -34,10 +34,10 @@ type MemoryOptions struct {
 }
 
 // MemoryStore is the embedded default Store: one process, no server. Records expire on their own
-// (the oldest-expiring are found in O(log n)), and the store is bounded in entries and bytes. When
-// it is full of live records it refuses new claims with ErrStoreFull rather than evicting one,
-// since an evicted in-progress record lets its key run twice and an evicted completed one loses
-// its replay. Use Redis or Postgres as soon as more than one process serves the same keys.
+// (in O(1) each when they share a TTL, see expiryRing), and the store is bounded in entries and
+// bytes. When it is full of live records it refuses new claims with ErrStoreFull rather than
+// evicting one, since an evicted in-progress record lets its key run twice and an evicted
+// completed one loses its replay. Use Redis or Postgres as soon as more than one process serves the same keys.
 //
 // Like a Go map, the store keeps the room it grew to: about 200 bytes for each record of the
 // most it has held at once, whatever their responses.
@@ -56,11 +56,17 @@ type MemoryStore struct {
 	hash    func(key string) uint64 // maphash.String under a seed of the store's own
 	entries []memEntry
 	free    []int
-	expiry  expiryHeap
-	bytes   int64
-	// epoch is the store's first reading of its clock; records and the expiry heap keep times as
-	// durations from it, which compare as the times do (on the monotonic clock when they have its
-	// reading).
+	// Every record waits for its expiry in one of two queues. Completed records that expire no
+	// sooner than the one completed before them, as records of one TTL on a clock that moves
+	// forward do, join the back of ring, and the soonest is always at its front. The rest — the
+	// in-progress records, whose expiry moves with their leases, and completed ones that would
+	// jump the queue, with a shorter TTL than those before them — go to the heap expiry.
+	ring   expiryRing
+	expiry expiryHeap
+	bytes  int64
+	// epoch is the store's first reading of its clock; records and the expiry queues keep times
+	// as durations from it, which compare as the times do (on the monotonic clock when they have
+	// its reading).
 	epoch time.Time
 }
 
@@ -68,8 +74,8 @@ type MemoryStore struct {
 // its holder's token. Completed, it holds them all in data instead, with the response flattened
 // after them (see flatten): one allocation per stored response, sharing nothing with the caller
 // that completed it, read back into a fresh Response for each caller that asks, and one pointer
-// for the collector to follow where there were three. Its times are kept as the expiry heap
-// keeps them (see MemoryStore.since), which the collector need not look into either, and made
+// for the collector to follow where there were three. Its times are kept as the expiry queues
+// keep them (see MemoryStore.since), which the collector need not look into either, and made
 // into a Record's times only for a caller that reads the record.
 type memEntry struct {
 	key, fingerprint string // in progress
@@ -81,7 +87,7 @@ type memEntry struct {
 	leaseExpires     int64 // 0 once completed
 	expires          int64
 	size             int64
-	index            int    // in the expiry heap
+	index            int    // in the expiry heap, or inRing
 	hash             uint64 // of the key
 	next             int    // slot of the next record whose key has the same hash, or -1
 }
@@ -229,10 +235,11 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	e, err := s.held(now, key, token)
+	i, err := s.held(now, key, token)
 	if err != nil {
 		return err
 	}
+	e := s.entry(i)
 	data, content := flatten(key, e.fingerprint, resp)
 	size := entrySize(key, e.fingerprint, content)
 	if s.bytes-e.size+size > s.maxBytes {
@@ -246,7 +253,8 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	e.data, e.keyLen, e.fpLen = data, len(key), len(e.fingerprint)
 	e.key, e.fingerprint, e.token = "", "", ""
 	e.size = size
-	s.fix(e)
+	s.unheap(e.index)
+	s.queue(i)
 	return nil
 }
 
@@ -256,11 +264,12 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 func (s *MemoryStore) Release(ctx context.Context, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, err := s.held(s.now(), key, token)
+	i, err := s.held(s.now(), key, token)
 	if err != nil {
 		return err
 	}
-	s.remove(e.index)
+	s.unheap(s.entries[i].index)
+	s.drop(i)
 	return nil
 }
 
@@ -272,10 +281,11 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	e, err := s.held(now, key, token)
+	i, err := s.held(now, key, token)
 	if err != nil {
 		return err
 	}
+	e := s.entry(i)
 	e.leaseExpires = s.since(now) + int64(lease)
 	if e.expires < e.leaseExpires {
 		e.expires = e.leaseExpires
@@ -305,25 +315,44 @@ func (s *MemoryStore) Len() int {
 	return s.live()
 }
 
-// held returns the entry token holds in progress, or ErrLeaseLost.
-func (s *MemoryStore) held(now time.Time, key, token string) (*memEntry, error) {
+// held returns the slot of the record token holds in progress, or ErrLeaseLost. Such a record
+// is in the expiry heap.
+func (s *MemoryStore) held(now time.Time, key, token string) (int, error) {
 	s.expire(now)
 	i, _, _ := s.lookup(key)
 	if i < 0 || s.entries[i].state != StateInProgress || s.entries[i].token != token {
-		return nil, fmt.Errorf("memory %q: %w", key, ErrLeaseLost)
+		return -1, fmt.Errorf("memory %q: %w", key, ErrLeaseLost)
 	}
-	return s.entry(i), nil
+	return i, nil
 }
 
-// expire drops every record whose time has come.
+// expire drops every record whose time has come: those at the front of the ring, in order, and
+// the soonest in the heap.
 func (s *MemoryStore) expire(now time.Time) {
 	t := s.since(now)
+	for s.ring.n > 0 && s.ring.front().at <= t {
+		s.drop(s.ring.pop().slot)
+	}
 	for len(s.expiry) > 0 && s.expiry[0].at <= t {
-		s.remove(0)
+		i := s.expiry[0].slot
+		s.unheap(0)
+		s.drop(i)
 	}
 }
 
-// since is t as the expiry heap keeps it.
+// queue puts the completed record in slot i, in neither queue, in the one its expiry fits: the
+// ring when no record there expires after it, else the heap.
+func (s *MemoryStore) queue(i int) {
+	e := s.entry(i)
+	if s.ring.n == 0 || s.ring.back().at <= e.expires {
+		e.index = inRing
+		s.ring.push(expiryItem{e.expires, i})
+		return
+	}
+	s.push(i)
+}
+
+// since is t as the expiry queues keep it.
 func (s *MemoryStore) since(t time.Time) int64 { return int64(t.Sub(s.epoch)) }
 
 // newSlot returns a free slot for a new record.
@@ -337,19 +366,9 @@ func (s *MemoryStore) newSlot() int {
 	return len(s.entries) - 1
 }
 
-// remove drops the record at position h of the expiry heap, and frees its slot.
-func (s *MemoryStore) remove(h int) {
-	i := s.expiry[h].slot
+// drop forgets the record in slot i, which is in neither expiry queue, and frees its slot.
+func (s *MemoryStore) drop(i int) {
 	e := s.entry(i)
-	last := len(s.expiry) - 1
-	if h != last {
-		s.expiry[h] = s.expiry[last]
-		s.entries[s.expiry[h].slot].index = h
-	}
-	s.expiry = s.expiry[:last]
-	if h != last && !s.down(h) {
-		s.up(h)
-	}
 	s.unlink(i)
 	s.bytes -= e.size
 	*e = memEntry{} // let its strings go
@@ -501,22 +520,60 @@ func (d *flatReader) string() string {
 	return v
 }
 
-// expiryHeap orders records by when they expire, soonest first. Each item carries its record's
-// expiry (see MemoryStore.since) and slot, and no pointer: ordering never reads the records, only
-// moving one does, to keep its index, and the collector has nothing in the heap to follow.
-//
-// Each item has four children, which lie side by side in one cache line: a heap half as deep as
-// a binary one, so that taking out the soonest record, which every new key does once the store
-// is in its steady state, moves half as many records.
-type expiryHeap []expiryItem
-
-// heapArity is the number of children of an item in the expiry heap.
-const heapArity = 4
-
+// expiryItem is a record waiting in an expiry queue: its expiry (see MemoryStore.since) and its
+// slot, and no pointer: ordering never reads the records, and the collector has nothing in the
+// queues to follow.
 type expiryItem struct {
 	at   int64
 	slot int
 }
+
+// inRing is the memEntry.index of a record in the ring rather than the heap.
+const inRing = -1
+
+// expiryRing is a queue of records in the order they expire: each joins at the back, expiring no
+// sooner than the one before it, and leaves from the front when its time comes. Records of one
+// TTL, completed on a clock that only moves forward, arrive in that order; once the store is in
+// its steady state every new key expires the oldest, and the ring does that in O(1), without
+// moving any other record, where a heap moves one at each of its levels. A record in the ring
+// stays there until it expires: only in-progress records change or leave early, and they are in
+// the heap.
+type expiryRing struct {
+	items   []expiryItem // a power of two of them, or none
+	head, n int          // the front's position in items, and how many are queued
+}
+
+func (r *expiryRing) front() expiryItem { return r.items[r.head] }
+
+func (r *expiryRing) back() expiryItem { return r.items[(r.head+r.n-1)&(len(r.items)-1)] }
+
+func (r *expiryRing) push(it expiryItem) {
+	if r.n == len(r.items) {
+		items := make([]expiryItem, max(64, 2*len(r.items)))
+		k := copy(items, r.items[r.head:])
+		copy(items[k:], r.items[:r.head])
+		r.items, r.head = items, 0
+	}
+	r.items[(r.head+r.n)&(len(r.items)-1)] = it
+	r.n++
+}
+
+func (r *expiryRing) pop() expiryItem {
+	it := r.items[r.head]
+	r.head = (r.head + 1) & (len(r.items) - 1)
+	r.n--
+	return it
+}
+
+// expiryHeap orders the records that are not in the ring by when they expire, soonest first.
+// Moving an item updates its record's index, so that a record's item can be found.
+//
+// Each item has four children, which lie side by side in one cache line: a heap half as deep as
+// a binary one, so that taking out the soonest record moves half as many records.
+type expiryHeap []expiryItem
+
+// heapArity is the number of children of an item in the expiry heap.
+const heapArity = 4
 
 // push adds the record in slot i to the expiry heap.
 func (s *MemoryStore) push(i int) {
@@ -524,7 +581,20 @@ func (s *MemoryStore) push(i int) {
 	s.up(len(s.expiry) - 1)
 }
 
-// fix restores the order after e's expiry changed.
+// unheap takes the item at position h out of the expiry heap; its record stays.
+func (s *MemoryStore) unheap(h int) {
+	last := len(s.expiry) - 1
+	if h != last {
+		s.expiry[h] = s.expiry[last]
+		s.entries[s.expiry[h].slot].index = h
+	}
+	s.expiry = s.expiry[:last]
+	if h != last && !s.down(h) {
+		s.up(h)
+	}
+}
+
+// fix restores the heap's order after the expiry of e, which is in it, changed.
 func (s *MemoryStore) fix(e *memEntry) {
 	h := e.index
 	s.expiry[h].at = e.expires
