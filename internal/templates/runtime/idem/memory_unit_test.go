@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
 )
@@ -259,6 +260,43 @@ func TestMemoryExpiryOrder(t *testing.T) {
 		}
 		if n := s.Len(); n != live {
 			t.Fatalf("step %d: Len = %d, want %d live records", i, n, live)
+		}
+	}
+}
+
+// TestCheckKeyText: a key is accepted exactly when it is non-empty UTF-8 without NUL of at most
+// MaxKeyLen bytes, whatever its length and wherever a bad byte sits, the eight-byte steps of the
+// ASCII check and the last, overlapping one included.
+func TestCheckKeyText(t *testing.T) {
+	t.Parallel()
+	valid := func(s string) bool {
+		return s != "" && len(s) <= idem.MaxKeyLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+	}
+	for n := range 40 {
+		base := strings.Repeat("k", n)
+		cases := []string{base, base + strings.Repeat("x", idem.MaxKeyLen-n), base + strings.Repeat("x", idem.MaxKeyLen+1-n)}
+		for i := range n {
+			for _, bad := range []string{"\x00", "\x80", "\xff", "é", "\x7f", "\x01", "€"} {
+				cases = append(cases, base[:i]+bad+base[i+1:])
+			}
+		}
+		for _, s := range cases {
+			if err := idem.CheckKey(s); (err == nil) != valid(s) || err != nil && !errors.Is(err, idem.ErrInvalid) {
+				t.Errorf("CheckKey(%q) = %v, want valid %v", s, err, valid(s))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.IntN(128))
+			if rng.IntN(30) == 0 {
+				b[i] = byte(rng.IntN(256))
+			}
+		}
+		if s := string(b); (idem.CheckKey(s) == nil) != valid(s) {
+			t.Errorf("CheckKey(%q) = %v, want valid %v", s, idem.CheckKey(s), valid(s))
 		}
 	}
 }
