@@ -300,3 +300,33 @@ func TestCheckKeyText(t *testing.T) {
 		}
 	}
 }
+
+// TestNewToken: tokens are 26 characters of the base32 alphabet, every character takes all 32
+// values (the last one too: 130 random bits), and none repeats.
+func TestNewToken(t *testing.T) {
+	t.Parallel()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	seen := map[string]bool{}
+	var values [26]map[byte]bool
+	for i := range values {
+		values[i] = map[byte]bool{}
+	}
+	for range 5000 {
+		tok := idem.NewToken()
+		if len(tok) != 26 || strings.Trim(tok, alphabet) != "" || strings.Contains(tok, "|") {
+			t.Fatalf("token %q is not 26 characters of the base32 alphabet", tok)
+		}
+		if seen[tok] {
+			t.Fatalf("token %q came twice", tok)
+		}
+		seen[tok] = true
+		for i := range tok {
+			values[i][tok[i]] = true
+		}
+	}
+	for i, v := range values {
+		if len(v) != 32 {
+			t.Errorf("character %d of the tokens took %d values, want 32", i, len(v))
+		}
+	}
+}
