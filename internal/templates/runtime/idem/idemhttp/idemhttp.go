@@ -36,6 +36,12 @@ import (
 // HeaderReplayed marks a response replayed from the store.
 const HeaderReplayed = "Idempotent-Replayed"
 
+// replayedTrue is the value of every Idempotent-Replayed header, one slice for all replays rather
+// than one each. Its capacity is its length, so an Add to the header makes a new one; only a
+// handler wrapped around the middleware that overwrote a header value in place (which net/http
+// and the Header methods never do) could change it.
+var replayedTrue = []string{"true"}[:1:1]
+
 // Defaults for Options fields left zero.
 const (
 	DefaultNamespace        = "idem"
@@ -401,7 +407,7 @@ func send(w http.ResponseWriter, h http.Header, status int, body []byte, replaye
 		dst[k] = v[:len(v):len(v)]
 	}
 	if replayed {
-		dst[HeaderReplayed] = []string{"true"}
+		dst[HeaderReplayed] = replayedTrue
 	}
 	if status == 0 {
 		status = http.StatusOK

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -744,5 +745,32 @@ func TestResponsesNotSharedAcrossRequests(t *testing.T) {
 	for i, w := range sent {
 		check(w, "k"+strconv.Itoa(i))
 		check(f.do(request{key: "k" + strconv.Itoa(i)}), "k"+strconv.Itoa(i))
+	}
+}
+
+// TestReplayedHeaderAdd: a handler around the middleware that adds to a replay's
+// Idempotent-Replayed header, whose value all replays share, changes no other replay's.
+func TestReplayedHeaderAdd(t *testing.T) {
+	t.Parallel()
+	mw, err := idemhttp.New(idemhttp.Options{Keeper: &idem.Keeper{Store: idem.NewMemoryStore(idem.MemoryOptions{})}, Unscoped: true,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	for i := range 4 {
+		r := httptest.NewRequest(http.MethodPost, "/x", strings.NewReader("{}"))
+		r.Header.Set(idemhttp.HeaderKey, "k")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		sent := w.Result().Header[idemhttp.HeaderReplayed] // as written
+		w.Header().Add(idemhttp.HeaderReplayed, "added")
+		after := w.Header()[idemhttp.HeaderReplayed]
+		switch {
+		case i == 0 && (sent != nil || !slices.Equal(after, []string{"added"})):
+			t.Errorf("first answer: %s %q, then %q", idemhttp.HeaderReplayed, sent, after)
+		case i > 0 && (!slices.Equal(sent, []string{"true"}) || !slices.Equal(after, []string{"true", "added"})):
+			t.Errorf("replay %d: %s %q, then %q; want [true], then [true added]", i, idemhttp.HeaderReplayed, sent, after)
+		}
 	}
 }
