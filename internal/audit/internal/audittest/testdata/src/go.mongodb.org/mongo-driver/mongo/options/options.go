@@ -25,3 +25,13 @@ func (f *FindOneAndUpdateOptions) SetUpsert(b bool) *FindOneAndUpdateOptions { r
 func (f *FindOneAndUpdateOptions) SetReturnDocument(rd ReturnDocument) *FindOneAndUpdateOptions {
 	return f
 }
+
+type InsertManyOptions struct{ Ordered *bool }
+
+func InsertMany() *InsertManyOptions                              { return &InsertManyOptions{} }
+func (i *InsertManyOptions) SetOrdered(b bool) *InsertManyOptions { return i }
+
+type BulkWriteOptions struct{ Ordered *bool }
+
+func BulkWrite() *BulkWriteOptions                              { return &BulkWriteOptions{} }
+func (b *BulkWriteOptions) SetOrdered(o bool) *BulkWriteOptions { return b }

@@ -74,3 +74,26 @@ func (c *Client) UpdateItem(ctx context.Context, params *UpdateItemInput, optFns
 func (c *Client) DeleteItem(ctx context.Context, params *DeleteItemInput, optFns ...func(*Options)) (*DeleteItemOutput, error) {
 	return nil, nil
 }
+
+type TransactWriteItemsInput struct {
+	TransactItems      []types.TransactWriteItem
+	ClientRequestToken *string
+}
+
+type TransactWriteItemsOutput struct{}
+
+func (c *Client) TransactWriteItems(ctx context.Context, params *TransactWriteItemsInput, optFns ...func(*Options)) (*TransactWriteItemsOutput, error) {
+	return nil, nil
+}
+
+type BatchWriteItemInput struct {
+	RequestItems map[string][]types.WriteRequest
+}
+
+type BatchWriteItemOutput struct {
+	UnprocessedItems map[string][]types.WriteRequest
+}
+
+func (c *Client) BatchWriteItem(ctx context.Context, params *BatchWriteItemInput, optFns ...func(*Options)) (*BatchWriteItemOutput, error) {
+	return nil, nil
+}

@@ -44,3 +44,23 @@ func (f *FindOneAndUpdateOptionsBuilder) SetReturnDocument(rd ReturnDocument) *F
 
 type FindOneAndReplaceOptions struct{}
 type FindOneAndDeleteOptions struct{}
+
+type InsertManyOptions struct{ Ordered *bool }
+
+type InsertManyOptionsBuilder struct {
+	Opts []func(*InsertManyOptions) error
+}
+
+func InsertMany() *InsertManyOptionsBuilder                                     { return &InsertManyOptionsBuilder{} }
+func (i *InsertManyOptionsBuilder) List() []func(*InsertManyOptions) error      { return i.Opts }
+func (i *InsertManyOptionsBuilder) SetOrdered(b bool) *InsertManyOptionsBuilder { return i }
+
+type BulkWriteOptions struct{ Ordered *bool }
+
+type BulkWriteOptionsBuilder struct {
+	Opts []func(*BulkWriteOptions) error
+}
+
+func BulkWrite() *BulkWriteOptionsBuilder                                     { return &BulkWriteOptionsBuilder{} }
+func (b *BulkWriteOptionsBuilder) List() []func(*BulkWriteOptions) error      { return b.Opts }
+func (b *BulkWriteOptionsBuilder) SetOrdered(o bool) *BulkWriteOptionsBuilder { return b }
