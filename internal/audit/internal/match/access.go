@@ -108,6 +108,12 @@ type Access struct {
 	// Call is the call that performs the access: the statement's Exec
 	// or Query, the end of a builder chain.
 	Call *ast.CallExpr
+	// Part is the piece of a call that writes many records this access
+	// is: a DynamoDB transaction's Put, Update or Delete, a batch's put
+	// request, a MongoDB bulk write's model. Nil for a call with one.
+	Part ast.Expr
+	// written are the fields a Part stores, as Written reads a call's.
+	written []Field
 }
 
 // Classify reports the record call accesses, for every library the checks

@@ -53,7 +53,13 @@ func dynamo(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool)
 	if !ok {
 		return Access{}, false
 	}
-	a := Access{Op: op, What: fn.Name(), Record: "dynamo " + RecordName(in.table), Target: in.table, Call: call}
+	return dynamoAccess(info, call, op, fn.Name(), in), true
+}
+
+// dynamoAccess is the access of one DynamoDB write or read, given its
+// input: a call's, or one item of a transaction.
+func dynamoAccess(info *types.Info, call *ast.CallExpr, op Op, what string, in dynamoInput) Access {
+	a := Access{Op: op, What: what, Record: "dynamo " + RecordName(in.table), Target: in.table, Call: call}
 	if op == OpWrite {
 		a.Keys = itemKeys(info, in)
 	} else {
@@ -68,7 +74,7 @@ func dynamo(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool)
 			a.Op = OpGuarded
 		}
 	}
-	return a, true
+	return a
 }
 
 // readDynamoInput reads the input argument of a DynamoDB call: a
@@ -83,10 +89,17 @@ func readDynamoInput(info *types.Info, e ast.Expr, want string) (dynamoInput, bo
 	if !ok || n.Obj().Name() != want || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != dynamoPath {
 		return in, false
 	}
-	lit := literalOf(info, e, 0)
-	if lit == nil {
-		return in, true
+	if lit := literalOf(info, e, 0); lit != nil {
+		in = dynamoFields(info, lit)
 	}
+	return in, true
+}
+
+// dynamoFields reads the fields DynamoDB's inputs and a transaction's
+// items (types.Put, Update, Delete) share: the table, key or item, the
+// condition and update expressions and their names and values.
+func dynamoFields(info *types.Info, lit *ast.CompositeLit) dynamoInput {
+	var in dynamoInput
 	for _, elt := range lit.Elts {
 		kv, ok := elt.(*ast.KeyValueExpr)
 		if !ok {
@@ -125,7 +138,7 @@ func readDynamoInput(info *types.Info, e ast.Expr, want string) (dynamoInput, bo
 			in.values = kv.Value
 		}
 	}
-	return in, true
+	return in
 }
 
 // literalOf returns the composite literal e is, takes the address of, or
@@ -302,7 +315,13 @@ func dynamoWritten(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Fiel
 		return nil, false
 	}
 	in, _ := readDynamoInput(info, call.Args[1], fn.Name()+"Input")
-	if fn.Name() == "PutItem" {
+	return in.written(info, fn.Name() == "PutItem")
+}
+
+// written returns the attributes a put (its item's) or an update (its SET
+// and ADD clauses') stores.
+func (in dynamoInput) written(info *types.Info, put bool) ([]Field, bool) {
+	if put {
 		lit := literalOf(info, in.item, 0)
 		if lit == nil {
 			return nil, false
@@ -368,6 +387,9 @@ func Written(info *types.Info, call *ast.CallExpr) ([]Field, bool) {
 		return nil, false
 	}
 	fn = fn.Origin()
+	if a, ok := batch(info, call, fn); ok {
+		return a.written, len(a.written) > 0
+	}
 	if f, ok := mongoWritten(info, call, fn); ok {
 		return f, true
 	}

@@ -41,6 +41,17 @@ var describe = &analysis.Analyzer{
 					pass.Reportf(call.Pos(), "access %s %s record=%q keys=<%s> dest=<%s> for-update=%v appends=%v added=%v pipelined=%v watch=%v key-record=%q",
 						a.Op, a.What, a.Record, exprs(a.Keys), exprs(a.Dest), a.ForUpdate, a.Appends, a.ReportsAdded, a.Pipelined, a.InWatch, a.KeyRecord)
 				}
+				for _, a := range match.ClassifyAll(pass.TypesInfo, call) {
+					if a.Part == nil {
+						continue
+					}
+					fields, _ := match.WrittenBy(pass.TypesInfo, a)
+					names := make([]string, len(fields))
+					for i, f := range fields {
+						names[i] = f.Name
+					}
+					pass.Reportf(a.Part.Pos(), "part %s %s record=%q keys=<%s> written=<%s>", a.Op, a.What, a.Record, exprs(a.Keys), strings.Join(names, ","))
+				}
 				return true
 			})
 		}

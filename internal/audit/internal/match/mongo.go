@@ -60,31 +60,39 @@ func mongo(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) 
 		if op == OpRead || op == OpDelete || len(call.Args) < 3 {
 			return a, true
 		}
-		update, _ := Document(info, call.Args[2])
-		set := map[string]ast.Expr{}
-		onInsertOnly := len(update) > 0
-		for _, f := range update {
-			if !strings.HasPrefix(f.Name, "$") { // a replacement document
-				set[f.Name] = f.Value
-				onInsertOnly = false
-				continue
-			}
-			onInsertOnly = onInsertOnly && f.Name == "$setOnInsert"
-			inner, _ := Document(info, f.Value)
-			for _, g := range inner {
-				set[g.Name] = g.Value
-			}
-		}
-		switch {
-		case slices.ContainsFunc(filter, func(f Field) bool { return guardField(info, f, set) }):
-			a.Op = OpGuarded
-		case upserts(info, call.Args[3:]) && onInsertOnly:
-			a.Op = OpClaim
-		case upserts(info, call.Args[3:]):
-			a.Op = OpWrite
-		}
+		a.Op = updateOp(info, filter, call.Args[2], upserts(info, call.Args[3:]), a.Op)
 	}
 	return a, true
+}
+
+// updateOp is what an update or replacement does, given its filter: it
+// is guarded when the filter compares what it changes, a claim when it
+// upserts and only sets on insert, a write when it upserts otherwise.
+func updateOp(info *types.Info, filter []Field, e ast.Expr, upsert bool, op Op) Op {
+	update, _ := Document(info, e)
+	set := map[string]ast.Expr{}
+	onInsertOnly := len(update) > 0
+	for _, f := range update {
+		if !strings.HasPrefix(f.Name, "$") { // a replacement document
+			set[f.Name] = f.Value
+			onInsertOnly = false
+			continue
+		}
+		onInsertOnly = onInsertOnly && f.Name == "$setOnInsert"
+		inner, _ := Document(info, f.Value)
+		for _, g := range inner {
+			set[g.Name] = g.Value
+		}
+	}
+	switch {
+	case slices.ContainsFunc(filter, func(f Field) bool { return guardField(info, f, set) }):
+		return OpGuarded
+	case upsert && onInsertOnly:
+		return OpClaim
+	case upsert:
+		return OpWrite
+	}
+	return op
 }
 
 func mongoMethod(fn *types.Func) bool {
@@ -418,23 +426,29 @@ func mongoWritten(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Field
 		if len(call.Args) < 3 {
 			return nil, false
 		}
-		doc, ok := Document(info, call.Args[2])
+		return updateFields(info, call.Args[2])
+	}
+	return nil, false
+}
+
+// updateFields returns the fields an update's operators or a replacement
+// document name.
+func updateFields(info *types.Info, e ast.Expr) ([]Field, bool) {
+	doc, ok := Document(info, e)
+	if !ok {
+		return nil, false
+	}
+	var out []Field
+	for _, f := range doc {
+		if !strings.HasPrefix(f.Name, "$") {
+			out = append(out, f)
+			continue
+		}
+		inner, ok := Document(info, f.Value)
 		if !ok {
 			return nil, false
 		}
-		var out []Field
-		for _, f := range doc {
-			if !strings.HasPrefix(f.Name, "$") {
-				out = append(out, f)
-				continue
-			}
-			inner, ok := Document(info, f.Value)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, inner...)
-		}
-		return out, true
+		out = append(out, inner...)
 	}
-	return nil, false
+	return out, true
 }
