@@ -19,7 +19,8 @@
 //   - an UPDATE of the claimed or idempotency table, or a gorm Update,
 //     Updates or Save of its row, that sets a status and no response
 //     column; a MongoDB update that $sets the document's state alone, a
-//     DynamoDB UpdateItem whose SET clause holds no response attribute,
+//     DynamoDB UpdateItem, or a TransactWriteItems Update, whose SET
+//     clause holds no response attribute,
 //     an ent Update or UpdateOne that sets a status and no response
 //     field (SetStatus without SetResponseBody);
 //   - an //idemkit:complete call given no response: nil, an empty or

@@ -19,32 +19,41 @@ import (
 // UpdateExpression "SET #s = :done". A repeat finds it completed and has
 // nothing to answer with.
 func (a *checker) docStatus(f *claim.Func, call *ast.CallExpr) {
-	acc, ok := match.Classify(a.info, call)
-	if !ok || !directive.DocStore(acc.Record) || acc.Op != match.OpUpdate && acc.Op != match.OpGuarded {
-		return
+	for _, acc := range match.ClassifyAll(a.info, call) {
+		if a.docStatusOf(f, call, acc) {
+			return
+		}
 	}
-	fields, ok := match.Written(a.info, call)
+}
+
+// docStatusOf reports one update of a call (a transaction's Update among
+// its items), and whether it did.
+func (a *checker) docStatusOf(f *claim.Func, call *ast.CallExpr, acc match.Access) bool {
+	if !directive.DocStore(acc.Record) || acc.Op != match.OpUpdate && acc.Op != match.OpGuarded {
+		return false
+	}
+	fields, ok := match.WrittenBy(a.info, acc)
 	if !ok {
-		return
+		return false
 	}
 	var states []string
 	for _, fd := range fields {
 		if bodyName(fd.Name) || fd.Value != nil && a.inProgress(fd.Value) {
-			return // a response stored, or a lease renewed
+			return false // a response stored, or a lease renewed
 		}
 		if completionName(fd.Name) {
 			states = append(states, fd.Name)
 		}
 	}
 	if len(states) == 0 {
-		return
+		return false
 	}
 	c := a.completes(f, call)
 	what := "the key"
 	if c != nil {
 		what = fmt.Sprintf("the key claimed by %s at %s", c.What, a.where(c.Call.Pos()))
 	} else if !match.KeyName(acc.Target) && !match.DedupName(acc.Target) || a.claimed(f, func(c *claim.Claim) bool { return c.Lock }) != nil {
-		return
+		return false
 	}
 	a.r.Report(analysis.Diagnostic{
 		Pos: call.Pos(), End: call.End(),
@@ -52,6 +61,7 @@ func (a *checker) docStatus(f *claim.Func, call *ast.CallExpr) {
 			acc.What, acc.Target, strings.Join(states, ", "), what),
 		Related: claimRelated(c),
 	})
+	return true
 }
 
 // inProgress reports whether a written value holds a constant saying the

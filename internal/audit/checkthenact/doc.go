@@ -20,15 +20,20 @@
 // through an interface (Get, Exists, IsProcessed).
 // The act is a
 // write of the same record with the same key whose running the read's
-// result decides: a branch on what it found (ent.IsNotFound too), not a
-// bare `if err != nil { return err }`. An INSERT, Create or InsertOne is
-// reported on any table
-// or collection; an overwrite (SET, HSET, SADD, UPDATE, an upsert, a
-// PutItem without a condition) when the path it guards does other work (a
-// payment, a request, a write elsewhere) or the record is named for
-// dedup. An atomic write (ON CONFLICT, SET NX, an InsertOne whose
-// duplicate-key error is read, a PutItem or UpdateItem conditioned on
-// attribute_not_exists, a MongoDB update whose filter compares what it
+// result decides (one item of a DynamoDB TransactWriteItems or
+// BatchWriteItem, one document of an InsertMany or model of a BulkWrite
+// counts as the call it stands for): a branch on what it found
+// (ent.IsNotFound too), not a bare `if err != nil { return err }`. An
+// INSERT, Create, InsertOne or InsertMany is reported on any table or
+// collection; an overwrite (SET, HSET, SADD, UPDATE, an upsert, a PutItem
+// or a batch's or transaction's Put without a condition) when the path it
+// guards does other work (a payment, a request, a write elsewhere) or the
+// record is named for dedup. An atomic write (ON CONFLICT, SET NX, an
+// InsertOne, InsertMany or BulkWrite insert whose duplicate-key errors
+// are read, a mongo.BulkWriteException's item by item, a PutItem or
+// UpdateItem, or a transaction's Put or Update, conditioned on
+// attribute_not_exists, a BulkWrite upsert model that only sets on
+// insert, a MongoDB update whose filter compares what it
 // changes, an ent Create whose error is read with IsConstraintError, an
 // ent upsert that does nothing on conflict, an ent Update whose
 // predicates compare what it sets) is reported only when work runs

@@ -12,9 +12,11 @@
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
 // sqlc query methods, bun, a gorm Create with OnConflict or into a model
 // named for keys), a MongoDB InsertOne of an in-progress or lock document
-// whose duplicate-key error means taken, a DynamoDB PutItem of one
-// conditioned on attribute_not_exists (released by a DeleteOne or
-// DeleteItem of the same key), an ent Create of one whose error is read
+// whose duplicate-key error means taken (or a BulkWrite upsert model of
+// one that only sets on insert), a DynamoDB PutItem of one conditioned on
+// attribute_not_exists, alone or as a TransactWriteItems Put beside the
+// business write (released by a DeleteOne or DeleteItem of the same key,
+// or a transaction's Delete of it), an ent Create of one whose error is read
 // with IsConstraintError or an upsert of one that does nothing on
 // conflict, an ent Update that moves a row it compares into an
 // in-progress status (released by a Delete or an Update of the same key,

@@ -536,9 +536,11 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What, Key: a.Keys[0], Record: a.Record,
 			Lock: directive.Lockish(s.keyText(a.Keys[0]))}
 	}
-	if a, ok := match.Classify(info, call); ok && directive.ClaimDoc(info, a) && len(a.Keys) > 0 {
-		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What + " into " + a.Target, Key: a.Keys[0], Record: a.Record,
-			Lock: directive.Lockish(s.keyText(a.Keys[0])) || directive.Lockish(a.Target)}
+	for _, a := range match.ClassifyAll(info, call) {
+		if directive.ClaimDoc(info, a) && len(a.Keys) > 0 {
+			return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What + " into " + a.Target, Key: a.Keys[0], Record: a.Record,
+				Lock: directive.Lockish(s.keyText(a.Keys[0])) || directive.Lockish(a.Target)}
+		}
 	}
 	if model, ok := s.ormClaim(call); ok {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}

@@ -63,15 +63,19 @@ func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
 		}
 	}
 	if c.Via == Store {
-		if a, ok := match.Classify(info, call); ok && a.Record == c.Record && len(a.Keys) > 0 && (s.overlap(c.Key, a.Keys[0]) || s.ofClaimed(c, a.Keys[0])) {
+		var settled Settle
+		for _, a := range match.ClassifyAll(info, call) {
+			if a.Record != c.Record || len(a.Keys) == 0 || !s.overlap(c.Key, a.Keys[0]) && !s.ofClaimed(c, a.Keys[0]) {
+				continue
+			}
 			switch a.Op {
 			case match.OpDelete:
 				return Released
 			case match.OpWrite, match.OpUpdate, match.OpGuarded:
-				return Completed
+				settled = Completed
 			}
 		}
-		return 0
+		return settled
 	}
 	if c.Via != SQL && len(c.Tables) == 0 {
 		return 0

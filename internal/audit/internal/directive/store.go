@@ -44,7 +44,7 @@ func ClaimDoc(info *types.Info, a match.Access) bool {
 	if Lockish(a.Target) || len(a.Keys) > 0 && Lockish(types.ExprString(a.Keys[0])) {
 		return true
 	}
-	fields, _ := match.Written(info, a.Call)
+	fields, _ := match.WrittenBy(info, a)
 	return slices.ContainsFunc(fields, func(f match.Field) bool {
 		return f.Value != nil && inProgressAttr(info, f.Value) && (!ent || keyed || !pendingState(info, f.Value))
 	})

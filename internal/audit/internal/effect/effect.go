@@ -245,12 +245,16 @@ func (r *Result) SummaryOf(fn *types.Func) *Summary {
 
 func (r *Result) compute(call *ast.CallExpr) []Use {
 	info := r.pass.TypesInfo
-	if a, ok := match.Classify(info, call); ok {
-		return []Use{{
-			Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Appends: a.Appends,
-				ForUpdate: a.ForUpdate, Increments: a.Increments, Where: r.where(call.Pos())},
-			Keys: a.Keys, Dest: a.Dest, Call: call, Access: a,
-		}}
+	if accesses := match.ClassifyAll(info, call); len(accesses) > 0 {
+		uses := make([]Use, len(accesses))
+		for i, a := range accesses {
+			uses[i] = Use{
+				Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Appends: a.Appends,
+					ForUpdate: a.ForUpdate, Increments: a.Increments, Where: r.where(call.Pos())},
+				Keys: a.Keys, Dest: a.Dest, Call: call, Access: a,
+			}
+		}
+		return uses
 	}
 	if what, ok := match.External(info, call); ok {
 		return []Use{{Effect: Effect{External: true, What: what, Where: r.where(call.Pos())}, Call: call}}
