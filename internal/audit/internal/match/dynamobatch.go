@@ -3,6 +3,9 @@ package match
 import (
 	"go/ast"
 	"go/types"
+	"regexp"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // txMembers are what the members of a types.TransactWriteItem do.
@@ -42,9 +45,19 @@ func dynamoBatch(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Access
 		switch id, _ := kv.Key.(*ast.Ident); {
 		case id == nil:
 		case id.Name == "TransactItems":
+			var parts []Access
+			adds := false
 			for _, item := range elements(info, kv.Value) {
-				out = append(out, txItem(info, call, item)...)
+				p, a := txItem(info, call, item)
+				parts, adds = append(parts, p...), adds || a
 			}
+			for i := range parts {
+				// A transaction that adds to a counter beside an
+				// unconditioned put adds again when it runs again:
+				// the put stands for both.
+				parts[i].Appends = adds && parts[i].Op == OpWrite
+			}
+			out = append(out, parts...)
 		case id.Name == "RequestItems":
 			out = append(out, batchRequests(info, call, kv.Value)...)
 		}
@@ -52,13 +65,21 @@ func dynamoBatch(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Access
 	return out, true
 }
 
-// txItem reads one types.TransactWriteItem of a transaction.
-func txItem(info *types.Info, call *ast.CallExpr, item ast.Expr) []Access {
+// txItem reads one types.TransactWriteItem of a transaction, written
+// out or returned by a helper of the package (o.claimItem(key)), whose
+// arguments are then its keys; and whether it adds to an attribute (an
+// Update's ADD clause, SET n = n + :v).
+func txItem(info *types.Info, call *ast.CallExpr, item ast.Expr) ([]Access, bool) {
 	lit := literalOf(info, item, 0)
+	var args []ast.Expr
 	if lit == nil {
-		return nil
+		lit, args = returnedLiteral(info, item)
+	}
+	if lit == nil {
+		return nil, false
 	}
 	var out []Access
+	adds := false
 	for _, elt := range lit.Elts {
 		kv, ok := elt.(*ast.KeyValueExpr)
 		if !ok {
@@ -74,12 +95,60 @@ func txItem(info *types.Info, call *ast.CallExpr, item ast.Expr) []Access {
 			continue
 		}
 		in := dynamoFields(info, member)
+		adds = adds || op == OpUpdate && adding.MatchString(in.update)
 		a := dynamoAccess(info, call, op, "TransactWriteItems "+id.Name, in)
 		a.Part = kv.Value
+		if args != nil {
+			a.Part, a.Keys = item, args
+		}
 		a.written, _ = in.written(info, id.Name == "Put")
 		out = append(out, a)
 	}
-	return out
+	return out, adds
+}
+
+// adding matches an UpdateExpression that adds to what is stored.
+var adding = regexp.MustCompile(`(?i)\bADD\s|([#\w.]+)\s*=\s*([#\w.]+)\s*[-+]`)
+
+// returnedLiteral returns the composite literal a call of a function of
+// the package returns, in its one return statement, and the call's
+// arguments.
+func returnedLiteral(info *types.Info, e ast.Expr) (*ast.CompositeLit, []ast.Expr) {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return nil, nil
+	}
+	fn := typeutil.StaticCallee(info, call)
+	if fn == nil {
+		return nil, nil
+	}
+	var decl *ast.FuncDecl
+	for _, n := range enclosing(info, fn.Pos()) {
+		if d, ok := n.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() {
+			decl = d
+		}
+	}
+	if decl == nil || decl.Body == nil {
+		return nil, nil
+	}
+	var rets []*ast.ReturnStmt
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if r, ok := n.(*ast.ReturnStmt); ok {
+			rets = append(rets, r)
+		}
+		return true
+	})
+	if len(rets) != 1 || len(rets[0].Results) != 1 {
+		return nil, nil
+	}
+	lit := literalOf(info, rets[0].Results[0], 0)
+	if lit == nil {
+		return nil, nil
+	}
+	return lit, call.Args
 }
 
 // batchRequests reads a BatchWriteItem's RequestItems: a map from the

@@ -171,3 +171,51 @@ func (c *dynamoConsumer) archive(ctx context.Context, id string) error {
 	})
 	return err
 }
+
+// A transaction that takes stock beside an unconditioned order put: a
+// second retry that also found no order takes the stock again.
+func (l *txLedger) reserve(ctx context.Context, orderID, sku string) error {
+	out, err := l.ddb.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String("orders"),
+		Key:       map[string]types.AttributeValue{"order_id": attrS(orderID)},
+	})
+	if err != nil || out.Item != nil {
+		return err
+	}
+	_, err = l.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{ // want `TransactWriteItems Put of orders after the GetItem at dynamotx.go:178 races with a concurrent retry`
+		{Update: &types.Update{
+			TableName:        aws.String("stock"),
+			Key:              map[string]types.AttributeValue{"sku": attrS(sku)},
+			UpdateExpression: aws.String("ADD available :minus"),
+		}},
+		{Put: &types.Put{
+			TableName: aws.String("orders"),
+			Item:      map[string]types.AttributeValue{"order_id": attrS(orderID), "sku": attrS(sku)},
+		}},
+	}})
+	return err
+}
+
+// The same transaction setting what it writes: done twice, it leaves the
+// same items.
+func (l *txLedger) record(ctx context.Context, orderID, sku string) error {
+	out, err := l.ddb.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String("orders"),
+		Key:       map[string]types.AttributeValue{"order_id": attrS(orderID)},
+	})
+	if err != nil || out.Item != nil {
+		return err
+	}
+	_, err = l.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName:        aws.String("skus"),
+			Key:              map[string]types.AttributeValue{"sku": attrS(sku)},
+			UpdateExpression: aws.String("SET last_order = :o"),
+		}},
+		{Put: &types.Put{
+			TableName: aws.String("orders"),
+			Item:      map[string]types.AttributeValue{"order_id": attrS(orderID), "sku": attrS(sku)},
+		}},
+	}})
+	return err
+}
