@@ -792,6 +792,9 @@ func (w *walker) assume(st state, cond ast.Expr, val bool) (state, bool) {
 			return st, !val
 		}
 	}
+	if call := w.predicateCall(cond); call != nil && slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return w.claimErr(a, st) }) {
+		return st, !val // _, dup := cancelledByCondition(err); dup: the predicate's answer, kept
+	}
 	if w.held(cond) && isBool(w.info.TypeOf(cond)) {
 		return st, val != w.doneWhenTrue(cond) // ok, c.Held(), rdb.SetNX(...).Val(); seen, exists
 	}
@@ -956,6 +959,43 @@ func (w *walker) held(e ast.Expr) bool {
 
 // claimErr reports whether e is the claim's error, on a path where it
 // still holds it.
+// predicateCall returns the call a boolean variable is set from, once,
+// when the call asks what errors are (errors.As(err, &tce) kept in ok, a
+// helper's _, dup := cancelledByCondition(err)): reading the variable
+// reads the predicate.
+func (w *walker) predicateCall(cond ast.Expr) *ast.CallExpr {
+	id, ok := ast.Unparen(cond).(*ast.Ident)
+	if !ok || !isBool(w.info.TypeOf(id)) {
+		return nil
+	}
+	v := w.s.varOf(id)
+	if v == nil {
+		return nil
+	}
+	var found *ast.CallExpr
+	sets := 0
+	ast.Inspect(w.f.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return true
+		}
+		for _, l := range as.Lhs {
+			if w.s.varOf(l) != v {
+				continue
+			}
+			sets++
+			if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok && len(as.Rhs) == 1 {
+				found = call
+			}
+		}
+		return true
+	})
+	if sets != 1 {
+		return nil
+	}
+	return found
+}
+
 func (w *walker) claimErr(e ast.Expr, st state) bool {
 	if !isError(w.info.TypeOf(e)) {
 		return false

@@ -34,7 +34,7 @@ func (j *docJobs) reserve(ctx context.Context, key, sku string, charge func(cont
 		return err
 	}
 	if err := charge(ctx); err != nil {
-		return err // want `this error return leaves the key claimed by TransactWriteItems Put into idempotency at docstx.go:18 held`
+		return err // want `this error return leaves the key claimed by TransactWriteItems Put into idempotency at docstx.go:17 held`
 	}
 	_, err = j.ddb.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:        aws.String("idempotency"),
@@ -98,7 +98,7 @@ func (j *docJobs) runBulk(ctx context.Context, id string, step func(context.Cont
 		return nil
 	}
 	if err := step(ctx); err != nil {
-		return err // want `this error return leaves the key claimed by BulkWrite UpdateOne into runs at docstx.go:92 held`
+		return err // want `this error return leaves the key claimed by BulkWrite UpdateOne into runs at docstx.go:91 held`
 	}
 	_, err = j.runs.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{"state": "done"}})
 	return err
@@ -113,4 +113,44 @@ func (j *docJobs) logBulk(ctx context.Context, id string, step func(context.Cont
 		return err
 	}
 	return step(ctx)
+}
+
+// claimItem is the conditional put of a running item, for a transaction.
+func (j *docJobs) claimItem(key string) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName:           aws.String("idempotency"),
+		Item:                map[string]types.AttributeValue{"pk": ddbS(key), "status": ddbS("RUNNING")},
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	}}
+}
+
+// cancelled reports whether a transaction was cancelled by a condition,
+// and which item's.
+func cancelled(err error) (int, bool) {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return 0, true
+	}
+	return -1, false
+}
+
+// The claim made by a helper's item; the duplicate, told by a kept
+// predicate, has nothing to release, the failed step does.
+func (j *docJobs) reserveByHelper(ctx context.Context, key string, step func(context.Context) error) error {
+	_, err := j.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{j.claimItem(key)}})
+	if _, dup := cancelled(err); dup {
+		return errors.New("duplicate")
+	}
+	if err != nil {
+		return err
+	}
+	if err := step(ctx); err != nil {
+		return err // want `this error return leaves the key claimed by TransactWriteItems Put into idempotency at docstx.go:140 held`
+	}
+	_, err = j.ddb.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String("idempotency"),
+		Key:              map[string]types.AttributeValue{"pk": ddbS(key)},
+		UpdateExpression: aws.String("SET #s = :done, response_body = :b"),
+	})
+	return err
 }
