@@ -2,6 +2,7 @@ package match
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/types"
 	"strings"
 )
@@ -79,6 +80,13 @@ type RedisCall struct {
 	// Fields pick the record within the key: a hash command's fields
 	// (HSET's field names, not its values), a set command's members.
 	Fields []ast.Expr
+	// Script marks a Lua script run (Method is its Run, Eval, Do or Exec)
+	// read as the command it amounts to on Key: see redisScript.
+	Script bool
+	// value and luaValue are what a script's SET stores: the Go argument
+	// it is given, or a constant of the script's own (see Stored).
+	value    ast.Expr
+	luaValue constant.Value
 }
 
 const redisPath = "github.com/redis/go-redis/v9"
@@ -100,9 +108,14 @@ var redisMethods = map[string]RedisOp{
 // Cmdable and UniversalClient interfaces), spelled as a method or as
 // Do(ctx, "set", key, value, "nx"). A SetArgs or Do whose mode is not
 // constant, or is a condition other than NX (XX, IFEQ, ...), is not
-// reported: it is neither a blind write nor a claim.
+// reported: it is neither a blind write nor a claim. A Lua script whose
+// source is in sight, run through go-redis, redigo or rueidis, is the
+// command it amounts to on one of its keys (see redisScript).
 func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	fn := method(info, call)
+	if c, ok := redisScript(info, call, fn); ok {
+		return c, true
+	}
 	if fn == nil || !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path) || inPackage(fn, rueidisCompatPath)) {
 		return RedisCall{}, false
 	}
