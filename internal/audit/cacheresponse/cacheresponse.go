@@ -625,16 +625,30 @@ func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
 	if !ok || rc.Op != match.RedisSet {
 		return
 	}
-	at := 2 // Set, SetEx, SetArgs(ctx, key, value, ...)
-	if rc.Method == "Do" {
-		at = 3 // Do(ctx, "set", key, value, ...)
+	var value ast.Expr
+	var tv types.TypeAndValue
+	switch at := 2; { // Set, SetEx, SetArgs(ctx, key, value, ...)
+	case rc.Script: // a script's SET of its argument or of a constant of its own
+		var lua constant.Value
+		if value, lua = rc.Stored(); lua != nil {
+			tv.Value = lua
+		} else if value == nil {
+			return
+		} else {
+			tv = a.info.Types[value]
+		}
+	default:
+		if rc.Method == "Do" {
+			at = 3 // Do(ctx, "set", key, value, ...)
+		}
+		if at >= len(call.Args) {
+			return
+		}
+		value = call.Args[at]
+		tv = a.info.Types[value]
 	}
-	if at >= len(call.Args) {
-		return
-	}
-	tv := a.info.Types[call.Args[at]]
 	if tv.Value == nil {
-		a.storesUnchecked(f, call, call.Args[at], types.ExprString(rc.Key))
+		a.storesUnchecked(f, call, value, types.ExprString(rc.Key))
 		return
 	}
 	if tv.Value.Kind() == constant.String && match.InProgress(constant.StringVal(tv.Value)) {
@@ -766,6 +780,9 @@ func chainReceiver(call *ast.CallExpr) *ast.CallExpr {
 // (rueidis, redigo) that completes a claim in a function that answers
 // with a response.
 func (a *checker) storeFlag(f *claim.Func, call *ast.CallExpr) {
+	if rc, ok := match.Redis(a.info, call); ok && rc.Script {
+		return // redisFlag reads it
+	}
 	c := a.completes(f, call)
 	if c == nil || c.Via != claim.Store {
 		return

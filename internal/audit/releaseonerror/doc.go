@@ -30,7 +30,13 @@
 // parameters and reports whether it did, a lock helper that returns its
 // unlock function, or an interface method whose name and signature say so
 // (Claim, TryLock, SetNX, TryMark). Helpers are known in any package: what
-// they do travels as an analysis fact, inferred or annotated.
+// they do travels as an analysis fact, inferred or annotated. A Lua script
+// whose source is a constant in sight (go-redis's NewScript or Eval,
+// redigo's NewScript, rueidis's NewLuaScript) is the command it amounts to
+// on the key it is given: a SET NX, SETNX or HSETNX, or an EXISTS or GET
+// test that returns before a SET, is a claim; a DEL, alone or after its
+// value is compared with an argument, a release; a SET without a
+// condition, a completion.
 //
 // From the claim the check walks the function's control-flow graph, as
 // vet's lostcancel does, to every error path on which nothing released the

@@ -479,7 +479,7 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 // classify returns the claim call makes, or nil.
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
-	if rc, ok := match.Redis(info, call); ok {
+	if rc, ok := match.Redis(info, call); ok && !(rc.Script && !goRedis(callee(info, call))) {
 		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd {
 			return nil
 		}
@@ -487,7 +487,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Method == "SetNX" || rc.Method == "HSetNX"}
+			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)
@@ -549,6 +549,16 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: a.What + " into " + a.Target, Table: a.Target}
 	}
 	return nil
+}
+
+// goRedis reports a function of go-redis: a script run through redigo or
+// rueidis is a claim of the store, released by the DEL of its client.
+func goRedis(fn *types.Func) bool {
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	p := fn.Pkg().Path()
+	return strings.HasPrefix(p, "github.com/redis/go-redis/") || strings.HasPrefix(p, "github.com/go-redis/redis/")
 }
 
 // lockLibraries are the Redis lock clients whose acquiring calls are

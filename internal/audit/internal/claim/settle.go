@@ -639,7 +639,8 @@ func redigoScript(fn *types.Func) bool {
 // script reports whether call runs a Lua script through go-redis on c's
 // Redis key: the compare-and-delete that gives a token-guarded lock back
 // (unlock.Run(ctx, rdb, []string{key}, token)), or a script that settles
-// the key some other way. Either way the key is the script's to settle.
+// the key some other way. Either way the key is the script's to settle,
+// unless its source, read, only reads or claims the key.
 func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
 	if c.Key == nil {
 		return false
@@ -651,6 +652,12 @@ func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
 		}
 	}
 	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	if rc, ok := match.Redis(s.pass.TypesInfo, call); ok && rc.Script && s.sameRedisKey(c, rc.Key) {
+		// a script read as a command on the key: command has settled
+		// what a DEL or SET of it does, and a read or a claim gives
+		// nothing back
 		return false
 	}
 	if redigoScript(fn) {

@@ -382,14 +382,14 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		switch rc.Op {
 		case match.RedisSetNX, match.RedisHSetNX:
-			if in.errOnly[call] && (rc.Method == "SetNX" || rc.Method == "HSetNX") {
+			if in.errOnly[call] && (rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script) {
 				return 0, -1, "", "" // SetNX(...).Err(): nil whether or not it set the key
 			}
 			return Claim, key, "", types.ExprString(rc.Key)
 		case match.RedisDel, match.RedisHDel:
 			return Release, key, "", ""
 		case match.RedisSet, match.RedisHSet:
-			if inProgressValue(info, call) {
+			if inProgressValue(info, call) || rc.Script && scriptInProgress(info, rc) {
 				return 0, -1, "", ""
 			}
 			return Complete, key, "", ""
@@ -513,6 +513,10 @@ func (in *inference) statusOnly(call *ast.CallExpr) bool {
 	if rc, ok := match.Redis(info, call); ok {
 		switch rc.Op {
 		case match.RedisSet:
+			if rc.Script {
+				value, lua := rc.Stored()
+				return lua != nil || value != nil && info.Types[value].Value != nil
+			}
 			at := 2
 			if rc.Method == "Do" {
 				at = 3
@@ -584,6 +588,16 @@ func inProgressValue(info *types.Info, call *ast.CallExpr) bool {
 		}
 	}
 	return false
+}
+
+// scriptInProgress reports whether a script's SET writes an in-progress
+// value, its own constant or the argument it is given.
+func scriptInProgress(info *types.Info, rc match.RedisCall) bool {
+	value, lua := rc.Stored()
+	if lua == nil && value != nil {
+		lua = info.Types[value].Value
+	}
+	return lua != nil && lua.Kind() == constant.String && match.InProgress(constant.StringVal(lua))
 }
 
 // plumbing reports whether a call after a claim only reads its outcome or

@@ -33,3 +33,15 @@ type ClientOption struct{ InitAddress []string }
 func NewClient(option ClientOption) (client Client, err error) { return nil, nil }
 
 func IsRedisNil(err error) bool { return false }
+
+// Lua is a Lua script run by EVALSHA, falling back to EVAL.
+type Lua struct{ script string }
+
+type LuaOption func(*Lua)
+
+func NewLuaScript(script string, opts ...LuaOption) *Lua         { return &Lua{script: script} }
+func NewLuaScriptReadOnly(script string, opts ...LuaOption) *Lua { return &Lua{script: script} }
+
+func (s *Lua) Exec(ctx context.Context, c Client, keys, args []string) (resp RedisResult) {
+	return RedisResult{}
+}

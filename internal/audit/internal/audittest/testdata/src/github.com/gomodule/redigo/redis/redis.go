@@ -45,3 +45,5 @@ func (s *Script) Do(c Conn, keysAndArgs ...interface{}) (interface{}, error) { r
 func (s *Script) DoContext(ctx context.Context, c Conn, keysAndArgs ...interface{}) (interface{}, error) {
 	return nil, nil
 }
+
+func (s *Script) Send(c Conn, keysAndArgs ...interface{}) error { return nil }

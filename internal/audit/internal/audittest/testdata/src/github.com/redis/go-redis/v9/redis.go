@@ -43,6 +43,10 @@ type Cmd struct{}
 
 func (cmd *Cmd) Result() (interface{}, error) { return nil, nil }
 func (cmd *Cmd) Err() error                   { return nil }
+func (cmd *Cmd) Int() (int, error)            { return 0, nil }
+func (cmd *Cmd) Int64() (int64, error)        { return 0, nil }
+func (cmd *Cmd) Bool() (bool, error)          { return false, nil }
+func (cmd *Cmd) Text() (string, error)        { return "", nil }
 
 type SetArgs struct {
 	Mode     string
@@ -198,5 +202,8 @@ func (s *Script) Run(ctx context.Context, c Scripter, keys []string, args ...int
 	return nil
 }
 func (s *Script) EvalSha(ctx context.Context, c Scripter, keys []string, args ...interface{}) *Cmd {
+	return nil
+}
+func (s *Script) Eval(ctx context.Context, c Scripter, keys []string, args ...interface{}) *Cmd {
 	return nil
 }
