@@ -487,7 +487,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script}
+			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)

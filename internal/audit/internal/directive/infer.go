@@ -382,7 +382,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		switch rc.Op {
 		case match.RedisSetNX, match.RedisHSetNX:
-			if in.errOnly[call] && (rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script) {
+			if in.errOnly[call] && (rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken) {
 				return 0, -1, "", "" // SetNX(...).Err(): nil whether or not it set the key
 			}
 			return Claim, key, "", types.ExprString(rc.Key)

@@ -39,12 +39,15 @@ type luaCall struct {
 	cmd   string   // upper case
 	args  []luaArg // the words after the command
 	bound string   // the variable its reply is assigned to, or ""
+	// returned marks a call whose reply the script returns as it is
+	returned bool
 }
 
 // luaKey is what a script does to one of its KEYS.
 type luaKey struct {
 	get, exists, set, setnx, hsetnx, del, other bool
 	tested, compared                            bool
+	nilTaken                                    bool // a SET NX whose reply is returned: nil when the key is held
 	testAt, setAt                               int
 	value                                       luaArg // what a SET or SETNX writes
 	field                                       luaArg // HSETNX's field
@@ -59,6 +62,7 @@ var (
 	luaCond    = regexp.MustCompile(`(?s)\b(?:if|elseif)\b(.*?)\bthen\b`)
 	luaNumber  = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 	luaReturn  = regexp.MustCompile(`\breturn\b`)
+	luaReturns = regexp.MustCompile(`\breturn\s*$`)
 )
 
 // luaIgnored are commands that change no record a check tells apart: a
@@ -93,6 +97,7 @@ func readLua(src string) (calls []luaCall, conds [][2]int, returns bool) {
 		if m := luaBind.FindStringSubmatch(src[:loc[0]]); m != nil && m[1] != "return" {
 			c.bound = m[1]
 		}
+		c.returned = luaReturns.MatchString(src[:loc[0]])
 		calls = append(calls, c)
 	}
 	for _, m := range luaCond.FindAllStringSubmatchIndex(src, -1) {
@@ -207,6 +212,7 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 			}
 			if nx {
 				k.setnx = true
+				k.nilTaken = c.cmd == "SET" && c.returned
 			} else {
 				k.set = true
 				if k.setAt == 0 {
@@ -345,6 +351,7 @@ func redisScript(info *types.Info, call *ast.CallExpr, fn *types.Func) (RedisCal
 			c.Command = "SET NX"
 		}
 		c.value, c.luaValue = scriptValue(run, k.value)
+		c.NilTaken = bestOp == RedisSetNX && k.nilTaken
 	case RedisHSetNX:
 		c.Command = "HSETNX"
 		if f, _ := scriptValue(run, k.field); f != nil {

@@ -36,3 +36,15 @@ func TestLuaOp(t *testing.T) {
 		}
 	}
 }
+
+func TestLuaNilTaken(t *testing.T) {
+	for src, want := range map[string]bool{
+		`return redis.call("SET", KEYS[1], ARGV[1], "NX", "EX", ARGV[2])`:                           true,
+		`local ok = redis.call("SET", KEYS[1], ARGV[1], "NX") if not ok then return 0 end return 1`: false,
+	} {
+		keys, _ := luaKeys(src)
+		if got := keys[1].nilTaken; got != want {
+			t.Errorf("%q: nilTaken %v, want %v", src, got, want)
+		}
+	}
+}

@@ -83,6 +83,10 @@ type RedisCall struct {
 	// Script marks a Lua script run (Method is its Run, Eval, Do or Exec)
 	// read as the command it amounts to on Key: see redisScript.
 	Script bool
+	// NilTaken marks a script that returns its SET NX's reply as it is:
+	// nil when the key is held, which go-redis gives as the error
+	// redis.Nil, as it does SetArgs's.
+	NilTaken bool
 	// value and luaValue are what a script's SET stores: the Go argument
 	// it is given, or a constant of the script's own (see Stored).
 	value    ast.Expr

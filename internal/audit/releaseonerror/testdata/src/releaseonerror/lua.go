@@ -2,6 +2,7 @@ package releaseonerror
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -32,7 +33,7 @@ func (s *luaServer) serveCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.charge(r.Context()); err != nil {
-		http.Error(w, "charge failed", 502) // want `this 502 response leaves the key claimed by Run at lua.go:25 held`
+		http.Error(w, "charge failed", 502) // want `this 502 response leaves the key claimed by Run at lua.go:26 held`
 		return
 	}
 	s.rdb.Set(r.Context(), key, "done", 24*time.Hour)
@@ -72,27 +73,27 @@ return 0`)
 
 func consumeEval(ctx context.Context, rdb *redis.Client, id, msg string) error {
 	key := "dedup:" + id
-	res, err := rdb.Eval(ctx, luaSetNX, []string{key}, "processing", 60000).Result()
+	err := rdb.Eval(ctx, luaSetNX, []string{key}, "processing", 60000).Err()
+	if errors.Is(err, redis.Nil) {
+		return nil // held: the script returned SET NX's nil
+	}
 	if err != nil {
 		return err
 	}
-	if res == nil {
-		return nil
-	}
 	if err := send(ctx, msg); err != nil {
-		return err // want `this error return leaves the key claimed by Eval at lua.go:75 held`
+		return err // want `this error return leaves the key claimed by Eval at lua.go:76 held`
 	}
 	return nil
 }
 
 func consumeEvalUnlocked(ctx context.Context, rdb *redis.Client, id, msg string) error {
 	key := "dedup:" + id
-	res, err := rdb.Eval(ctx, luaSetNX, []string{key}, "processing", 60000).Result()
+	err := rdb.Eval(ctx, luaSetNX, []string{key}, "processing", 60000).Err()
+	if errors.Is(err, redis.Nil) {
+		return nil // held: the script returned SET NX's nil
+	}
 	if err != nil {
 		return err
-	}
-	if res == nil {
-		return nil
 	}
 	if err := send(ctx, msg); err != nil {
 		luaUnlock.Run(ctx, rdb, []string{key}, "processing")
@@ -118,7 +119,7 @@ func consumeRedigo(conn redigo.Conn, id, msg string) error {
 		return nil
 	}
 	if err := validate(msg); err != nil {
-		return err // want `this error return leaves the key claimed by SET NX at lua.go:113 held`
+		return err // want `this error return leaves the key claimed by SET NX at lua.go:114 held`
 	}
 	conn.Do("DEL", "job:"+id)
 	return nil
