@@ -465,12 +465,20 @@ func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
 	return nil
 }
 
-// floorIn floors t to slot on the wall clock of t's zone, so that a daily
-// slot starts at local midnight.
+// floorIn floors t to slot in t's zone by the rule generated cron handlers
+// follow (internal/templates/handler/cron.go.tmpl), so that the spec's
+// example is the key the handler makes: a slot of whole days is floored on
+// the calendar, starting at local midnight even on a day daylight saving
+// time makes 23 or 25 hours long; a shorter slot is counted from local
+// midnight.
 func floorIn(t time.Time, slot time.Duration) time.Time {
-	_, offset := t.Zone()
-	shift := time.Duration(offset) * time.Second
-	return t.Add(shift).Truncate(slot).Add(-shift)
+	y, m, d := t.Date()
+	if slot%(24*time.Hour) == 0 {
+		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Truncate(slot)
+		return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, t.Location())
+	}
+	midnight := time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+	return midnight.Add(t.Sub(midnight).Truncate(slot))
 }
 
 // pointerPath writes a JSON pointer as the dotted path the spec's prose

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemkit/idemkit/internal/rules"
 	"github.com/idemkit/idemkit/internal/spec"
@@ -754,5 +755,35 @@ func TestWebhookFailureAnswer(t *testing.T) {
 				t.Errorf("failure answer = %q, want %q and not %q", a, tc.want, tc.deny)
 			}
 		})
+	}
+}
+
+// TestFloorIn holds the spec's example slot to the rule generated cron handlers follow: a daily
+// slot starts at local midnight on the calendar, on the day daylight saving time begins too (an
+// offset taken at the scheduled time would put it at 23:00 the day before), and a shorter slot is
+// counted from local midnight, half-hour offsets included.
+func TestFloorIn(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at   time.Time
+		slot time.Duration
+		want time.Time
+	}{
+		{time.Date(2026, 3, 29, 15, 9, 0, 0, berlin), 24 * time.Hour, time.Date(2026, 3, 29, 0, 0, 0, 0, berlin)},
+		{time.Date(2026, 10, 25, 23, 30, 0, 0, berlin), 24 * time.Hour, time.Date(2026, 10, 25, 0, 0, 0, 0, berlin)},
+		{time.Date(2026, 3, 14, 15, 29, 0, 0, kolkata), time.Hour, time.Date(2026, 3, 14, 15, 0, 0, 0, kolkata)},
+		{time.Date(2026, 3, 14, 15, 29, 0, 0, time.UTC), 15 * time.Minute, time.Date(2026, 3, 14, 15, 15, 0, 0, time.UTC)},
+	} {
+		if got := floorIn(tc.at, tc.slot); !got.Equal(tc.want) {
+			t.Errorf("floorIn(%v, %v) = %v, want %v", tc.at, tc.slot, got, tc.want)
+		}
 	}
 }
