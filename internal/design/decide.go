@@ -429,21 +429,14 @@ func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
 	if err != nil {
 		return &InputError{Field: "key.schedule", Err: err}
 	}
-	zone := strings.TrimSpace(k.TimeZone)
-	if zone == "" {
-		zone = "UTC"
-	}
-	loc, err := time.LoadLocation(zone)
-	if err != nil || zone == "Local" {
-		return inputErr("key.time_zone", "%q is not an IANA time zone; give the zone the schedule is written in, e.g. Europe/Berlin or UTC", zone)
+	zone, loc, field, err := rules.CronZone(k.TimeZone, slot.Std(), k.BusinessDate)
+	if err != nil {
+		return &InputError{Field: field, Err: err}
 	}
 	out.Schedule, out.TimeZone, out.Job = slot, zone, job
 	out.In, out.Name = "schedule", "scheduled_time"
 	at := time.Date(2026, 3, 14, 15, 9, 26, 0, loc)
 	if k.BusinessDate {
-		if slot.Std() != 24*time.Hour {
-			return inputErr("key.business_date", "a business date names one day: it needs a 1d schedule, not %s", slot)
-		}
 		out.BusinessDate = true
 		out.Format = job + ":{scheduled_time as business date in " + zone + "}"
 		out.Example = job + ":" + at.Format(time.DateOnly)

@@ -598,14 +598,11 @@ func (v *handlerView) cron(s *spec.Spec) error {
 	v.Slot = time.Duration(s.Key.Schedule)
 	v.SlotDays = v.Slot%(24*time.Hour) == 0
 	v.BusinessDate = s.Key.BusinessDate
-	if v.BusinessDate && v.Slot != 24*time.Hour {
-		return fieldErr("key.business_date", "a business date names one day: it needs a 1d schedule, not %v", s.Key.Schedule)
+	zone, loc, field, err := rules.CronZone(s.Key.TimeZone, v.Slot, v.BusinessDate)
+	if err != nil {
+		return fieldErr(field, "%v", err)
 	}
-	if zone := strings.TrimSpace(s.Key.TimeZone); zone != "" && zone != "UTC" {
-		loc, err := time.LoadLocation(zone)
-		if err != nil || zone == "Local" {
-			return fieldErr("key.time_zone", "%q is not an IANA time zone; write the zone the schedule is written in, e.g. Europe/Berlin, or UTC", zone)
-		}
+	if zone != "UTC" {
 		v.Zone = zone
 		at, want := zoneCaseTimes(loc, v.Slot)
 		text := want.Format(time.RFC3339)
