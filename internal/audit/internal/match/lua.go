@@ -69,10 +69,13 @@ var (
 // key's expiry and its reading.
 var luaIgnored = []string{"EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "TTL", "PTTL", "PERSIST"}
 
-// readLua returns the calls of a script's source.
-func readLua(src string) (calls []luaCall, conds [][2]int, returns bool) {
+// readLua returns the calls of a script's source, the spans of its
+// conditions, whether it returns a value, the source with its comments
+// blanked (the spans' and calls' positions are in it) and the variables
+// its arguments are assigned to (local token = ARGV[1]).
+func readLua(src string) (calls []luaCall, conds [][2]int, returns bool, text string, alias map[string]luaArg) {
 	src = luaComment.ReplaceAllStringFunc(src, func(s string) string { return strings.Repeat(" ", len(s)) })
-	alias := map[string]luaArg{}
+	alias = map[string]luaArg{}
 	for _, m := range luaAlias.FindAllStringSubmatch(src, -1) {
 		n, _ := strconv.Atoi(m[3])
 		if m[2] == "KEYS" {
@@ -103,7 +106,7 @@ func readLua(src string) (calls []luaCall, conds [][2]int, returns bool) {
 	for _, m := range luaCond.FindAllStringSubmatchIndex(src, -1) {
 		conds = append(conds, [2]int{m[2], m[3]})
 	}
-	return calls, conds, luaReturn.MatchString(src)
+	return calls, conds, luaReturn.MatchString(src), src, alias
 }
 
 // luaWords splits the arguments of a call whose open parenthesis has been
@@ -162,7 +165,7 @@ func luaWord(w string, alias map[string]luaArg) luaArg {
 // luaKeys reads what a script does to each of its KEYS, and whether it
 // returns a value.
 func luaKeys(src string) (map[int]*luaKey, bool) {
-	calls, conds, returns := readLua(src)
+	calls, conds, returns, src, alias := readLua(src)
 	keys := map[int]*luaKey{}
 	at := func(n int) *luaKey {
 		if keys[n] == nil {
@@ -227,19 +230,18 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 	// the tests: a GET or EXISTS of a key in an if's condition, or its
 	// reply held in a variable the condition reads; a condition that
 	// reads an argument compares the value with it.
-	srcNoComments := luaComment.ReplaceAllStringFunc(src, func(s string) string { return strings.Repeat(" ", len(s)) })
 	for _, c := range calls {
 		if len(c.args) == 0 || c.args[0].key == 0 || (c.cmd != "GET" && c.cmd != "EXISTS") {
 			continue
 		}
 		for _, cond := range conds {
 			in := cond[0] <= c.pos && c.pos < cond[1]
-			text := srcNoComments[cond[0]:cond[1]]
-			if !in && (c.bound == "" || !regexp.MustCompile(`\b`+regexp.QuoteMeta(c.bound)+`\b`).MatchString(text) || cond[0] < c.pos) {
+			text := src[cond[0]:cond[1]]
+			if !in && (c.bound == "" || !luaMentions(text, c.bound) || cond[0] < c.pos) {
 				continue
 			}
 			k := keys[c.args[0].key]
-			if strings.Contains(text, "ARGV") || luaMentionsArgv(srcNoComments, text) {
+			if strings.Contains(text, "ARGV") || luaMentionsArgv(alias, text) {
 				k.compared = true
 				continue
 			}
@@ -253,13 +255,19 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 
 // luaMentionsArgv reports whether a condition reads a variable an
 // argument was assigned to.
-func luaMentionsArgv(src, cond string) bool {
-	for _, m := range luaAlias.FindAllStringSubmatch(src, -1) {
-		if m[2] == "ARGV" && regexp.MustCompile(`\b`+regexp.QuoteMeta(m[1])+`\b`).MatchString(cond) {
+func luaMentionsArgv(alias map[string]luaArg, cond string) bool {
+	for name, a := range alias {
+		if a.argv > 0 && luaMentions(cond, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// luaMentions reports whether text reads the variable name, as a whole
+// word.
+func luaMentions(text, name string) bool {
+	return regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`).MatchString(text)
 }
 
 // op returns the command a script amounts to on the key, or 0.
