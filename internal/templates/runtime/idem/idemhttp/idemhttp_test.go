@@ -596,6 +596,40 @@ func TestBeforeStore(t *testing.T) {
 	}
 }
 
+// TestBeforeStoreMayKeep: BeforeStore may keep the response it is given; the header map and body
+// it saw are not reused for a later request's response.
+func TestBeforeStoreMayKeep(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		kept []idem.Response
+	)
+	f := newFixture(t, idemhttp.Options{BeforeStore: func(r *http.Request, k idemhttp.RequestKey, resp idem.Response) error {
+		mu.Lock()
+		defer mu.Unlock()
+		kept = append(kept, resp)
+		return nil
+	}}, func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get(idemhttp.HeaderKey)
+		w.Header().Set("X-Key", key)
+		w.Write([]byte("body of " + key))
+	})
+	for i := range 10 {
+		f.do(request{key: "k" + strconv.Itoa(i)})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(kept) != 10 {
+		t.Fatalf("BeforeStore saw %d responses, want 10", len(kept))
+	}
+	for i, resp := range kept {
+		key := "k" + strconv.Itoa(i)
+		if got := resp.Header.Get("X-Key"); got != key || string(resp.Body) != "body of "+key {
+			t.Errorf("response %d kept by BeforeStore is now X-Key %q body %q, want %q and its own body", i, got, resp.Body, key)
+		}
+	}
+}
+
 // logRecorder keeps the level and message of every record logged through it.
 type logRecorder struct {
 	mu      sync.Mutex
