@@ -21,7 +21,10 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 			return settleOf(k)
 		}
 	}
-	if out := s.command(c, call); out != 0 {
+	// the Redis command call is, read once for command and script
+	rc, isRedis := match.Redis(info, call)
+	onKey := isRedis && c.Key != nil && s.sameRedisKey(c, rc.Key)
+	if out := s.command(c, call, rc, onKey); out != 0 {
 		return out
 	}
 	if c.transition && call != c.Call {
@@ -29,7 +32,9 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 			return Completed // moved on: to done, or back to where it was
 		}
 	}
-	if s.script(c, call) {
+	// a script read as a command on the key: command has settled what a
+	// DEL or SET of it does, and a read or a claim gives nothing back
+	if !(onKey && rc.Script) && s.script(c, call) {
 		return Released
 	}
 	if out := s.endsTx(c, call); out != 0 {
@@ -51,10 +56,11 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 // key, or a DELETE from its table (a DeleteOne or DeleteItem of its
 // collection or table), releases it; a SET or HSET of the key, an UPDATE
 // of the table (an UpdateOne or UpdateItem), a gorm Update, Updates or
-// Save of its model completes it.
-func (s *scope) command(c *Claim, call *ast.CallExpr) Settle {
+// Save of its model completes it. rc is the Redis command call is, and
+// onKey says it is one on c's key.
+func (s *scope) command(c *Claim, call *ast.CallExpr, rc match.RedisCall, onKey bool) Settle {
 	info := s.pass.TypesInfo
-	if rc, ok := match.Redis(info, call); ok && c.Key != nil && s.sameRedisKey(c, rc.Key) {
+	if onKey {
 		switch rc.Op {
 		case match.RedisDel, match.RedisHDel, match.RedisSRem:
 			return Released
@@ -639,8 +645,9 @@ func redigoScript(fn *types.Func) bool {
 // script reports whether call runs a Lua script through go-redis on c's
 // Redis key: the compare-and-delete that gives a token-guarded lock back
 // (unlock.Run(ctx, rdb, []string{key}, token)), or a script that settles
-// the key some other way. Either way the key is the script's to settle,
-// unless its source, read, only reads or claims the key.
+// the key some other way. Either way the key is the script's to settle;
+// settles asks only of a script whose source it has not read as a
+// command on the key.
 func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
 	if c.Key == nil {
 		return false
@@ -652,12 +659,6 @@ func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
 		}
 	}
 	if fn == nil || fn.Pkg() == nil {
-		return false
-	}
-	if rc, ok := match.Redis(s.pass.TypesInfo, call); ok && rc.Script && s.sameRedisKey(c, rc.Key) {
-		// a script read as a command on the key: command has settled
-		// what a DEL or SET of it does, and a read or a claim gives
-		// nothing back
 		return false
 	}
 	if redigoScript(fn) {
