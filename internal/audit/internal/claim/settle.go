@@ -669,7 +669,7 @@ func (s *scope) script(c *Claim, call *ast.CallExpr) bool {
 	if !slices.Contains(scriptCalls, fn.Name()) {
 		return false
 	}
-	if p := fn.Pkg().Path(); !strings.HasPrefix(p, "github.com/redis/go-redis/") && !strings.HasPrefix(p, "github.com/go-redis/redis/") {
+	if !goRedis(fn) {
 		return false
 	}
 	for _, a := range call.Args {
