@@ -957,8 +957,6 @@ func (w *walker) held(e ast.Expr) bool {
 	return isClaim || w.c.held[v]
 }
 
-// claimErr reports whether e is the claim's error, on a path where it
-// still holds it.
 // predicateCall returns the call a boolean variable is set from, once,
 // when the call asks what errors are (errors.As(err, &tce) kept in ok, a
 // helper's _, dup := cancelledByCondition(err)): reading the variable
@@ -996,6 +994,8 @@ func (w *walker) predicateCall(cond ast.Expr) *ast.CallExpr {
 	return found
 }
 
+// claimErr reports whether e is the claim's error, on a path where it
+// still holds it.
 func (w *walker) claimErr(e ast.Expr, st state) bool {
 	if !isError(w.info.TypeOf(e)) {
 		return false
