@@ -430,7 +430,10 @@ func (c *cleanupCtx) Value(key any) any { return context.WithoutCancel(c.parent)
 func (c *cleanupCtx) Deadline() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.start(), true
+	if c.deadline.IsZero() {
+		c.start(time.Now())
+	}
+	return c.deadline, true
 }
 
 func (c *cleanupCtx) Done() <-chan struct{} {
@@ -438,7 +441,8 @@ func (c *cleanupCtx) Done() <-chan struct{} {
 	defer c.mu.Unlock()
 	if c.done == nil {
 		c.done = make(chan struct{})
-		switch left := time.Until(c.start()); {
+		now := time.Now()
+		switch left := c.start(now).Sub(now); {
 		case c.err != nil:
 			close(c.done)
 		case left <= 0:
@@ -453,16 +457,20 @@ func (c *cleanupCtx) Done() <-chan struct{} {
 func (c *cleanupCtx) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !time.Now().Before(c.start()) {
+	if c.err != nil {
+		return c.err
+	}
+	if now := time.Now(); !now.Before(c.start(now)) {
 		c.endLocked(context.DeadlineExceeded)
 	}
 	return c.err
 }
 
-// start returns the deadline, set timeout from now when first asked for; c.mu is held.
-func (c *cleanupCtx) start() time.Time {
+// start returns the deadline, set timeout from now when first asked for; c.mu is held. The
+// caller reads the clock, once for both the deadline and its own use of the time.
+func (c *cleanupCtx) start(now time.Time) time.Time {
 	if c.deadline.IsZero() {
-		c.deadline = time.Now().Add(c.timeout)
+		c.deadline = now.Add(c.timeout)
 	}
 	return c.deadline
 }
