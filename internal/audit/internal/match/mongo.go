@@ -100,12 +100,7 @@ func mongoMethod(fn *types.Func) bool {
 	if recv == nil || !slices.ContainsFunc(mongoPaths, func(p string) bool { return inPackage(fn, p) }) {
 		return false
 	}
-	t := recv.Type()
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Name() == "Collection"
+	return typeName(recv.Type()) == "Collection"
 }
 
 // mongoCollection names the collection e holds: the constant given to

@@ -102,11 +102,10 @@ func readModel(info *types.Info, e ast.Expr) (model, bool) {
 			}
 			e = v
 		case *ast.CompositeLit:
-			n, ok := types.Unalias(derefType(info.TypeOf(x))).(*types.Named)
-			if !ok {
+			m.kind = typeName(info.TypeOf(x))
+			if _, ok := mongoModels[m.kind]; !ok {
 				return m, false
 			}
-			m.kind = n.Obj().Name()
 			for _, elt := range x.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
 					if id, ok := kv.Key.(*ast.Ident); ok {
@@ -114,8 +113,7 @@ func readModel(info *types.Info, e ast.Expr) (model, bool) {
 					}
 				}
 			}
-			_, ok = mongoModels[m.kind]
-			return m, ok
+			return m, true
 		case *ast.CallExpr:
 			fn, ok := typeutil.Callee(info, x).(*types.Func)
 			if !ok {
@@ -157,13 +155,6 @@ func (m *model) set(info *types.Info, field string, v ast.Expr) {
 	}
 }
 
-func derefType(t types.Type) types.Type {
-	if p, ok := t.(*types.Pointer); ok {
-		return p.Elem()
-	}
-	return t
-}
-
 // bulkDuplicateTested reports whether a bulk insert's duplicate-key
 // errors are read: the call's error tested as InsertOne's is, or taken
 // apart as a mongo.BulkWriteException whose write errors are then tested
@@ -183,10 +174,8 @@ func bulkDuplicateTested(info *types.Info, call *ast.CallExpr) bool {
 		}
 		switch n := n.(type) {
 		case ast.Expr:
-			if t := info.TypeOf(n); t != nil {
-				if named, ok := types.Unalias(derefType(t)).(*types.Named); ok && named.Obj().Name() == "BulkWriteException" {
-					bulk = true
-				}
+			if typeName(info.TypeOf(n)) == "BulkWriteException" {
+				bulk = true
 			}
 			if c, ok := n.(*ast.CallExpr); ok {
 				if fn, ok := typeutil.Callee(info, c).(*types.Func); ok && duplicateName(fn.Name()) {
