@@ -409,9 +409,10 @@ const (
 
 // flatten writes a record's key and fingerprint and its response's header and body into one
 // string: the key and the fingerprint as they are; then a flags byte, the number of header keys,
-// each key with its number of values (0 for a nil slice, else one more than it has) and the
-// values, every string preceded by its length; then the body, to the end. It also returns the
-// response's content size for entrySize.
+// the number of header values in all (four bytes, little-endian: it is known only after the pass
+// over the map, and written back into its place), each key with its number of values (0 for a
+// nil slice, else one more than it has) and the values, every string preceded by its length;
+// then the body, to the end. It also returns the response's content size for entrySize.
 //
 // The header goes first into a buffer on the stack (one pass over the map, whose iteration is
 // what costs), and the string is then made at its size in one allocation.
@@ -426,7 +427,10 @@ func flatten(key, fingerprint string, resp Response) (flat string, content int) 
 	head := make([]byte, 0, 512)
 	head = append(head, flags)
 	head = binary.AppendUvarint(head, uint64(len(resp.Header)))
+	values := len(head)
+	head = append(head, 0, 0, 0, 0)
 	content = len(resp.Body)
+	nv := 0
 	for k, vs := range resp.Header {
 		head = appendString(head, k)
 		content += len(k)
@@ -439,7 +443,9 @@ func flatten(key, fingerprint string, resp Response) (flat string, content int) 
 			head = appendString(head, v)
 			content += len(v)
 		}
+		nv += len(vs)
 	}
+	binary.LittleEndian.PutUint32(head[values:], uint32(nv))
 	var b strings.Builder
 	b.Grow(len(key) + len(fingerprint) + len(head) + len(resp.Body))
 	b.WriteString(key)
@@ -453,26 +459,17 @@ func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// unflatten reads back the response flatten wrote after the key and fingerprint: a new Header whose values share the string (which
-// never changes), and a copy of the body.
+// unflatten reads back the response flatten wrote after the key and fingerprint: a new Header
+// whose values share the string (which never changes), and a copy of the body.
 func unflatten(s string) (http.Header, []byte) {
 	flags := s[0]
 	d := flatReader{s: s, i: 1}
 	keys := d.uvarint()
+	nv := int(uint32(s[d.i]) | uint32(s[d.i+1])<<8 | uint32(s[d.i+2])<<16 | uint32(s[d.i+3])<<24)
+	d.i += 4
 	var h http.Header
 	if flags&flatHeader != 0 {
-		// One array for all the values, as Header.Clone makes: count them first.
-		count, nv := d, 0
-		for range keys {
-			count.string()
-			if vals := count.uvarint(); vals > 0 {
-				for range vals - 1 {
-					count.string()
-				}
-				nv += vals - 1
-			}
-		}
-		sv := make([]string, nv)
+		sv := make([]string, nv) // one array for all the values, as Header.Clone makes
 		h = make(http.Header, keys)
 		for range keys {
 			k := d.string()
