@@ -457,17 +457,10 @@ func variadic(info *types.Info, call *ast.CallExpr, i int) []ast.Expr {
 }
 
 // sliceElems returns the elements of a slice literal, given directly or
-// through a local variable assigned once, or nil.
+// through a local variable assigned once (see literalOf), or nil.
 func sliceElems(info *types.Info, e ast.Expr) []ast.Expr {
-	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
-		v, _, later, ok := definition(info, id)
-		if !ok || len(later) > 0 {
-			return nil
-		}
-		e = v
-	}
-	lit, ok := ast.Unparen(e).(*ast.CompositeLit)
-	if !ok {
+	lit := literalOf(info, e, 0)
+	if lit == nil {
 		return nil
 	}
 	for _, elt := range lit.Elts {
