@@ -529,7 +529,8 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + table, Table: table}
 	}
-	if a, ok := match.Classify(info, call); ok && a.Op == match.OpClaim && (strings.HasPrefix(a.Record, "redis ") || strings.HasPrefix(a.Record, "syncmap ")) && len(a.Keys) > 0 {
+	a, classified := match.Classify(info, call) // read once for the store and the row claims below
+	if classified && a.Op == match.OpClaim && (strings.HasPrefix(a.Record, "redis ") || strings.HasPrefix(a.Record, "syncmap ")) && len(a.Keys) > 0 {
 		if slices.ContainsFunc(match.Words(s.keyText(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
@@ -545,7 +546,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 	if model, ok := s.ormClaim(call); ok {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "Create of " + model, Table: model}
 	}
-	if a, ok := match.Classify(info, call); ok && directive.ClaimRow(info, a) {
+	if classified && directive.ClaimRow(info, a) {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: a.What + " into " + a.Target, Table: a.Target}
 	}
 	return nil
