@@ -108,15 +108,7 @@ type entChain struct {
 // also compare a version, a field it sets, or any field by a condition
 // (StatusNEQ, StatusIn) is guarded.
 func ent(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
-	recv := fn.Signature().Recv()
-	if recv == nil {
-		return Access{}, false
-	}
-	entity, kind, ok := entBuilder(recv.Type())
-	if !ok {
-		return Access{}, false
-	}
-	op, ok := entEnds[kind][fn.Name()]
+	entity, kind, op, ok := entEnd(fn)
 	if !ok {
 		return Access{}, false
 	}
@@ -169,6 +161,21 @@ func ent(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
 		}
 	}
 	return a, true
+}
+
+// entEnd reads a method of a generated builder that sends its statement:
+// the entity, the builder's kind and what it does before the chain is
+// read (see entEnds).
+func entEnd(fn *types.Func) (entity, kind string, op Op, ok bool) {
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return "", "", 0, false
+	}
+	if entity, kind, ok = entBuilder(recv.Type()); !ok {
+		return "", "", 0, false
+	}
+	op, ok = entEnds[kind][fn.Name()]
+	return entity, kind, op, ok
 }
 
 // readEntChain walks the builder chain call ends, through a local
@@ -459,9 +466,12 @@ func constraintTested(info *types.Info, call *ast.CallExpr) bool {
 }
 
 // entWritten returns the fields an ent create, update or upsert sets.
+// Reading the chain tells a write from a claim or a guarded update, never
+// a write from a read or a delete, so the end alone says whether it
+// writes.
 func entWritten(info *types.Info, call *ast.CallExpr, fn *types.Func) ([]Field, bool) {
-	a, ok := ent(info, call, fn)
-	if !ok || a.Op == OpRead || a.Op == OpDelete {
+	_, _, op, ok := entEnd(fn)
+	if !ok || op == OpRead || op == OpDelete {
 		return nil, false
 	}
 	return readEntChain(info, call).set(), true
