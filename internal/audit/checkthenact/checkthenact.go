@@ -293,7 +293,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			if reported[w.at] || w.at == rd.at || w.use.Record == "" || w.use.Record != rd.use.Record || f.covered(rd, w) ||
 				rd.use.Access.InWatch && w.use.Access.InWatch || // a WATCH transaction: EXEC fails when the key changed
 
-				!effect.SameKey(rd.atoms, w.atoms, rd.use.Keys, w.use.Keys) {
+				!effect.SameKey(rd.atoms, w.atoms, rd.use.Keys, w.use.Keys) || f.checkedAgain(rd, w) {
 				continue
 			}
 			if t == nil {
@@ -304,6 +304,22 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			}
 		}
 	}
+}
+
+// checkedAgain reports whether, after rd, the function reads the same
+// record under the same key again inside a lock it holds until w: the
+// double-checked locking of a map (a read under RLock for the fast path,
+// then Lock and a second look before the store), where the second check
+// and the write are one step.
+func (f *fn) checkedAgain(rd, w *event) bool {
+	if !strings.HasPrefix(rd.use.Record, "map ") && !strings.HasPrefix(rd.use.Record, "syncmap ") {
+		return false // a store's lock other than a mutex is judged by covered alone
+	}
+	return slices.ContainsFunc(f.events, func(again *event) bool {
+		return again != rd && again.use.Op == match.OpRead && again.use.Record == rd.use.Record &&
+			again.at.Pos() > rd.at.Pos() && again.at.Pos() < w.at.Pos() && f.covered(again, w) &&
+			effect.SameKey(rd.atoms, again.atoms, rd.use.Keys, again.use.Keys)
+	})
 }
 
 // pair reports w when rd's result decides whether it runs and the two
@@ -1004,7 +1020,8 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		}
 		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (%s, before the work) and skip the work when nothing was claimed",
 			subject, checkWhat, at, between.use.What, claimAdvice(w.use.Record))
-	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo ") || strings.HasPrefix(w.use.Record, "ent "):
+	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo ") || strings.HasPrefix(w.use.Record, "ent ") ||
+		strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map "):
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use %s", w.use.What, target, checkWhat, at, claimAdvice(w.use.Record))
 	case w.use.What == "INSERT":
 		msg = fmt.Sprintf("INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done", target, checkWhat, at)
@@ -1195,6 +1212,7 @@ func (f *fn) foreignValue(w *event) bool {
 				}
 				fn, ok := typeutil.Callee(info, n).(*types.Func)
 				if !ok || fn.Pkg() == nil || !pureStd(fn.Pkg().Path()) {
+					foreign = f.allots(n, keys)
 					return false
 				}
 			case *ast.SelectorExpr:
@@ -1228,6 +1246,51 @@ func (f *fn) foreignValue(w *event) bool {
 	return foreign
 }
 
+// allots reports whether call hands out a value of its own, not given
+// the key: a pager from nextPager(), a code from mint(), the next courier
+// of a pool behind an interface, a counter's next number, a random ID.
+// Two callers that both found the key absent get two, and the one whose
+// write lands first has handed out what the map no longer holds. A call
+// given the key may be a lookup by it (cache-aside), and a function or
+// method the analysis sees into (newLimiter()) builds a value like any
+// other.
+func (f *fn) allots(call *ast.CallExpr, keys map[*types.Var]bool) bool {
+	info := f.pass.TypesInfo
+	if t := info.TypeOf(call); t == nil || isTime(t) {
+		return false // a clock: a mark, which marker reads
+	}
+	given := slices.Clone(call.Args)
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		given = append(given, sel.X)
+	}
+	for _, a := range given {
+		for _, r := range effect.Roots(info, f.defs, a) {
+			if keys[r] {
+				return false
+			}
+		}
+	}
+	switch callee := typeutil.Callee(info, call).(type) {
+	case *types.Var:
+		return true // a function value
+	case *types.Func:
+		if name, ok := match.Fresh(info, call); ok {
+			return name != "time.Now"
+		}
+		if callee.Pkg() != nil && callee.Pkg().Path() == "sync/atomic" {
+			return true
+		}
+		recv := callee.Signature().Recv()
+		return recv != nil && types.IsInterface(recv.Type())
+	}
+	return false
+}
+
+func isTime(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
+}
+
 // claimAdvice names the atomic insert-if-absent of the store a record
 // lives in.
 func claimAdvice(record string) string {
@@ -1238,6 +1301,10 @@ func claimAdvice(record string) string {
 		return "PutItem with ConditionExpression attribute_not_exists on the key, treating ConditionalCheckFailedException as already done"
 	case strings.HasPrefix(record, "ent "):
 		return "Create with a unique index on the key, treating ent.IsConstraintError as already done, or OnConflict(...).DoNothing()"
+	case strings.HasPrefix(record, "syncmap "):
+		return "LoadOrStore, going on only when its loaded result is false"
+	case strings.HasPrefix(record, "map "):
+		return "a store in the same critical section as the check, or a second check under the write lock"
 	}
 	return "INSERT ... ON CONFLICT DO NOTHING, or SET NX"
 }

@@ -43,6 +43,19 @@
 // transaction make the pair safe. gorm's FirstOrCreate of a dedup model is
 // both steps in one call.
 //
+// Records kept in process memory count too: a map that is a package
+// variable or a field of a struct holding a sync.Mutex or RWMutex, and a
+// sync.Map. A lookup and a store in two critical sections (RLock, look,
+// RUnlock, ... Lock, store), or with the lookup unlocked, are two steps;
+// one critical section from the lookup through the store, or a second
+// lookup under the write lock before it (double-checked locking), is one.
+// sync.Map's Load then Store is two steps; LoadOrStore, CompareAndSwap
+// and LoadAndDelete are one. Besides the cases above, such an overwrite
+// is reported when it stores a value the caller handed out apart from
+// the key: a function value's (nextPager()), an interface method's (the
+// next free courier of a pool), a counter's next number or a random ID.
+// Two callers that both miss hand out two, and the map keeps one.
+//
 // In process (idemkit audit) a call through an interface takes the
 // effects of the module's methods that implement it; under go vet, which
 // sees one package and its dependencies, the method's name and arguments
