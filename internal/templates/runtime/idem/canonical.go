@@ -120,7 +120,7 @@ func (c *canonicalizer) outLen(i int) int { return len(c.out) + i - c.run }
 // stays in registers), leaving it out of the output. It is small enough to inline: a compact
 // document has no whitespace.
 func (c *canonicalizer) space(d []byte, i int) int {
-	if i < len(d) && d[i] <= ' ' {
+	if uint(i) < uint(len(d)) && d[i] <= ' ' {
 		return c.skipSpace(i)
 	}
 	return i
@@ -155,10 +155,14 @@ func (c *canonicalizer) value(i int, ex *excludeNode) (int, error) {
 	case b == '[':
 		return c.array(i, ex)
 	}
-	for _, word := range [...]string{"true", "false", "null"} {
-		if len(d)-i >= len(word) && string(d[i:i+len(word)]) == word {
-			return i + len(word), nil // canonical as it stands
-		}
+	// A literal is canonical as it stands.
+	switch rest := d[i:]; {
+	case len(rest) >= 4 && string(rest[:4]) == "null":
+		return i + 4, nil
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		return i + 4, nil
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		return i + 5, nil
 	}
 	return i, errorAt(i, "unexpected %q", d[i])
 }
@@ -176,7 +180,7 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 	}
 	d := c.data
 	open := c.outLen(i)
-	if i = c.space(d, i+1); i < len(d) && d[i] == '}' {
+	if i = c.space(d, i+1); uint(i) < uint(len(d)) && d[i] == '}' {
 		c.depth--
 		return i + 1, nil
 	}
@@ -185,51 +189,59 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 	// rearrange. dropComma is set when an excluded member was the first in the output so far:
 	// the comma after it must go too.
 	sorted, written, dropComma := true, 0, false
+	// The checks for the punctuation between tokens look for the expected byte first; only when
+	// it is not there is whitespace skipped (space) and the byte looked for again: a compact
+	// document has none.
 	for {
-		if i = c.space(d, i); i >= len(d) || d[i] != '"' {
-			return i, errorAt(i, "expected a member name")
+		if uint(i) >= uint(len(d)) || d[i] != '"' {
+			if i = c.space(d, i); uint(i) >= uint(len(d)) || d[i] != '"' {
+				return i, errorAt(i, "expected a member name")
+			}
 		}
 		start := c.outLen(i)
 		// The name. Plain ASCII, the common case, is read here a word at a time and keyed from
-		// its first word; the rest goes through string. Calls are kept out of the common path
-		// of this loop: each one spills the loop's state.
-		var (
-			key     uint64
-			name    []byte
-			escaped bool
-			err     error
-		)
-		at := i + 1 // where the name is: in d, or in c.names if escaped
+		// its first word; the rest goes through memberName. Calls are kept out of the common
+		// path of this loop, and so are slices: each spills the loop's state.
+		at, size, key, escaped := i+1, -1, uint64(0), false // the name: d[at:at+size], or c.names if escaped
 		if j := at; j+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[j:])
 			if s := special8(w); s != 0 {
 				if n := bits.TrailingZeros64(s) / 8; d[j+n] == '"' {
-					name, i = d[j:j+n], j+n+1
+					size, i = n, j+n+1
 					key = bits.ReverseBytes64(w & (1<<(8*n) - 1))
 				}
 			} else if k, ok := plainEnd(d, j+8); ok {
-				name, i = d[j:k], k+1
+				size, i = k-j, k+1
 				key = bits.ReverseBytes64(w)
 			}
 		}
-		if name == nil {
-			if name, escaped, i, err = c.string(i, true); err != nil {
+		if size < 0 {
+			var err error
+			if at, size, key, escaped, i, err = c.memberName(i); err != nil {
 				return i, err
 			}
-			key = sortKey(name)
-			if escaped {
-				at = len(c.names) - len(name)
+		}
+		if uint(i) >= uint(len(d)) || d[i] != ':' {
+			if i = c.space(d, i); uint(i) >= uint(len(d)) || d[i] != ':' {
+				return i, errorAt(i, "expected ':' after a member name")
 			}
 		}
-		if i = c.space(d, i); i >= len(d) || d[i] != ':' {
-			return i, errorAt(i, "expected ':' after a member name")
+		var (
+			sub *excludeNode
+			err error
+		)
+		if ex != nil {
+			sub = ex.child(c.name(at, size, escaped))
 		}
-		sub := ex.child(name)
 		// The value. Most are strings and numbers: they are read without value's dispatch, and
 		// a string of plain ASCII, canonical as it stands, without a call.
 		var b byte
-		if i = c.space(d, i+1); i < len(d) {
-			b = d[i]
+		if i++; uint(i) < uint(len(d)) {
+			if b = d[i]; b <= ' ' {
+				if i = c.space(d, i); uint(i) < uint(len(d)) {
+					b = d[i]
+				}
+			}
 		}
 		switch {
 		case b == '"':
@@ -262,7 +274,7 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		}
 		n := len(c.members)
 		if n > base {
-			if p := &c.members[n-1]; p.key > key || p.key == key && compareUTF16(c.nameOf(p), name) >= 0 {
+			if p := &c.members[n-1]; p.key > key || p.key == key && compareUTF16(c.nameOf(p), c.name(at, size, escaped)) >= 0 {
 				sorted = false // or a duplicate, found once sorted
 			}
 		}
@@ -274,9 +286,11 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		// that read across the 8-byte stores just made, which stalls the copy on every member.
 		m := &c.members[n]
 		m.key, m.name, m.start, m.end = key, at, start, end
-		m.size, m.escaped, m.drop = int32(len(name)), escaped, drop
-		if i = c.space(d, i); i >= len(d) {
-			return i, errorAt(i, "unterminated object")
+		m.size, m.escaped, m.drop = int32(size), escaped, drop
+		if uint(i) >= uint(len(d)) || d[i] != ',' && d[i] != '}' {
+			if i = c.space(d, i); uint(i) >= uint(len(d)) {
+				return i, errorAt(i, "unterminated object")
+			}
 		}
 		if d[i] == ',' {
 			if dropComma {
@@ -396,6 +410,30 @@ func appendMembers(dst []byte, body int, ms []member, order []sortEntry, src []b
 	return dst
 }
 
+// memberName reads the member name at i that the common path of object did not: returns where
+// it is (in data, or in c.names if escaped), its length and sort key, and the position after it.
+//
+//go:noinline
+func (c *canonicalizer) memberName(i int) (at, size int, key uint64, escaped bool, next int, err error) {
+	name, escaped, next, err := c.string(i, true)
+	if err != nil {
+		return 0, 0, 0, false, next, err
+	}
+	at = i + 1
+	if escaped {
+		at = len(c.names) - len(name)
+	}
+	return at, len(name), sortKey(name), escaped, next, nil
+}
+
+// name is the unescaped member name at data[at:at+size], or at c.names[at:at+size] if escaped.
+func (c *canonicalizer) name(at, size int, escaped bool) []byte {
+	if escaped {
+		return c.names[at : at+size]
+	}
+	return c.data[at : at+size]
+}
+
 // nameOf is m's name, unescaped.
 func (c *canonicalizer) nameOf(m *member) []byte {
 	if m.escaped {
@@ -473,7 +511,7 @@ func (c *canonicalizer) array(i int, ex *excludeNode) (int, error) {
 		return i, err
 	}
 	d := c.data
-	if i = c.space(d, i+1); i < len(d) && d[i] == ']' {
+	if i = c.space(d, i+1); uint(i) < uint(len(d)) && d[i] == ']' {
 		c.depth--
 		return i + 1, nil
 	}
@@ -728,12 +766,34 @@ func (c *canonicalizer) number(start int) (int, error) {
 		i++
 	}
 	end := i
-	for end < len(d) && d[end]-'0' <= 9 {
+	for uint(end) < uint(len(d)) && d[end]-'0' <= 9 {
 		end++
 	}
-	if n := end - i; n > 0 && n <= exactDigits && (d[i] != '0' || n == 1 && i == start) &&
-		(end == len(d) || d[end] != '.' && d[end]|0x20 != 'e') {
-		return end, nil
+	if n := end - i; n > 0 && n <= exactDigits && (d[i] != '0' || n == 1) {
+		if end == len(d) || d[end] != '.' && d[end]|0x20 != 'e' {
+			if d[i] != '0' || i == start {
+				return end, nil
+			}
+		} else if d[end] == '.' {
+			// Then a plain fraction, also printed as it is written when its last digit is not
+			// 0, it has at most 15 significant digits and, below 1, at most five zeros after
+			// the point (1e-7 is printed so).
+			k := end + 1
+			for uint(k) < uint(len(d)) && d[k]-'0' <= 9 {
+				k++
+			}
+			significant, zeros := n+k-end-1, 0
+			if n == 1 && d[i] == '0' {
+				for zeros = end + 1; zeros < k && d[zeros] == '0'; zeros++ {
+				}
+				zeros -= end + 1
+				significant = k - end - 1 - zeros
+			}
+			if k > end+1 && d[k-1] != '0' && significant <= exactDigits && zeros <= 5 &&
+				(k == len(d) || d[k]|0x20 != 'e') {
+				return k, nil
+			}
+		}
 	}
 	i = start
 	neg := d[i] == '-'
@@ -750,7 +810,7 @@ func (c *canonicalizer) number(start int) (int, error) {
 		plain = true
 	)
 	switch {
-	case i < len(d) && d[i] == '0':
+	case uint(i) < uint(len(d)) && d[i] == '0':
 		i++
 	case i < len(d) && '1' <= d[i] && d[i] <= '9':
 		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {
@@ -764,7 +824,7 @@ func (c *canonicalizer) number(start int) (int, error) {
 	default:
 		return i, errorAt(i, "invalid number")
 	}
-	if i < len(d) && d[i] == '.' {
+	if uint(i) < uint(len(d)) && d[i] == '.' {
 		i++
 		first := i
 		for ; i < len(d) && '0' <= d[i] && d[i] <= '9'; i++ {

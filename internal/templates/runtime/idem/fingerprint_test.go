@@ -57,6 +57,10 @@ func TestCanonicalJSON(t *testing.T) {
 		{name: "lossy integer", body: `{"id":12345678901234567890}`, err: ErrNotIJSON},
 		{name: "2^53+1", body: `[9007199254740993]`, err: ErrNotIJSON},
 		{name: "overflow", body: `[1e400]`, err: ErrNotIJSON},
+		{name: "fraction without digits", body: `[1.]`, err: ErrNotIJSON},
+		{name: "leading zero before a fraction", body: `[01.5]`, err: ErrNotIJSON},
+		{name: "negative leading zero before a fraction", body: `[-01.5]`, err: ErrNotIJSON},
+		{name: "fraction without an integer", body: `[-.5]`, err: ErrNotIJSON},
 		{name: "underflow", body: `[1e-400]`, err: ErrNotIJSON},
 		{name: "empty exclude entry", body: `{}`, exclude: []string{""}, err: ErrInvalid},
 		{name: "empty exclude segment", body: `{}`, exclude: []string{"a..b"}, err: ErrInvalid},
@@ -229,7 +233,10 @@ func TestNumbers(t *testing.T) {
 		"999999999999999", "9999999999999999", "0.000001", "0.0000001", "1e-7", "1.5e-7", "4.5e15", "12.5", "0.055",
 		"1E30", "1e+30", "2e-3", "1e-306", "1e-307", "1e-308", "2.2250738585072014e-308", "5e-324", "1e308",
 		"1.7976931348623157e308", "1.8e308", "123456789012345e-320", "0.1000000000000000055511151231257827",
-		"100000000000000000000000", "1000000000000000000000000e-24", "0e99999999999999999999", "1e99999999999999999999"} {
+		"100000000000000000000000", "1000000000000000000000000e-24", "0e99999999999999999999", "1e99999999999999999999",
+		// The plain fractions printed as written, and their bounds.
+		"-0.5", "0.000005", "-0.000005", "0.0000005", "123456789012.345", "1234567890123.456", "0.123456789012345",
+		"0.1234567890123456", "-0.000001", "0.5e1", "0.00", "10.05", "1.50"} {
 		checkNumber(t, s)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
