@@ -59,6 +59,9 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		if f.Responder {
 			a.unrecorded(f)
+			if f.Directive == 0 {
+				a.memStatus(f)
+			}
 		}
 	}
 	return nil, nil

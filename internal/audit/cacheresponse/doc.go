@@ -28,6 +28,14 @@
 //     helper inferred to complete the claimed key (from its body, or an
 //     interface method's name) that stores a status alone, or is passed
 //     only constants after the key;
+//   - a store into a record kept in process memory (a map that is a
+//     package variable or a field beside a sync.Mutex or RWMutex, or a
+//     sync.Map's Store) that completes a key the function put an entry
+//     under earlier in the same map (an in-progress mark stored in the
+//     critical section of its check, a LoadOrStore) with an entry whose
+//     type has a field for the body and which sets none (&reply{at:
+//     time.Now()}); an entry that still says the work is running is a
+//     renewal, not a completion;
 //   - a success path from a claim (see releaseonerror, whose walk decides
 //     which paths are errors) that answers without completing, releasing
 //     or handing on the key, so that a retry finds it in progress, or runs

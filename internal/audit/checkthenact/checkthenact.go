@@ -177,11 +177,7 @@ func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
 	if _, ok := info.TypeOf(ix.X).Underlying().(*types.Map); !ok {
 		return effect.Use{}, false
 	}
-	v := effect.RootVar(info, ix.X)
-	if v == nil {
-		return effect.Use{}, false
-	}
-	if !sharedMap(info, ix.X, v) {
+	if !effect.SharedMap(info, ix.X) {
 		return effect.Use{}, false
 	}
 	what := "map read"
@@ -190,35 +186,6 @@ func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
 	}
 	target := types.ExprString(ix.X)
 	return effect.Use{Effect: effect.Effect{Op: op, What: what, Record: "map " + target, Target: target}, Keys: []ast.Expr{ix.Index}}, true
-}
-
-// sharedMap reports whether a map may be used by several goroutines at
-// once: a package variable, or a field of a struct that also holds a
-// mutex, which says its owner expects concurrent callers. A map of the
-// function's own, or of a value built per request, is no shared record.
-func sharedMap(info *types.Info, m ast.Expr, root *types.Var) bool {
-	if root.Pkg() != nil && root.Parent() == root.Pkg().Scope() {
-		return true
-	}
-	sel, ok := ast.Unparen(m).(*ast.SelectorExpr)
-	if !ok {
-		return false
-	}
-	t := info.TypeOf(sel.X)
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	st, ok := t.Underlying().(*types.Struct)
-	if !ok {
-		return false
-	}
-	for i := range st.NumFields() {
-		if n, ok := types.Unalias(st.Field(i).Type()).(*types.Named); ok && n.Obj().Pkg() != nil &&
-			n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex") {
-			return true
-		}
-	}
-	return false
 }
 
 // unit pairs the reads and writes of one function body.

@@ -683,6 +683,39 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 	return out
 }
 
+// SharedMap reports whether the map m may be used by several goroutines at
+// once: a package variable, or a field of a struct that also holds a
+// mutex, which says its owner expects concurrent callers. A map of the
+// function's own, or of a value built per request, is no shared record.
+func SharedMap(info *types.Info, m ast.Expr) bool {
+	root := RootVar(info, m)
+	if root == nil {
+		return false
+	}
+	if root.Pkg() != nil && root.Parent() == root.Pkg().Scope() {
+		return true
+	}
+	sel, ok := ast.Unparen(m).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	t := info.TypeOf(sel.X)
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		if n, ok := types.Unalias(st.Field(i).Type()).(*types.Named); ok && n.Obj().Pkg() != nil &&
+			n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex") {
+			return true
+		}
+	}
+	return false
+}
+
 // RootVar returns the variable e names, or the one whose field, element
 // or address e is: i in i.ID, &i.ID, rows[0].ID.
 func RootVar(info *types.Info, e ast.Expr) *types.Var {
