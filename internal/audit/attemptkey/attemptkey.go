@@ -319,6 +319,8 @@ func (c *checker) reportAttempt(at ast.Node, sc *scope, made, reaches string, po
 		msg += ": a redelivered message gets a new key, so it is processed again; derive the key from the message's own ID (attemptkey)"
 	case scheduled:
 		msg += ": a retried or overlapping run sends a new key; derive the key from the job's name and its scheduled slot (attemptkey)"
+	case relay:
+		msg += ": a record whose send was not confirmed, or not marked, is sent again by the next pass under a new ID, so the receiver cannot drop the copy; derive the ID from the record (its event ID, or an ID written with it) (attemptkey)"
 	}
 	c.r.Report(analysis.Diagnostic{
 		Pos: at.Pos(), End: at.End(), Message: msg,

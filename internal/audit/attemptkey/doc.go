@@ -47,6 +47,15 @@
 //     or Cron, a function literal given to AddFunc, Every or a cron package,
 //     a function of the package given to one by name or called by such a
 //     literal, a ticker loop;
+//   - a pass of an outbox relay over a stored record: a function taking a
+//     record with an ID field (an outbox row, an event; not a message a
+//     queue delivered), or a range loop over such records, that marks the
+//     record passed on after sending it (MarkPublished(ctx, e.ID),
+//     markSent, an UPDATE setting sent_at, published_at or processed_at,
+//     a DELETE from an outbox or pending table, directly or in a helper
+//     of the package). A record whose send failed or whose mark did not
+//     land is sent again by the next pass; an order moved to a new status
+//     after its event went out is a transition, not a relay;
 //   - a run of a workflow activity, which its engine runs again after a
 //     failure: a function given to RegisterActivity, a method of a type
 //     whose name ends in Activity or Activities, or one whose doc comment
@@ -77,15 +86,19 @@
 // named for what it records (ProcessedMessage), the index of a map or the
 // key of a sync.Map named so (seen, processed), the key of a call to an
 // //idemkit:claim helper, and the id or key parameter of a method named so
-// (MarkProcessed) that the check cannot see into. Four more count only in
+// (MarkProcessed) that the check cannot see into. Six more count only in
 // some attempts, being also entities' IDs: the name or ID given to a create,
 // as a parameter or a field of its request (createDatabase's name,
 // CreateBucketInput's BucketName), in a retry; a parameter named for an
 // event's or message's ID (eventID) of a method the check cannot see into,
-// in a retry or a delivery; the ID of a message literal of the delivered
-// message's type (a republished copy) in a retry or a delivery; the key of a
-// SET NX on any key for a value made once per process (a fresh key per turn
-// may be a search for a free one). Keys flow through the package's
+// in a retry, a delivery or a relay; the ID of a message literal of the
+// delivered message's type (a republished copy) in a retry or a delivery,
+// and of any message literal in a relay; an AMQP Publishing's MessageId
+// (rabbitmq/amqp091-go, streadway/amqp) and a Kafka header whose key names
+// such an ID (message-id, event_id; segmentio/kafka-go, confluent-kafka-go,
+// sarama), in a retry or a relay; the key of a SET NX on any key for a
+// value made once per process (a fresh key per turn may be a search for a
+// free one). Keys flow through the package's
 // functions: a key made by one function (newKey) and handed to a sink by
 // another (charge) is followed through both. A fresh trace or correlation ID
 // on a header no one deduplicates by is not a key.

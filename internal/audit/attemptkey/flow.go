@@ -314,7 +314,7 @@ func (c *checker) makesKey(fn *types.Func) *made {
 			if o := f.origin(s.value); o.fresh() && c.scopeAt(decl, o.pos) == nil {
 				m = &made{pos: o.pos, what: fmt.Sprintf("%s at %s, reaching %s at %s", o.what, c.where(o.pos), s.what, c.where(s.node.Pos())), only: s.only}
 				if s.msg != nil {
-					m.only = []kind{retry} // which message a caller delivers is not known here
+					m.only = []kind{retry, relay} // which message a caller delivers is not known here
 				}
 				break
 			}

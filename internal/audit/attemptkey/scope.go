@@ -24,6 +24,7 @@ const (
 	// startup is one start of a process: no scope, but the kind of a key
 	// made once per process, for sinks that name the kinds they count in.
 	startup
+	relay // one pass of an outbox relay over a stored record
 )
 
 // scope is a piece of code run once per attempt: a loop, a function
@@ -42,7 +43,11 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 	info := c.pass.TypesInfo
 	var sc *scope
 	if fn, ok := info.Defs[decl.Name].(*types.Func); ok {
-		if k, what, msgs := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
+		if v := c.relayOf(decl); v != nil {
+			// before funcRole: ForwardEvent(ctx, e) that marks e sent relays
+			// a stored record, which no queue delivered
+			sc = &scope{node: decl, kind: relay, what: "relay " + decl.Name.Name + " of " + v.Name()}
+		} else if k, what, msgs := funcRole(info, decl.Name.Name, recvName(fn), fn.Signature(), decl.Body); k != 0 {
 			sc = &scope{node: decl, kind: k, what: what, msgs: msgs}
 		} else if c.registered(); c.jobs[fn] || scheduleDoc(decl.Doc) {
 			sc = &scope{node: decl, kind: scheduled, what: "scheduled job " + decl.Name.Name}
@@ -68,7 +73,9 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 				sc = &scope{node: n, kind: retry, what: "retry loop"}
 			}
 		case *ast.RangeStmt:
-			if k, what := rangeRole(info, n); k != 0 {
+			if v := c.relayLoop(n); v != nil {
+				sc = &scope{node: n, kind: relay, what: "relay loop over " + v.Name()}
+			} else if k, what := rangeRole(info, n); k != 0 {
 				sc = &scope{node: n, kind: k, what: what}
 				if k == delivery {
 					sc.msgs = []types.Type{elem(info.TypeOf(n.X))}

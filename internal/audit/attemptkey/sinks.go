@@ -29,6 +29,9 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 			name := typeName(t)
 			msg := message(t) != notMessage
 			record := match.DedupName(name)
+			if hs, ok := c.brokerHeader(n); ok {
+				out = append(out, hs)
+			}
 			for _, elt := range n.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
 					id, ok := kv.Key.(*ast.Ident)
@@ -38,13 +41,17 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 						if k, ok := match.ConstString(info, kv.Key); ok && match.KeyName(k) {
 							out = append(out, sink{node: kv, value: kv.Value, what: "the " + k + " entry", lit: n})
 						}
+					case amqpMessageID(t, id.Name):
+						// the ID an AMQP consumer (or the broker's deduplication
+						// plugin) drops a copy by; also a new message's own ID
+						out = append(out, sink{node: kv, value: kv.Value, what: "the AMQP MessageId", only: []kind{retry, relay}, lit: n})
 					case keyField(info.Uses[id]):
 						out = append(out, sink{node: kv, value: kv.Value, what: id.Name, lit: n})
 					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):
 						// a dedup record's key: ProcessedMessage{MessageID: ...}
 						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, lit: n})
 					case msg && idName(id.Name):
-						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery}, msg: t, lit: n})
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery, relay}, msg: t, lit: n})
 					}
 				}
 			}
@@ -203,7 +210,7 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 		case unseen && match.KeyColumn(p):
 			// publisher.Publish(ctx, eventID, body): the ID a receiver
 			// deduplicates by, and a new event's own ID when it is new
-			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry, delivery}})
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry, delivery, relay}})
 		}
 	}
 	return out
@@ -402,4 +409,70 @@ func insertKey(info *types.Info, call *ast.CallExpr) ([]sink, bool) {
 		}
 	}
 	return out, len(out) > 0
+}
+
+// amqpMessageID reports the MessageId field of an AMQP 0-9-1 Publishing
+// (rabbitmq/amqp091-go, streadway/amqp).
+func amqpMessageID(t types.Type, field string) bool {
+	return field == "MessageId" && (isNamed(t, "github.com/rabbitmq/amqp091-go", "Publishing") || isNamed(t, "github.com/streadway/amqp", "Publishing"))
+}
+
+// kafkaHeaders are the header types of the Kafka clients: a key and a
+// value, as segmentio/kafka-go's protocol.Header, confluent-kafka-go's
+// Header and sarama's RecordHeader spell them.
+var kafkaHeaders = [][2]string{
+	{"github.com/segmentio/kafka-go/protocol", "Header"},
+	{"github.com/confluentinc/confluent-kafka-go/kafka", "Header"},
+	{"github.com/confluentinc/confluent-kafka-go/v2/kafka", "Header"},
+	{"github.com/IBM/sarama", "RecordHeader"},
+	{"github.com/Shopify/sarama", "RecordHeader"},
+}
+
+// brokerHeader returns the value of a Kafka header literal whose key names
+// an ID the consumers deduplicate by (message-id, event_id,
+// Idempotency-Key): kafka.Header{Key: "event-id", Value: []byte(id)}.
+// Kafka itself keeps every copy; the receiver drops a repeat only when
+// the header is the same on each send. A header made for a new message
+// is its own ID too, so it counts in a retry or a relay only.
+func (c *checker) brokerHeader(lit *ast.CompositeLit) (sink, bool) {
+	info := c.pass.TypesInfo
+	t := info.TypeOf(lit)
+	if !slices.ContainsFunc(kafkaHeaders, func(h [2]string) bool { return isNamed(t, h[0], h[1]) }) {
+		return sink{}, false
+	}
+	var key, value ast.Expr
+	for i, elt := range lit.Elts {
+		switch e := elt.(type) {
+		case *ast.KeyValueExpr:
+			if id, ok := e.Key.(*ast.Ident); ok && id.Name == "Key" {
+				key = e.Value
+			} else if ok && id.Name == "Value" {
+				value = e.Value
+			}
+		default:
+			if i == 0 {
+				key = e
+			} else if i == 1 {
+				value = e
+			}
+		}
+	}
+	if key == nil || value == nil {
+		return sink{}, false
+	}
+	h, ok := match.ConstString(info, unconvert(info, key))
+	if !ok || !keyHeaderName(h) {
+		return sink{}, false
+	}
+	return sink{node: lit, value: unconvert(info, value), what: "the Kafka " + h + " header", only: []kind{retry, relay}}, true
+}
+
+// unconvert returns what a conversion converts ([]byte(id) is id), or e.
+func unconvert(info *types.Info, e ast.Expr) ast.Expr {
+	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && len(call.Args) == 1 {
+		if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
+			return call.Args[0]
+		}
+	}
+	return e
 }
