@@ -51,8 +51,9 @@
 //     record with an ID field (an outbox row, an event; not a message a
 //     queue delivered), or a range loop over such records, that marks the
 //     record passed on after sending it (MarkPublished(ctx, e.ID),
-//     markSent, an UPDATE setting sent_at, published_at or processed_at,
-//     a DELETE from an outbox or pending table, directly or in a helper
+//     markSent, an UPDATE setting sent_at or published_at, or an outbox
+//     table's processed_at, a DELETE from an outbox or pending table,
+//     directly or in a helper
 //     of the package). A record whose send failed or whose mark did not
 //     land is sent again by the next pass; an order moved to a new status
 //     after its event went out is a transition, not a relay;

@@ -11,8 +11,10 @@ import (
 )
 
 // sentWords name the mark an outbox relay leaves on a record it has
-// passed on: published_at, MarkSent, SetDelivered, processed.
-var sentWords = []string{"sent", "published", "publish", "delivered", "dispatched", "relayed", "forwarded", "processed"}
+// passed on: published_at, MarkSent, SetDelivered. "Processed" is the
+// mark of an inbox (a consumer's MarkProcessed(ctx, msg.ID)) too, and
+// counts only on an outbox table.
+var sentWords = []string{"sent", "published", "publish", "delivered", "dispatched", "relayed", "forwarded"}
 
 // relayOf returns the record a function relays: a parameter that is a
 // stored record with an identity of its own (a struct with an ID field:
@@ -118,8 +120,9 @@ func sentName(name string) bool {
 }
 
 // marksSQL reports SQL that marks rows passed on: an UPDATE that sets a
-// column named for it (sent_at, published, processed_at), or a DELETE
-// from a table of records waiting to be (outbox, pending_events). A
+// column named for it (sent_at, published; processed_at on an outbox
+// table), or a DELETE from a table of records waiting to be (outbox,
+// pending_events). A
 // status column is no such mark: an order moved to "shipped" after its
 // event went out is a transition, not a relay.
 func marksSQL(info *types.Info, call *ast.CallExpr) bool {
@@ -128,12 +131,15 @@ func marksSQL(info *types.Info, call *ast.CallExpr) bool {
 		return false
 	}
 	st := q.Statement()
+	queue := slices.ContainsFunc(match.Words(st.Table), func(w string) bool { return slices.Contains(queueWords, w) })
 	switch st.Verb {
 	case match.Delete:
-		return slices.ContainsFunc(match.Words(st.Table), func(w string) bool { return slices.Contains(queueWords, w) })
+		return queue
 	case match.Update:
 		return slices.ContainsFunc(st.Assigned, func(col string) bool {
-			return slices.ContainsFunc(match.Words(col), func(w string) bool { return slices.Contains(sentWords, w) })
+			return slices.ContainsFunc(match.Words(col), func(w string) bool {
+				return slices.Contains(sentWords, w) || queue && w == "processed"
+			})
 		})
 	}
 	return false

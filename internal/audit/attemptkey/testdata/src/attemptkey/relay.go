@@ -144,3 +144,22 @@ func (r *relayer) publishRetried(ctx context.Context, body []byte) error {
 	}
 	return err
 }
+
+type inbox interface {
+	MarkProcessed(ctx context.Context, id int64) error
+}
+
+type shipmentEvent struct {
+	ID      string
+	OrderID int64
+}
+
+// handlePlaced is an inbox consumer: it raises a new event of another
+// type, with an ID of its own, and marks the event it handled processed.
+// No relay sends the new event again.
+func handlePlaced(ctx context.Context, in inbox, send func(shipmentEvent) error, row outboxRow) error {
+	if err := send(shipmentEvent{ID: uuid.NewString(), OrderID: row.ID}); err != nil {
+		return err
+	}
+	return in.MarkProcessed(ctx, row.ID)
+}
