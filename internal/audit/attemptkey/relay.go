@@ -85,7 +85,7 @@ func (c *checker) marksSent(body *ast.BlockStmt, v *types.Var) bool {
 		if !ok || found {
 			return !found
 		}
-		if !slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return mentions(info, a, v) }) {
+		if !slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return match.UsesVar(info, a, v) }) {
 			return true
 		}
 		fn, _ := typeutil.Callee(info, call).(*types.Func)
@@ -148,15 +148,3 @@ func marksSQL(info *types.Info, call *ast.CallExpr) bool {
 // queueWords name a table of records waiting to be passed on, whose row
 // is deleted once it has been.
 var queueWords = []string{"outbox", "pending", "unsent", "queue", "queued"}
-
-// mentions reports whether e uses the variable v.
-func mentions(info *types.Info, e ast.Expr, v *types.Var) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v {
-			found = true
-		}
-		return !found
-	})
-	return found
-}

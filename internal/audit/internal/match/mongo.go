@@ -352,7 +352,7 @@ func errorTested(info *types.Info, call *ast.CallExpr, named func(string) bool) 
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			fn, ok := typeutil.Callee(info, n).(*types.Func)
-			if ok && named(fn.Name()) && slices.ContainsFunc(n.Args, func(a ast.Expr) bool { return usesVar(info, a, errVar) }) {
+			if ok && named(fn.Name()) && slices.ContainsFunc(n.Args, func(a ast.Expr) bool { return UsesVar(info, a, errVar) }) {
 				found = true
 			}
 		case *ast.BasicLit:
@@ -394,7 +394,8 @@ func resultError(info *types.Info, call *ast.CallExpr, path []ast.Node) *types.V
 	return nil
 }
 
-func usesVar(info *types.Info, e ast.Expr, v *types.Var) bool {
+// UsesVar reports whether e uses the variable v.
+func UsesVar(info *types.Info, e ast.Expr, v *types.Var) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v {
