@@ -435,12 +435,7 @@ func (c *canonicalizer) name(at, size int, escaped bool) []byte {
 }
 
 // nameOf is m's name, unescaped.
-func (c *canonicalizer) nameOf(m *member) []byte {
-	if m.escaped {
-		return c.names[m.name : m.name+int(m.size)]
-	}
-	return c.data[m.name : m.name+int(m.size)]
-}
+func (c *canonicalizer) nameOf(m *member) []byte { return c.name(m.name, int(m.size), m.escaped) }
 
 // compare orders two members by their names, as RFC 8785 sorts them; most are told apart by
 // their keys alone.
@@ -784,9 +779,9 @@ func (c *canonicalizer) number(start int) (int, error) {
 			}
 			significant, zeros := n+k-end-1, 0
 			if n == 1 && d[i] == '0' {
-				for zeros = end + 1; zeros < k && d[zeros] == '0'; zeros++ {
+				for end+1+zeros < k && d[end+1+zeros] == '0' {
+					zeros++
 				}
-				zeros -= end + 1
 				significant = k - end - 1 - zeros
 			}
 			if k > end+1 && d[k-1] != '0' && significant <= exactDigits && zeros <= 5 &&
