@@ -128,6 +128,34 @@ func (r *relayer) settle(ctx context.Context, row outboxRow) error {
 	return err
 }
 
+// forwardRow relays one row and deletes it from the pending table once
+// sent: the delete is the relay's mark.
+func (r *relayer) forwardRow(ctx context.Context, row outboxRow) error {
+	err := r.ch.PublishWithContext(ctx, "orders", row.Topic, true, false, amqp.Publishing{
+		MessageId: uuid.NewString(), // want `inside the relay forwardRow of row`
+		Body:      row.Payload,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = r.db.ExecContext(ctx, `DELETE FROM pending_events WHERE id = $1`, row.ID)
+	return err
+}
+
+// cancelRow publishes a new message and deletes the order it was about:
+// a table of orders is no queue of records waiting to be sent.
+func (r *relayer) cancelRow(ctx context.Context, row outboxRow) error {
+	err := r.ch.PublishWithContext(ctx, "orders", "cancelled", false, false, amqp.Publishing{
+		MessageId: uuid.NewString(),
+		Body:      row.Payload,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = r.db.ExecContext(ctx, `DELETE FROM orders WHERE id = $1`, row.ID)
+	return err
+}
+
 // publishRetried retries the publish of a new message: a fresh AMQP
 // MessageId per attempt.
 func (r *relayer) publishRetried(ctx context.Context, body []byte) error {
