@@ -122,6 +122,7 @@ type checker struct {
 	onces      map[types.Object]*origin             // package variables holding a sync.OnceValue of a fresh value
 	held       map[types.Object][]string            // what package variables and fields are set to once, spelled out
 	fields     map[*types.Func]map[int][]*types.Var // which fields a function keeps its parameters in
+	relays     map[*ast.FuncDecl]*types.Var         // the record a function relays; nil for none
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -136,6 +137,7 @@ func run(pass *analysis.Pass) (any, error) {
 		returns: map[*types.Func]*origin{},
 		params:  map[*types.Func]map[int]reach{},
 		makes:   map[*types.Func]*made{},
+		relays:  map[*ast.FuncDecl]*types.Var{},
 		retries: map[*types.Func][]bool{},
 		roles:   map[*ast.FuncDecl]map[*ast.FuncLit]scope{},
 		process: map[types.Object]*origin{},

@@ -25,17 +25,23 @@ var sentWords = []string{"sent", "published", "publish", "delivered", "dispatche
 // marked (a publish that did not go through, a crash before the mark) is
 // picked up and sent again by the next pass, so each call is one attempt
 // of sending it, and a message ID made in the call differs on each.
+//
+// scopeAt asks for every position it places, so the answer is kept.
 func (c *checker) relayOf(decl *ast.FuncDecl) *types.Var {
-	fn, ok := c.pass.TypesInfo.Defs[decl.Name].(*types.Func)
-	if !ok {
-		return nil
+	if v, ok := c.relays[decl]; ok {
+		return v
 	}
-	for p := range fn.Signature().Params().Variables() {
-		if storedRecord(p.Type()) && message(p.Type()) != receivedMessage && c.marksSent(decl.Body, p) {
-			return p
+	var relayed *types.Var
+	if fn, ok := c.pass.TypesInfo.Defs[decl.Name].(*types.Func); ok {
+		for p := range fn.Signature().Params().Variables() {
+			if storedRecord(p.Type()) && message(p.Type()) != receivedMessage && c.marksSent(decl.Body, p) {
+				relayed = p
+				break
+			}
 		}
 	}
-	return nil
+	c.relays[decl] = relayed
+	return relayed
 }
 
 // relayLoop returns the record a range statement relays: its value
