@@ -73,14 +73,9 @@ func (a *checker) memWrites(body *ast.BlockStmt) []memWrite {
 				return true
 			}
 			for i, l := range n.Lhs {
-				ix, ok := ast.Unparen(l).(*ast.IndexExpr)
-				if !ok {
-					continue
+				if u, ok := effect.MapAccess(a.info, l, match.OpWrite); ok {
+					out = append(out, memWrite{record: u.Record, key: types.ExprString(u.Keys[0]), at: n, value: n.Rhs[i], what: u.What})
 				}
-				if _, ok := a.info.TypeOf(ix.X).Underlying().(*types.Map); !ok || !effect.SharedMap(a.info, ix.X) {
-					continue
-				}
-				out = append(out, memWrite{record: "map " + types.ExprString(ix.X), key: types.ExprString(ix.Index), at: n, value: n.Rhs[i], what: "map store"})
 			}
 		case *ast.CallExpr:
 			acc, ok := match.Classify(a.info, n)

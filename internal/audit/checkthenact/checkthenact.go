@@ -166,28 +166,6 @@ func (f *fn) lookup(call *ast.CallExpr) bool {
 	return false
 }
 
-// mapAccess reads m[k] as an access to the record the map keeps: a read,
-// or with op OpWrite the store of an assignment's left-hand side. A map
-// of a local variable is no shared record.
-func mapAccess(info *types.Info, e ast.Expr, op match.Op) (effect.Use, bool) {
-	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
-	if !ok {
-		return effect.Use{}, false
-	}
-	if _, ok := info.TypeOf(ix.X).Underlying().(*types.Map); !ok {
-		return effect.Use{}, false
-	}
-	if !effect.SharedMap(info, ix.X) {
-		return effect.Use{}, false
-	}
-	what := "map read"
-	if op == match.OpWrite {
-		what = "map store"
-	}
-	target := types.ExprString(ix.X)
-	return effect.Use{Effect: effect.Effect{Op: op, What: what, Record: "map " + target, Target: target}, Keys: []ast.Expr{ix.Index}}, true
-}
-
 // unit pairs the reads and writes of one function body.
 func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerLocked bool) {
 	if g == nil {
@@ -224,7 +202,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 					}
 				case *ast.AssignStmt:
 					for _, l := range x.Lhs {
-						if u, ok := mapAccess(c.pass.TypesInfo, l, match.OpWrite); ok {
+						if u, ok := effect.MapAccess(c.pass.TypesInfo, l, match.OpWrite); ok {
 							f.add(&event{use: u, at: l, block: b, node: n})
 							stores[ast.Unparen(l)] = true
 						}
@@ -233,7 +211,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 					if stores[x] {
 						return true
 					}
-					if u, ok := mapAccess(c.pass.TypesInfo, x, match.OpRead); ok {
+					if u, ok := effect.MapAccess(c.pass.TypesInfo, x, match.OpRead); ok {
 						f.add(&event{use: u, at: x, block: b, node: n})
 					}
 				}

@@ -683,6 +683,28 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 	return out
 }
 
+// MapAccess reads m[k] as an access to the record the map keeps: a read,
+// or with op OpWrite the store of an assignment's left-hand side. A map
+// of a local variable is no shared record.
+func MapAccess(info *types.Info, e ast.Expr, op match.Op) (Use, bool) {
+	ix, ok := ast.Unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return Use{}, false
+	}
+	if _, ok := info.TypeOf(ix.X).Underlying().(*types.Map); !ok {
+		return Use{}, false
+	}
+	if !SharedMap(info, ix.X) {
+		return Use{}, false
+	}
+	what := "map read"
+	if op == match.OpWrite {
+		what = "map store"
+	}
+	target := types.ExprString(ix.X)
+	return Use{Effect: Effect{Op: op, What: what, Record: "map " + target, Target: target}, Keys: []ast.Expr{ix.Index}}, true
+}
+
 // SharedMap reports whether the map m may be used by several goroutines at
 // once: a package variable, or a field of a struct that also holds a
 // mutex, which says its owner expects concurrent callers. A map of the
