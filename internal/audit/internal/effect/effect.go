@@ -694,7 +694,7 @@ func MapAccess(info *types.Info, e ast.Expr, op match.Op) (Use, bool) {
 	if _, ok := info.TypeOf(ix.X).Underlying().(*types.Map); !ok {
 		return Use{}, false
 	}
-	if !SharedMap(info, ix.X) {
+	if !sharedMap(info, ix.X) {
 		return Use{}, false
 	}
 	what := "map read"
@@ -705,11 +705,11 @@ func MapAccess(info *types.Info, e ast.Expr, op match.Op) (Use, bool) {
 	return Use{Effect: Effect{Op: op, What: what, Record: "map " + target, Target: target}, Keys: []ast.Expr{ix.Index}}, true
 }
 
-// SharedMap reports whether the map m may be used by several goroutines at
+// sharedMap reports whether the map m may be used by several goroutines at
 // once: a package variable, or a field of a struct that also holds a
 // mutex, which says its owner expects concurrent callers. A map of the
 // function's own, or of a value built per request, is no shared record.
-func SharedMap(info *types.Info, m ast.Expr) bool {
+func sharedMap(info *types.Info, m ast.Expr) bool {
 	root := RootVar(info, m)
 	if root == nil {
 		return false
