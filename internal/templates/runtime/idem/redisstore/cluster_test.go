@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -126,17 +127,57 @@ func newClusterStore(t testing.TB, rdb *redis.ClusterClient) (*redisstore.Store,
 	return redisstore.New(rdb, redisstore.Options{Prefix: prefix}), prefix
 }
 
+// TestClusterConformance runs the suite on the cluster, with the store as it is and with one that
+// stages every completed record under a second key, which must be in the record's slot.
 func TestClusterConformance(t *testing.T) {
 	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
-	storetest.Run(t, func(t testing.TB) idem.Store {
-		s, _ := newClusterStore(t, rdb)
-		return s
-	}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
-		linked := clusterClient(t, func(o *redis.ClusterOptions) { o.Dialer = dial })
-		_, prefix := newClusterStore(t, rdb)
-		return redisstore.New(linked, redisstore.Options{Prefix: prefix})
-	}))
+	for name, edit := range map[string]func(*redisstore.Store) *redisstore.Store{
+		"script": func(s *redisstore.Store) *redisstore.Store { return s },
+		"staged": redisstore.StageAll,
+	} {
+		t.Run(name, func(t *testing.T) {
+			storetest.Run(t, func(t testing.TB) idem.Store {
+				s, _ := newClusterStore(t, rdb)
+				return edit(s)
+			}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
+				linked := clusterClient(t, func(o *redis.ClusterOptions) { o.Dialer = dial })
+				_, prefix := newClusterStore(t, rdb)
+				return edit(redisstore.New(linked, redisstore.Options{Prefix: prefix}))
+			}))
+		})
+	}
+}
+
+// TestClusterStagedKeys: a staged complete's two keys are in one slot whatever braces the
+// record's key holds (otherwise the function fails with CROSSSLOT); a key whose braces leave no
+// such stage key completes through the script.
+func TestClusterStagedKeys(t *testing.T) {
+	testenv.LockCluster(t, false)
+	rdb := clusterClient(t)
+	s, _ := newClusterStore(t, rdb)
+	redisstore.StageAll(s)
+	resp := idem.Response{Status: 201, Body: []byte(strings.Repeat("x", 4<<10))}
+	for _, key := range []string{"plain", "{tenant}:k", "a{b}c{d}", "a{b", "a}b", "a{}b{c}", "a}b{c}"} {
+		newClusterKey(t, s, key, resp)
+	}
+}
+
+// newClusterKey claims key, completes it with resp and checks that a second claim replays it.
+func newClusterKey(t *testing.T, s *redisstore.Store, key string, resp idem.Response) {
+	t.Helper()
+	ctx := t.Context()
+	c, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
+	if err != nil || c.Outcome != idem.Claimed {
+		t.Fatalf("claim of %s = %v, %v; want claimed", key, c.Outcome, err)
+	}
+	if err := s.Complete(ctx, key, c.Token, resp, time.Hour); err != nil {
+		t.Fatalf("complete of %s: %v", key, err)
+	}
+	r, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
+	if err != nil || r.Outcome != idem.Replay || !bytes.Equal(r.Record.Response.Body, resp.Body) {
+		t.Fatalf("claim of completed %s = %v, %v; want a replay of its %d bytes", key, r.Outcome, err, len(resp.Body))
+	}
 }
 
 // TestClusterSpreadsKeys: each record is a key of its own, hashed whole, so the records of one
@@ -423,10 +464,17 @@ func waitRole(t *testing.T, c *redis.Client, want string) {
 func TestClusterReplicasConformance(t *testing.T) {
 	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
-	storetest.Run(t, func(t testing.TB) idem.Store {
-		_, prefix := newClusterStore(t, rdb)
-		return redisstore.New(rdb, redisstore.Options{Prefix: prefix, Replicas: 1, ReplicaTimeout: time.Second})
-	})
+	for name, edit := range map[string]func(*redisstore.Store) *redisstore.Store{
+		"script": func(s *redisstore.Store) *redisstore.Store { return s },
+		"staged": redisstore.StageAll,
+	} {
+		t.Run(name, func(t *testing.T) {
+			storetest.Run(t, func(t testing.TB) idem.Store {
+				_, prefix := newClusterStore(t, rdb)
+				return edit(redisstore.New(rdb, redisstore.Options{Prefix: prefix, Replicas: 1, ReplicaTimeout: time.Second}))
+			})
+		})
+	}
 }
 
 // BenchmarkClusterReplicas measures what Options.Replicas costs: new keys (Claim + Complete) on

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,18 +51,111 @@ func newStore(t testing.TB, rdb *redis.Client) (*redisstore.Store, string) {
 	return redisstore.New(rdb, redisstore.Options{Prefix: prefix}), prefix
 }
 
+// TestConformance runs the suite on the store as it is, and on one that stages every completed
+// record (the suite's responses are small, below the size from which the store stages them).
 func TestConformance(t *testing.T) {
 	rdb := client(t)
-	storetest.Run(t, func(t testing.TB) idem.Store {
-		s, _ := newStore(t, rdb)
-		return s
-	}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
-		// A client of its own, whose connections the suite cuts; the keys are deleted through the
-		// shared one, which stays up.
-		linked := client(t, func(o *redis.Options) { o.Dialer = dial })
+	for name, edit := range map[string]func(*redisstore.Store) *redisstore.Store{
+		"script": func(s *redisstore.Store) *redisstore.Store { return s },
+		"staged": redisstore.StageAll,
+	} {
+		t.Run(name, func(t *testing.T) {
+			storetest.Run(t, func(t testing.TB) idem.Store {
+				s, _ := newStore(t, rdb)
+				return edit(s)
+			}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
+				// A client of its own, whose connections the suite cuts; the keys are deleted
+				// through the shared one, which stays up.
+				linked := client(t, func(o *redis.Options) { o.Dialer = dial })
+				_, prefix := newStore(t, rdb)
+				return edit(redisstore.New(linked, redisstore.Options{Prefix: prefix}))
+			}))
+		})
+	}
+}
+
+// TestStagedComplete: a response too large to pass through Lua cheaply is staged under a key of
+// its own and moved into place; the stage never outlives the complete, whether it wins or has
+// lost its lease, and keys whose braces leave no stage key in their slot complete through the
+// script. A client that cannot pipeline completes through the script too.
+func TestStagedComplete(t *testing.T) {
+	rdb := client(t)
+	ctx := t.Context()
+	big := idem.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(strings.Repeat("{}", 8<<10))}
+	small := idem.Response{Status: 200, Body: []byte("ok")}
+	noStage := func(t *testing.T, prefix string) {
+		t.Helper()
+		if keys, err := rdb.Keys(ctx, prefix+"*:stage:*").Result(); err != nil || len(keys) != 0 {
+			t.Errorf("stage keys left behind: %q, %v", keys, err)
+		}
+	}
+	renames := func() int {
+		t.Helper()
+		info, err := rdb.Info(ctx, "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, calls, _ := strings.Cut(info, "cmdstat_rename:calls=")
+		n, _ := strconv.Atoi(calls[:strings.IndexByte(calls+",", ',')])
+		return n
+	}
+	t.Run("large", func(t *testing.T) {
+		s, prefix := newStore(t, rdb)
+		before := renames()
+		newKey(t, s, "k", big)
+		if renames() == before {
+			t.Error("a 16 KiB response was not staged: no RENAME ran")
+		}
+		noStage(t, prefix)
+		if ttl, err := rdb.PTTL(ctx, prefix+"k").Result(); err != nil || ttl < 59*time.Minute || ttl > time.Hour {
+			t.Errorf("the record's time to live = %v, %v; want about the 1h TTL", ttl, err)
+		}
+	})
+	t.Run("lease lost", func(t *testing.T) {
+		s, prefix := newStore(t, rdb)
+		lapsed, err := s.Claim(ctx, "k", "fp", 20*time.Millisecond, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(40 * time.Millisecond)
+		other := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+		taken, err := other.Claim(ctx, "k", "fp", time.Minute, time.Hour)
+		if err != nil || taken.Outcome != idem.TakenOver {
+			t.Fatalf("claim after the lease lapsed = %v, %v; want taken", taken.Outcome, err)
+		}
+		if err := s.Complete(ctx, "k", lapsed.Token, big, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
+			t.Fatalf("complete by the lapsed holder = %v, want ErrLeaseLost", err)
+		}
+		noStage(t, prefix)
+		if err := other.Complete(ctx, "k", taken.Token, small, time.Hour); err != nil {
+			t.Fatalf("complete by the new holder: %v", err)
+		}
+		r, err := s.Claim(ctx, "k", "fp", time.Minute, time.Hour)
+		if err != nil || r.Outcome != idem.Replay || !reflect.DeepEqual(r.Record.Response, small) {
+			t.Errorf("claim = %v %+v, %v; want a replay of the new holder's response", r.Outcome, r.Record.Response, err)
+		}
+	})
+	t.Run("braces", func(t *testing.T) {
+		s, prefix := newStore(t, rdb)
+		redisstore.StageAll(s)
+		for _, key := range []string{"{tenant}:k", "a{b", "a}b", "a{}b{c}", "{}"} {
+			newKey(t, s, key, big)
+		}
+		noStage(t, prefix)
+	})
+	t.Run("no pipeline", func(t *testing.T) {
 		_, prefix := newStore(t, rdb)
-		return redisstore.New(linked, redisstore.Options{Prefix: prefix})
-	}))
+		s := redisstore.StageAll(redisstore.New(processOnly{rdb}, redisstore.Options{Prefix: prefix}))
+		newKey(t, s, "k", big)
+		noStage(t, prefix)
+	})
+}
+
+// processOnly is a client that sends one command at a time.
+type processOnly struct{ rdb *redis.Client }
+
+func (p processOnly) Process(ctx context.Context, cmd redis.Cmder) error {
+	return p.rdb.Process(ctx, cmd)
 }
 
 // TestServerSideExpiry: every state of a record carries a Redis expiry, so a record nobody comes
@@ -287,6 +381,19 @@ func TestFunctionReloaded(t *testing.T) {
 	if len(libs()) == 0 {
 		t.Error("the store completed without loading its function library again")
 	}
+	// The same for the staged complete, whose record is written before the function is found
+	// missing, and again with it.
+	redisstore.StageAll(s)
+	newKey(t, s, "staged", resp)
+	for _, name := range libs() {
+		if err := rdb.FunctionDelete(ctx, name).Err(); err != nil && !strings.Contains(err.Error(), "not exist") {
+			t.Fatal(err)
+		}
+	}
+	newKey(t, s, "staged after", resp)
+	if len(libs()) == 0 {
+		t.Error("the store completed without loading its function library again")
+	}
 }
 
 // TestFunctionsRefused: a client the server does not let use functions (here an ACL without
@@ -303,4 +410,6 @@ func TestFunctionsRefused(t *testing.T) {
 	s, _ := newStore(t, rdb)
 	newKey(t, s, "k1", idem.Response{Status: 200})
 	newKey(t, s, "k2", idem.Response{Status: 200, Body: []byte("x")})
+	redisstore.StageAll(s)
+	newKey(t, s, "k3", idem.Response{Status: 200, Body: []byte("staged")})
 }
