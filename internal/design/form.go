@@ -316,20 +316,17 @@ func NewStartForm(a *Answers, cat *rules.Catalog, preset *string) *huh.Form {
 			"Six questions, in order: who supplies the key, what makes two requests the same, "+
 				"where keys live and for how long, what a repeat gets, and how the key reaches every downstream call. "+
 				"Enter keeps the value in [brackets]; a single - clears a text answer."),
-		huh.NewInput().
+		explain("The state-changing operation this design is for, e.g. create-payment.", huh.NewInput().
 			Title(withDefault("Operation", a.Operation)).
-			Description("The state-changing operation this design is for, e.g. create-payment.").
 			Value(&a.Operation).
-			Validate(keepOr(func() string { return a.Operation }, checkRequired("an operation name"))),
-		huh.NewInput().
+			Validate(keepOr(func() string { return a.Operation }, checkRequired("an operation name")))),
+		explain("One line for the spec's Operation section.", huh.NewInput().
 			Title(withDefault("What does it do?", a.Description)).
-			Description("One line for the spec's Operation section.").
 			Accessor(clearable{&a.Description}).
-			Validate(rules.CheckDescription),
-		newListed(huh.NewSelect[string]().
-			Title(withDefault("Start from a common pattern?", presetDefault(a))).
-			Description("A preset fills every later answer with the pattern's; you can change each one."),
-			preset, presets),
+			Validate(rules.CheckDescription)),
+		explain("A preset fills every later answer with the pattern's; you can change each one.", newListed(huh.NewSelect[string]().
+			Title(withDefault("Start from a common pattern?", presetDefault(a))),
+			preset, presets)),
 	)...))
 }
 
@@ -492,39 +489,34 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		if optional && shown == "" {
 			shown = "none"
 		}
-		fields = append(fields, newListed(huh.NewSelect[string]().
-			Title(withDefault("Which provider?", shown)).
-			Description("Its retry window bounds the TTL (Q4)."),
-			&k.Provider, opts))
+		fields = append(fields, explain("Its retry window bounds the TTL (Q4).", newListed(huh.NewSelect[string]().
+			Title(withDefault("Which provider?", shown)),
+			&k.Provider, opts)))
 	}
 
 	switch src {
 	case "client":
-		fields = append(fields, huh.NewInput().
+		fields = append(fields, explain("The client makes one UUID per logical action (a button press) and sends it on every retry.", huh.NewInput().
 			Title(withDefault("Header that carries the key", k.Header)).
-			Description("The client makes one UUID per logical action (a button press) and sends it on every retry.").
 			Value(&k.Header).
-			Validate(keepOr(func() string { return k.Header }, checkHeader)))
+			Validate(keepOr(func() string { return k.Header }, checkHeader))))
 	case "workflow":
 		fields = append(fields,
-			huh.NewInput().
+			explain("The workflow ID is the key of the whole run; each step adds its own name.", huh.NewInput().
 				Title(withDefault("Workflow name", k.Workflow)).
-				Description("The workflow ID is the key of the whole run; each step adds its own name.").
 				Value(&k.Workflow).
-				Validate(keepOr(func() string { return k.Workflow }, checkKeyPart("workflow"))),
+				Validate(keepOr(func() string { return k.Workflow }, checkKeyPart("workflow")))),
 			huh.NewInput().
 				Title(withDefault("Step name", k.Step)).
 				Value(&k.Step).
 				Validate(keepOr(func() string { return k.Step }, checkKeyPart("step"))),
-			huh.NewInput().
+			explain("A field that is the same on every retry of the step, e.g. order_id; never a timestamp.", huh.NewInput().
 				Title(withDefault("Deterministic parameter", k.Param)).
-				Description("A field that is the same on every retry of the step, e.g. order_id; never a timestamp.").
 				Value(&k.Param).
-				Validate(keepOr(func() string { return k.Param }, checkKeyPart("parameter"))),
-			&refreshed{
+				Validate(keepOr(func() string { return k.Param }, checkKeyPart("parameter")))),
+			explain("The engine retries a failed step until the workflow times out: that is the retry window keys must outlast.", &refreshed{
 				Input: huh.NewInput().
 					Title(withDefault("Workflow run timeout", k.Window)).
-					Description("The engine retries a failed step until the workflow times out: that is the retry window keys must outlast.").
 					Value(&k.Window).
 					Validate(keepOr(func() string { return k.Window }, checkRunTimeout)),
 				// The engine is chosen above in this group: one whose
@@ -535,7 +527,7 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 						in.Title(withDefault("Workflow run timeout", k.Window)).Value(&k.Window)
 					}
 				},
-			})
+			}))
 	case "cron":
 		if k.Job == "" {
 			k.Job = jobOf(a.Operation, "")
@@ -545,20 +537,17 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 				Title(withDefault("Job name", k.Job)).
 				Value(&k.Job).
 				Validate(keepOr(func() string { return k.Job }, checkKeyPart("job"))),
-			huh.NewInput().
+			explain("The scheduled time is floored to its slot (1h for an hourly job), so two daemons firing the same slot share a key.", huh.NewInput().
 				Title(withDefault("Slot length", k.Schedule)).
-				Description("The scheduled time is floored to its slot (1h for an hourly job), so two daemons firing the same slot share a key.").
 				Value(&k.Schedule).
-				Validate(keepOr(func() string { return k.Schedule }, checkDuration)),
-			huh.NewInput().
+				Validate(keepOr(func() string { return k.Schedule }, checkDuration))),
+			explain("An IANA zone (Europe/Berlin); slots are floored on its wall clock.", huh.NewInput().
 				Title(withDefault("Time zone the schedule is written in", orWord(k.TimeZone, "UTC"))).
-				Description("An IANA zone (Europe/Berlin); slots are floored on its wall clock.").
 				Accessor(clearable{&k.TimeZone}).
-				Validate(keepOr(func() string { return orWord(k.TimeZone, "UTC") }, checkTimeZone)),
-			huh.NewConfirm().
+				Validate(keepOr(func() string { return orWord(k.TimeZone, "UTC") }, checkTimeZone))),
+			explain("For a 1d slot: the date, in that zone, of the day the run was scheduled for, so a run that starts late after midnight still works that day.", huh.NewConfirm().
 				Title("Key a daily job on its business date?").
-				Description("For a 1d slot: the date, in that zone, of the day the run was scheduled for, so a run that starts late after midnight still works that day.").
-				Value(&k.BusinessDate))
+				Value(&k.BusinessDate)))
 	}
 
 	// The provider is chosen in this group: the scope's help names what
@@ -570,14 +559,10 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		}
 		return help
 	}
-	fields = append(fields, &refreshed{
-		Input: huh.NewInput().
-			Title(withDefault("Scope stored keys by (a tenant field, or unscoped)", k.Scope)).
-			Description(scopeHelp()).
-			Value(&k.Scope).
-			Validate(keepOr(func() string { return k.Scope }, checkScope)),
-		refresh: func(in *huh.Input) { in.Description(scopeHelp()) },
-	})
+	fields = append(fields, explainBy(scopeHelp, huh.NewInput().
+		Title(withDefault("Scope stored keys by (a tenant field, or unscoped)", k.Scope)).
+		Value(&k.Scope).
+		Validate(keepOr(func() string { return k.Scope }, checkScope))))
 
 	if others := retriers(cat, src); len(others) > 0 && (src == spec.SourceClient || len(k.RetriedBy) > 0) {
 		// A reload or a caller's retry policy repeats a client's request;
@@ -587,10 +572,9 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 		for _, p := range others {
 			opts = append(opts, huh.NewOption(providerLabel(p), p.ID))
 		}
-		fields = append(fields, newMultiListed(huh.NewMultiSelect[string]().
+		fields = append(fields, explain("A retry policy or a reload also repeats the operation; the TTL must outlast the longest window of them all.", newMultiListed(huh.NewMultiSelect[string]().
 			Title("Who else retries it?").
-			Description("A retry policy or a reload also repeats the operation; the TTL must outlast the longest window of them all.").
-			Accessor(nameList{&k.RetriedBy}), opts))
+			Accessor(nameList{&k.RetriedBy}), opts)))
 	}
 	return huh.NewForm(huh.NewGroup(lead(fields...)...))
 }
@@ -633,9 +617,8 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 		// picks another one and has not typed a name, the provider's name
 		// there (or none) replaces it.
 		nameKind, shownName := k.In, k.Name
-		name := &refreshed{Input: huh.NewInput().
+		name := explain(strings.TrimSpace(locationHelp(k.Source)+" "+providerKeyNote(cat, k.Provider)), &refreshed{Input: huh.NewInput().
 			Title(withDefault("Its name there", k.Name)).
-			Description(strings.TrimSpace(locationHelp(k.Source) + " " + providerKeyNote(cat, k.Provider))).
 			Value(&k.Name).
 			Validate(keepOr(func() string { return k.Name }, checkOptional(func(name string) error {
 				return rules.CheckLocation(rules.Location{Kind: k.In, Name: name})
@@ -647,15 +630,14 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 				k.Name = providerLocation(cat, k.Provider, k.In)
 				nameKind, shownName = k.In, k.Name
 				in.Title(withDefault("Its name there", k.Name)).Value(&k.Name)
-			}}
+			}})
 		fields = append(fields,
-			newListed(huh.NewSelect[string]().
-				Title(withDefault("Where is the key read?", k.In)).
-				Description(map[string]string{
-					spec.SourceWebhook: "Where the sender puts its event ID: Stripe's is the body's /id, GitHub's the X-GitHub-Delivery header.",
-					spec.SourceQueue:   "A broker record may carry an event ID header (attribute) besides its own message ID (record).",
-				}[k.Source]),
-				&k.In, opts),
+			explain(map[string]string{
+				spec.SourceWebhook: "Where the sender puts its event ID: Stripe's is the body's /id, GitHub's the X-GitHub-Delivery header.",
+				spec.SourceQueue:   "A broker record may carry an event ID header (attribute) besides its own message ID (record).",
+			}[k.Source], newListed(huh.NewSelect[string]().
+				Title(withDefault("Where is the key read?", k.In)),
+				&k.In, opts)),
 			name)
 	}
 	if k.Format == "" {
@@ -665,9 +647,8 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 	// person types their own; reaching it after changing the location
 	// shows the format derived from the new one.
 	shown, lastDerived := k.Format, derived.Format
-	format := &refreshed{Input: huh.NewInput().
+	format := explain("Placeholders in braces. Never a value made per attempt, never who acts alone ({user_id}:{date}).", &refreshed{Input: huh.NewInput().
 		Title(withDefault("Key format", k.Format)).
-		Description("Placeholders in braces. Never a value made per attempt, never who acts alone ({user_id}:{date}).").
 		Value(&k.Format).
 		Validate(keepOr(func() string { return k.Format }, func(f string) error { return checkFormat(cat, k.Source, f) })),
 		refresh: func(in *huh.Input) {
@@ -680,7 +661,7 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 				k.Format, shown, lastDerived = d.Format, d.Format, d.Format
 				in.Title(withDefault("Key format", k.Format)).Value(&k.Format)
 			}
-		}}
+		}})
 	fields = append(fields, format)
 	settle := func() {
 		if k.Format == shown && k.Format == lastDerived {
@@ -699,23 +680,21 @@ func newKeyDetailForm(a *Answers, cat *rules.Catalog) (*huh.Form, func()) {
 	}
 	k.Window = window
 	fields = append(fields,
-		huh.NewInput().
+		explain(b.note, huh.NewInput().
 			Title(withDefault("Retry window: how long can a repeat arrive?", k.Window)).
-			Description(b.note).
 			Accessor(clearable{&k.Window}).
 			Validate(keepOr(func() string { return k.Window }, checkOptional(func(s string) error {
 				_, err := rules.CheckTTL(s)
 				return err
-			}))),
-		huh.NewInput().
+			})))),
+		explain(map[string]string{
+			spec.SourceClient:  "E.g. the client SDK's retry policy; empty when it is the catalogue's.",
+			spec.SourceWebhook: "E.g. the sender's documented retry schedule; empty when it is the catalogue's.",
+			spec.SourceQueue:   "E.g. the queue's retention or its redrive policy; empty when it is the catalogue's.",
+			spec.SourceCron:    "E.g. how long the scheduler catches up a missed run; empty when it is the catalogue's.",
+		}[k.Source], huh.NewInput().
 			Title(withDefault("Where does that number come from?", k.WindowFrom)).
-			Description(map[string]string{
-				spec.SourceClient:  "E.g. the client SDK's retry policy; empty when it is the catalogue's.",
-				spec.SourceWebhook: "E.g. the sender's documented retry schedule; empty when it is the catalogue's.",
-				spec.SourceQueue:   "E.g. the queue's retention or its redrive policy; empty when it is the catalogue's.",
-				spec.SourceCron:    "E.g. how long the scheduler catches up a missed run; empty when it is the catalogue's.",
-			}[k.Source]).
-			Accessor(clearable{&k.WindowFrom}))
+			Accessor(clearable{&k.WindowFrom})))
 	return huh.NewForm(huh.NewGroup(lead(fields...)...)), settle
 }
 
@@ -907,11 +886,10 @@ func hashGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	include := fieldList{&h.Include}
 	fields := []huh.Field{
 		teach("Q2 · What makes two requests the same?", hashHelp(a.Key.Source)),
-		huh.NewInput().
+		explain(includeHelp(a.Key.Source), huh.NewInput().
 			Title(withDefault("Included fields, comma separated", include.Get())).
-			Description(includeHelp(a.Key.Source)).
 			Accessor(include).
-			Validate(keepOr(include.Get, checkFieldNames)),
+			Validate(keepOr(include.Get, checkFieldNames))),
 	}
 	if len(cat.VolatileFields) > 0 {
 		opts := make([]huh.Option[string], 0, len(cat.VolatileFields))
@@ -925,9 +903,8 @@ func hashGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	}
 	other := otherExcluded{h, cat}
 	more := []huh.Field{
-		huh.NewInput().
+		explain("Fields that change between retries of the same action; the spec keeps each reason.", huh.NewInput().
 			Title(withDefault("Other excluded fields (name: why it is noise, comma separated)", other.Get())).
-			Description("Fields that change between retries of the same action; the spec keeps each reason.").
 			Accessor(other).
 			Validate(keepOr(other.Get, func(s string) error {
 				names, reasons, err := parseExcluded(s)
@@ -940,7 +917,7 @@ func hashGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 					}
 				}
 				return notIncluded(h, names)
-			})),
+			}))),
 		// Every select binds its value before its options: huh scrolls the
 		// list to the bound value when the options arrive, and bound the
 		// other way round it scrolls to the option equal to the zero value
@@ -991,16 +968,14 @@ func storeGroup(a *Answers, cat *rules.Catalog) *huh.Group {
 				return nil
 			}),
 			&st.Kind, opts),
-		huh.NewConfirm().
+		explain("The idempotency store is ephemeral; an audit trail is not. Payment and billing operations keep one.", huh.NewConfirm().
 			Title("Also write a Postgres audit row?").
-			Description("The idempotency store is ephemeral; an audit trail is not. Payment and billing operations keep one.").
-			Value(st.AuditRow),
+			Value(st.AuditRow)),
 	}
 	if a.Key.Source == spec.SourceWebhook {
-		fields = append(fields, huh.NewConfirm().
+		fields = append(fields, explain("Then its payload is persisted first: the sender will not resend an acknowledged event.", huh.NewConfirm().
 			Title("Acknowledge the webhook before processing it?").
-			Description("Then its payload is persisted first: the sender will not resend an acknowledged event.").
-			Value(&st.AckFirst))
+			Value(&st.AckFirst)))
 	} else {
 		st.AckFirst = false
 	}
@@ -1019,9 +994,8 @@ func ttlGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	text := "Keys must outlast the longest retry window upstream, and must expire: a store that keeps keys forever grows without bound. " + b.note
 	return groupsOf([]huh.Field{
 		teach("Q4 · How long are keys kept?", strings.TrimSpace(text)),
-		huh.NewInput().
+		explain("Like 24h, 7d or 30m.", huh.NewInput().
 			Title(withDefault("TTL", a.TTL)).
-			Description("Like 24h, 7d or 30m.").
 			Value(&a.TTL).
 			Validate(keepOr(func() string { return a.TTL }, func(s string) error {
 				d, err := rules.CheckTTL(s)
@@ -1033,21 +1007,18 @@ func ttlGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 						d, b.window, b.name, b.window, b.suggested)
 				}
 				return nil
-			})),
-		huh.NewInput().
+			}))),
+		explain("The longest the operation runs (a 40m batch, a consumer within its 2m visibility timeout); empty if it fits in the lease.", huh.NewInput().
 			Title(withDefault("Longest run while holding the claim", l.LongestRun)).
-			Description("The longest the operation runs (a 40m batch, a consumer within its 2m visibility timeout); empty if it fits in the lease.").
 			Accessor(clearable{&l.LongestRun}).
-			Validate(keepOr(func() string { return l.LongestRun }, checkOptional(checkDuration))),
+			Validate(keepOr(func() string { return l.LongestRun }, checkOptional(checkDuration)))),
 	}, []huh.Field{
-		huh.NewInput().
+		explain("How long a claim lives unrenewed: a crashed holder blocks retries this long, then the next attempt takes over.", huh.NewInput().
 			Title(withDefault("Lease", l.Duration)).
-			Description("How long a claim lives unrenewed: a crashed holder blocks retries this long, then the next attempt takes over.").
 			Value(&l.Duration).
-			Validate(keepOr(func() string { return l.Duration }, checkDuration)),
-		huh.NewInput().
+			Validate(keepOr(func() string { return l.Duration }, checkDuration))),
+		explain("Needed when the run outlives the lease; empty takes a third of the lease.", huh.NewInput().
 			Title(withDefault("Heartbeat (renew the lease every)", l.Heartbeat)).
-			Description("Needed when the run outlives the lease; empty takes a third of the lease.").
 			Accessor(clearable{&l.Heartbeat}).
 			Validate(keepOr(func() string { return l.Heartbeat }, checkOptional(func(s string) error {
 				beat, err := rules.ParseDuration(s)
@@ -1058,7 +1029,7 @@ func ttlGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 					return fmt.Errorf("%s renews a %s lease too late; renew at most every half lease", beat, lease)
 				}
 				return nil
-			}))),
+			})))),
 	})
 }
 
@@ -1129,29 +1100,26 @@ func collisionGroups(a *Answers, cat *rules.Catalog) []*huh.Group {
 	// A scheduled job that skips a slot another run holds waits for
 	// nothing: the delay is asked only where an answer uses it.
 	if t.id != spec.TransportSchedule || slices.ContainsFunc(inProgress, func(o huh.Option[string]) bool { return o.Value == "wait" }) {
-		fields = append(fields, huh.NewInput().
+		fields = append(fields, explain("How long the repeat waits before it comes back.", huh.NewInput().
 			Title(withDefault(map[string]string{
 				spec.TransportHTTP: "Retry-After", spec.TransportQueue: "Requeue delay",
 				spec.TransportActivity: "Engine backoff", spec.TransportSchedule: "Wait for the other run",
 			}[t.id], c.RetryAfter)).
-			Description("How long the repeat waits before it comes back.").
 			Value(&c.RetryAfter).
-			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration)))
+			Validate(keepOr(func() string { return c.RetryAfter }, checkDuration))))
 	}
 	var more []huh.Field
 	if t.id == spec.TransportQueue {
 		deliveries := deliveriesText{&c.MaxDeliveries}
 		more = append(more,
-			huh.NewInput().
+			explain("A message that keeps failing goes to the dead-letter queue with its reason after this many (SQS: the redrive policy's maxReceiveCount).", huh.NewInput().
 				Title(withDefault("Dead-letter after how many deliveries?", deliveries.Get())).
-				Description("A message that keeps failing goes to the dead-letter queue with its reason after this many (SQS: the redrive policy's maxReceiveCount).").
 				Accessor(deliveries).
-				Validate(keepOr(deliveries.Get, checkDeliveries)),
-			huh.NewInput().
+				Validate(keepOr(deliveries.Get, checkDeliveries))),
+			explain("Its name, e.g. orders-dlq; a mismatched message goes there at once.", huh.NewInput().
 				Title(withDefault("Dead-letter queue", c.DeadLetter)).
-				Description("Its name, e.g. orders-dlq; a mismatched message goes there at once.").
 				Accessor(clearable{&c.DeadLetter}).
-				Validate(keepOr(func() string { return c.DeadLetter }, checkOptional(func(s string) error { return rules.CheckKeyPart("dead-letter queue", s) }))),
+				Validate(keepOr(func() string { return c.DeadLetter }, checkOptional(func(s string) error { return rules.CheckKeyPart("dead-letter queue", s) })))),
 		)
 	} else {
 		c.MaxDeliveries, c.DeadLetter = 0, ""
@@ -1208,9 +1176,8 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 			"The entry key only stops a duplicate request. Each call the handler makes gets its own key, "+
 				"derived from the operation's (key:charge), and a mechanism the target honours. "+
 				"Leave the name empty to drop the step."),
-		huh.NewInput().
+		explain("Part of the derived key, e.g. charge, email, ledger.", huh.NewInput().
 			Title(withDefault("Step name", s.Name)).
-			Description("Part of the derived key, e.g. charge, email, ledger.").
 			Accessor(clearable{&s.Name}).
 			Validate(keepOr(func() string { return s.Name }, checkOptional(func(name string) error {
 				// Decide derives the key from the name's slug ("record order"
@@ -1225,12 +1192,11 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 					}
 				}
 				return nil
-			}))),
-		huh.NewInput().
+			})))),
+		explain("A catalogue target (stripe-api, sendgrid-mail; ctrl+e completes, 'idemkit rules --systems' lists them), whose record says whether it deduplicates, or words for another system.", huh.NewInput().
 			Title(withDefault("Target", s.Target)).
-			Description("A catalogue target (stripe-api, sendgrid-mail; ctrl+e completes, 'idemkit rules --systems' lists them), whose record says whether it deduplicates, or words for another system.").
 			Accessor(clearable{&s.Target}).
-			Suggestions(cat.TargetIDs()),
+			Suggestions(cat.TargetIDs())),
 	}
 	if len(opts) > 0 {
 		fields = append(fields, newListed(huh.NewSelect[string]().
@@ -1246,14 +1212,12 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 // a reason from), and the operation it calls.
 func NewStepDetailForm(s *StepAnswers) *huh.Form {
 	fields := []huh.Field{
-		huh.NewInput().
+		explain("E.g. customer_id: each item gets its own key {key}:STEP:{customer_id}, claim and release. Empty for one call per operation.", huh.NewInput().
 			Title(withDefault("Per item of a batch? The item's identity field", s.Item)).
-			Description("E.g. customer_id: each item gets its own key {key}:STEP:{customer_id}, claim and release. Empty for one call per operation.").
 			Accessor(clearable{&s.Item}).
-			Validate(keepOr(func() string { return s.Item }, checkOptional(checkPlaceholder))),
-		huh.NewInput().
+			Validate(keepOr(func() string { return s.Item }, checkOptional(checkPlaceholder)))),
+		explain("E.g. order_id, reason: a refund keys on the fact, not on the delivery that caused it.", huh.NewInput().
 			Title(withDefault("Or a business fact? Its key fields, comma separated", strings.Join(s.BusinessKey, ", "))).
-			Description("E.g. order_id, reason: a refund keys on the fact, not on the delivery that caused it.").
 			Accessor(fieldList{&s.BusinessKey}).
 			Validate(keepOr(func() string { return strings.Join(s.BusinessKey, ", ") }, func(v string) error {
 				for _, f := range splitList(v) {
@@ -1262,20 +1226,18 @@ func NewStepDetailForm(s *StepAnswers) *huh.Form {
 					}
 				}
 				return nil
-			})),
+			}))),
 	}
 	if s.Mechanism == spec.MechanismNatural {
-		fields = append(fields, huh.NewInput().
+		fields = append(fields, explain("Why repeating the call changes nothing.", huh.NewInput().
 			Title(withDefault("Why is it naturally idempotent? (PUT, upsert, overwrite, conditional UPDATE)", s.Why)).
-			Description("Why repeating the call changes nothing.").
-			Accessor(clearable{&s.Why}))
+			Accessor(clearable{&s.Why})))
 	} else {
 		s.Why = ""
 	}
-	fields = append(fields, huh.NewInput().
+	fields = append(fields, explain("The spec links it, e.g. charge card.", huh.NewInput().
 		Title(withDefault("Operation it calls, when that has a spec of its own", s.Operation)).
-		Description("The spec links it, e.g. charge card.").
-		Accessor(clearable{&s.Operation}))
+		Accessor(clearable{&s.Operation})))
 	return huh.NewForm(huh.NewGroup(lead(fields...)...))
 }
 
@@ -1309,6 +1271,21 @@ func lead(fields ...huh.Field) []huh.Field {
 	return fields
 }
 
+// explain gives f a description: the terminal shows it under f's title, and
+// accessible mode, which shows a field's title alone, prints it before
+// asking (see prefaced). A description that follows the answers given above
+// it in the same form takes explainBy, whose text is read again each time
+// the field is reached.
+func explain(text string, f huh.Field) huh.Field {
+	return explainBy(func() string { return text }, f)
+}
+
+func explainBy(text func() string, f huh.Field) huh.Field {
+	p := &prefaced{Field: f, text: text}
+	p.describe()
+	return p
+}
+
 // teaching is a huh.Note whose text reaches both modes intact. The terminal
 // view renders a little markdown (an underscore starts italics, so tenant_id
 // would lose its underscore) while accessible mode prints the description
@@ -1334,7 +1311,7 @@ func (n *teaching) RunAccessible(w io.Writer, _ io.Reader) error {
 func (n *teaching) WithAccessible(bool) huh.Field { return n }
 
 // withDefault puts the value Enter keeps into the title, where accessible
-// mode, which prints no descriptions and no prefilled values, shows it too.
+// mode, which prints no prefilled values, shows it too.
 func withDefault(title, value string) string {
 	if value == "" {
 		return title

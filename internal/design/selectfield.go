@@ -217,24 +217,73 @@ func (r *refreshed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return r, cmd
 }
 
-// prefaced shows a question's teaching note as part of its first field. huh
-// scrolls a group taller than the screen to the field being answered, and
-// a note of its own above that field scrolled away with everything else
-// above it; joined to the field, it is on screen whenever the field is.
+// prefaced is a field with what comes before it: a question's teaching
+// note, and the field's description (see explain).
+//
+// The note is part of the field, the first of its question. huh scrolls a
+// group taller than the screen to the field being answered, and a note of
+// its own above that field scrolled away with everything else above it;
+// joined to the field, it is on screen whenever the field is.
+//
+// The description is the field's own, which the terminal shows under its
+// title; accessible mode prints a field's title alone, so the wrapper prints
+// the description first. Without it a person with a screen reader hears
+// "Lease [30s]" and not what a lease is.
 //
 // Its With methods set the field and keep it, as huh's Group does: a
 // wrapper that does not override one of them (listed has no WithTheme)
 // returns the field it wraps, and keeping that would drop the wrapper.
 type prefaced struct {
 	huh.Field
-	note *teaching
+	note *teaching     // nil without one
+	text func() string // the description; nil without one
 }
 
-// preface joins note to f.
-func preface(note *teaching, f huh.Field) *prefaced { return &prefaced{Field: f, note: note} }
+// preface joins note to f, or to the field f wraps when f is explained.
+func preface(note *teaching, f huh.Field) *prefaced {
+	if p, ok := f.(*prefaced); ok && p.note == nil {
+		p.note = note
+		return p
+	}
+	return &prefaced{Field: f, note: note}
+}
+
+// describe sets the field's description to the current text.
+func (p *prefaced) describe() {
+	if p.text == nil {
+		return
+	}
+	text := p.text()
+	switch f := p.Field.(type) {
+	case *huh.Input:
+		f.Description(text)
+	case *huh.Confirm:
+		f.Description(text)
+	case *refreshed:
+		f.Input.Description(text)
+	case *listed[string]:
+		f.Select.Description(text)
+	case *multiListed[string]:
+		f.MultiSelect.Description(text)
+	default:
+		panic(fmt.Sprintf("design: explain has no description for a %T", f))
+	}
+}
+
+// Focus describes the field again, with the answers given so far, then
+// focuses it.
+func (p *prefaced) Focus() tea.Cmd {
+	p.describe()
+	return p.Field.Focus()
+}
 
 // View shows the note above the field.
-func (p *prefaced) View() string { return p.note.View() + "\n" + p.Field.View() }
+func (p *prefaced) View() string {
+	if p.note == nil {
+		return p.Field.View()
+	}
+	return p.note.View() + "\n" + p.Field.View()
+}
 
 // Update updates the field and keeps the wrapper in the group.
 func (p *prefaced) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -247,28 +296,37 @@ func (p *prefaced) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // WithTheme themes the note and the field.
 func (p *prefaced) WithTheme(t *huh.Theme) huh.Field {
-	p.note.WithTheme(t)
+	if p.note != nil {
+		p.note.WithTheme(t)
+	}
 	p.Field.WithTheme(t)
 	return p
 }
 
 // WithKeyMap sets the field's key map.
 func (p *prefaced) WithKeyMap(k *huh.KeyMap) huh.Field {
-	p.note.WithKeyMap(k)
+	if p.note != nil {
+		p.note.WithKeyMap(k)
+	}
 	p.Field.WithKeyMap(k)
 	return p
 }
 
 // WithWidth sets the width of both.
 func (p *prefaced) WithWidth(w int) huh.Field {
-	p.note.WithWidth(w)
+	if p.note != nil {
+		p.note.WithWidth(w)
+	}
 	p.Field.WithWidth(w)
 	return p
 }
 
 // WithHeight gives the field what the note leaves of the height.
 func (p *prefaced) WithHeight(h int) huh.Field {
-	p.Field.WithHeight(max(1, h-lipgloss.Height(p.note.View())-1))
+	if p.note != nil {
+		h = max(1, h-lipgloss.Height(p.note.View())-1)
+	}
+	p.Field.WithHeight(h)
 	return p
 }
 
@@ -278,19 +336,30 @@ func (p *prefaced) WithPosition(pos huh.FieldPosition) huh.Field {
 	return p
 }
 
-// WithAccessible returns the wrapper, so that accessible mode prints the note.
+// WithAccessible returns the wrapper, so that accessible mode prints the note
+// and the description.
 func (p *prefaced) WithAccessible(accessible bool) huh.Field {
 	p.Field.WithAccessible(accessible)
 	return p
 }
 
-// RunAccessible prints the note as written, a blank line, then asks the field.
+// RunAccessible prints the note as written and a blank line, then the
+// description, then asks the field.
 func (p *prefaced) RunAccessible(w io.Writer, r io.Reader) error {
-	if err := p.note.RunAccessible(w, r); err != nil {
-		return err
+	if p.note != nil {
+		if err := p.note.RunAccessible(w, r); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
 	}
-	if _, err := fmt.Fprintln(w); err != nil {
-		return err
+	if p.text != nil {
+		if text := p.text(); text != "" {
+			if _, err := fmt.Fprintln(w, text); err != nil {
+				return err
+			}
+		}
 	}
 	return p.Field.RunAccessible(w, r)
 }

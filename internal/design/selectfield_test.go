@@ -3,6 +3,7 @@ package design
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -234,5 +235,59 @@ func TestCronHashSpeaksOfParameters(t *testing.T) {
 		if !strings.Contains(flat, w) {
 			t.Errorf("Q2 lacks %q:\n%s", w, flat)
 		}
+	}
+}
+
+// Accessible mode prints each field's description before asking it, as the
+// terminal shows it under the title; the scope's names the provider chosen
+// a moment before, in the same form.
+func TestAccessibleExplains(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	ask := func(f *huh.Form, lines ...string) string {
+		t.Helper()
+		var out strings.Builder
+		in := strings.NewReader(strings.Join(lines, "\n") + "\n")
+		if err := RunWith(t.Context(), in, &out, true)(f); err != nil {
+			t.Fatalf("form: %v\n%s", err, out.String())
+		}
+		return out.String()
+	}
+	var preset string
+	out := ask(NewStartForm(&Answers{}, cat, &preset), "create-payment", "", "")
+	for _, want := range []string{
+		"The state-changing operation this design is for, e.g. create-payment.\nOperation",
+		"One line for the spec's Operation section.\nWhat does it do?",
+		"A preset fills every later answer with the pattern's; you can change each one.\nStart from a common pattern?",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the start form lacks %q:\n%s", want, out)
+		}
+	}
+
+	github := slices.IndexFunc(providersOfKind(cat, "webhook"), func(p rules.Provider) bool { return p.ID == "github" })
+	if github < 0 {
+		t.Fatal("no github webhook provider in the catalogue")
+	}
+	a := Answers{Operation: "op", Key: KeyAnswers{Source: "webhook", Provider: "stripe", Scope: "unscoped"}}
+	out = ask(NewKeyForm(&a, cat), strconv.Itoa(github+1), "")
+	if want := "IDs are unique only within the hook (header X-GitHub-Hook-ID)"; a.Key.Provider != "github" || !strings.Contains(out, want) {
+		t.Errorf("with GitHub chosen (%s), the scope question lacks %q:\n%s", a.Key.Provider, want, out)
+	}
+}
+
+// A description that follows the answers is read again when its field is
+// reached on the terminal.
+func TestExplainedFieldRefreshesOnFocus(t *testing.T) {
+	t.Parallel()
+	text := "before"
+	f := explainBy(func() string { return text }, huh.NewInput().Title("Scope"))
+	if v := f.View(); !strings.Contains(v, "before") {
+		t.Fatalf("view lacks the description:\n%s", v)
+	}
+	text = "after"
+	f.Focus()
+	if v := f.View(); !strings.Contains(v, "after") || strings.Contains(v, "before") {
+		t.Errorf("view after focus = %q, want the new description only", v)
 	}
 }
