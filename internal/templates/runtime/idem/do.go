@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -150,9 +151,13 @@ func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.D
 // conservative estimate of when it runs out.
 func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, fn Func) (res Result, err error) {
 	res.TakenOver = c.Outcome == TakenOver
-	work, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	hb := k.heartbeat(work, key, c.Token, start, cancel)
+	rs := &runContexts{
+		work:    workCtx{parent: ctx},
+		cleanup: cleanupCtx{parent: ctx, timeout: orDefault(k.CleanupTimeout, DefaultCleanupTimeout)},
+	}
+	work, cctx := &rs.work, &rs.cleanup
+	defer work.cancel(nil)
+	hb := k.heartbeat(work, key, c.Token, start)
 
 	// The deferred release covers the paths that never reach the code after fn: a panic (which
 	// goes on unwinding afterwards) and runtime.Goexit.
@@ -160,7 +165,7 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, 
 	defer func() {
 		if !finished {
 			hb.stop()
-			_ = k.release(ctx, key, c.Token, nil)
+			_ = k.release(ctx, cctx, key, c.Token, nil)
 		}
 	}()
 	resp, ferr := fn(work)
@@ -168,20 +173,19 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, 
 	hb.stop()
 
 	res.Response = resp
-	cause := context.Cause(work)
+	cause := work.cause()
 	if ferr != nil {
 		if cause != nil && !errors.Is(ferr, cause) {
 			ferr = errors.Join(ferr, cause) // say why the work's context ended, e.g. a lost lease
 		}
-		return res, k.release(ctx, key, c.Token, ferr)
+		return res, k.release(ctx, cctx, key, c.Token, ferr)
 	}
 	if cause != nil {
-		return res, k.release(ctx, key, c.Token, fmt.Errorf("idem: work for key %q cut off: %w", key, cause))
+		return res, k.release(ctx, cctx, key, c.Token, fmt.Errorf("idem: work for key %q cut off: %w", key, cause))
 	}
 	if !k.Caches(resp) {
-		return res, k.release(ctx, key, c.Token, nil)
+		return res, k.release(ctx, cctx, key, c.Token, nil)
 	}
-	cctx := k.cleanupContext(ctx)
 	defer cctx.cancel()
 	// A failed Complete leaves the key claimed rather than released: the work has run, and a
 	// retry that ran it again at once would be the duplicate this package exists to prevent.
@@ -200,9 +204,9 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, 
 // heartbeat waits in renewals, which starts it when its first renewal is due, and stop before
 // that only takes it out again. Heartbeats are pooled, so that such work costs no allocation
 // for them, nor a timer.
-func (k *Keeper) heartbeat(ctx context.Context, key, token string, start time.Time, lost context.CancelCauseFunc) *heartbeat {
+func (k *Keeper) heartbeat(work *workCtx, key, token string, start time.Time) *heartbeat {
 	h := heartbeats.Get().(*heartbeat)
-	h.k, h.ctx, h.key, h.token, h.lost = k, ctx, key, token, lost
+	h.k, h.work, h.key, h.token = k, work, key, token
 	h.lease = orDefault(k.Lease, DefaultLease)
 	h.every = orDefault(k.Heartbeat, h.lease/3)
 	h.leaseEnd = start.Add(h.lease)
@@ -213,10 +217,9 @@ func (k *Keeper) heartbeat(ctx context.Context, key, token string, start time.Ti
 // heartbeat is the state of one run's lease renewals.
 type heartbeat struct {
 	k            *Keeper
-	ctx          context.Context
+	work         *workCtx // cancelled with the cause when the lease is lost
 	key, token   string
 	leaseEnd     time.Time
-	lost         context.CancelCauseFunc
 	lease, every time.Duration
 	// due is when the first renewal is, and slot the heartbeat's place in renewals.waiting until
 	// then; -1 once renewals has started it. Both belong to renewals.mu.
@@ -318,7 +321,7 @@ func (h *heartbeat) renew() {
 		h.mu.Unlock()
 		return
 	}
-	hctx, cancel := context.WithCancel(h.ctx)
+	hctx, cancel := context.WithCancel(h.work)
 	done := make(chan struct{})
 	h.cancel, h.done = cancel, done
 	h.mu.Unlock()
@@ -350,10 +353,10 @@ func (h *heartbeat) beat(hctx context.Context) bool {
 	case hctx.Err() != nil:
 		return false
 	case errors.Is(err, ErrLeaseLost):
-		h.lost(fmt.Errorf("idem: renew lease of %q: %w", h.key, err))
+		h.work.cancel(fmt.Errorf("idem: renew lease of %q: %w", h.key, err))
 		return false
 	case !time.Now().Before(h.leaseEnd):
-		h.lost(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", h.key, ErrLeaseLost, err))
+		h.work.cancel(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", h.key, ErrLeaseLost, err))
 		return false
 	}
 	return true
@@ -364,7 +367,7 @@ func (h *heartbeat) beat(hctx context.Context) bool {
 // collector, as renew may still be about to look at it.
 func (h *heartbeat) stop() {
 	if renewals.remove(h) {
-		h.k, h.ctx, h.lost = nil, nil, nil
+		h.k, h.work = nil, nil
 		heartbeats.Put(h)
 		return
 	}
@@ -378,11 +381,10 @@ func (h *heartbeat) stop() {
 	}
 }
 
-// release gives the key back and returns cause joined with any error of the release itself,
-// which matches ErrNotReleased and is logged: whoever reports cause must not say the key is free
-// for a retry. A lease already lost is not worth reporting twice.
-func (k *Keeper) release(ctx context.Context, key, token string, cause error) error {
-	rctx := k.cleanupContext(ctx)
+// release gives the key back, under rctx, and returns cause joined with any error of the release
+// itself, which matches ErrNotReleased and is logged: whoever reports cause must not say the key
+// is free for a retry. A lease already lost is not worth reporting twice.
+func (k *Keeper) release(ctx context.Context, rctx *cleanupCtx, key, token string, cause error) error {
 	defer rctx.cancel()
 	err := k.Store.Release(rctx, key, token)
 	if err == nil || (errors.Is(err, ErrLeaseLost) && errors.Is(cause, ErrLeaseLost)) {
@@ -400,18 +402,113 @@ func (k *Keeper) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// cleanupContext is the context of the Complete or Release after the work: ctx's values without
-// its cancellation, and a deadline CleanupTimeout away.
-func (k *Keeper) cleanupContext(ctx context.Context) *cleanupCtx {
-	return &cleanupCtx{parent: ctx, timeout: orDefault(k.CleanupTimeout, DefaultCleanupTimeout)}
+// runContexts are the contexts of one run, in one allocation: the work's, and the cleanup
+// context of the Complete or Release after it — the caller's values without its cancellation,
+// and a deadline CleanupTimeout away.
+type runContexts struct {
+	work    workCtx
+	cleanup cleanupCtx
 }
 
-// cleanupCtx is what context.WithTimeout(context.WithoutCancel(parent), timeout) would give, in
-// one allocation instead of four, and with nothing done for it that the store does not ask for:
-// the clock is read for its deadline when the store first asks for the deadline, Done or Err
-// (which a store that waits on anything does before it waits; a memory store never asks, so its
-// Complete reads no clock for it), its timer starts only when Done is first asked for, and
-// parent's values are read through context.WithoutCancel only when a store asks for one.
+// workCtx is the work's context: what context.WithCancelCause(parent) would give, with nothing
+// made for it until something needs it. Most work never asks for Done and is never cut off, and
+// creating and cancelling a context it never looked at cost more than the rest of the run's
+// bookkeeping. Until then parent answers for it (Err, Value, Deadline), and the cancel at the end
+// of the run only marks it. Done, a cancel with a cause (a lost lease), or any question asked
+// after that end, make the context it stands for: a child of parent, or, once the run has ended
+// it while parent was live, one cancelled then, whatever becomes of parent afterwards.
+type workCtx struct {
+	parent context.Context
+	made   atomic.Pointer[cancelCause]
+	ended  atomic.Bool // cancelled at the end of the run before anything made the context
+	mu     sync.Mutex  // for making
+}
+
+// cancelCause is a context made by context.WithCancelCause and its cancel.
+type cancelCause struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// current returns the context w stands for, making it first if w has ended; nil while parent
+// answers for w.
+func (w *workCtx) current() context.Context {
+	if m := w.made.Load(); m != nil {
+		return m.ctx
+	}
+	if w.ended.Load() {
+		return w.make().ctx
+	}
+	return nil
+}
+
+// make returns the context w stands for, made on the first call.
+func (w *workCtx) make() *cancelCause {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if m := w.made.Load(); m != nil {
+		return m
+	}
+	parent := w.parent
+	if w.ended.Load() {
+		parent = context.WithoutCancel(parent)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	if w.ended.Load() {
+		cancel(nil)
+	}
+	m := &cancelCause{ctx, cancel}
+	w.made.Store(m)
+	return m
+}
+
+// cancel is the context's CancelCauseFunc. Ending a context nothing has made, while parent is
+// live, only marks it.
+func (w *workCtx) cancel(cause error) {
+	w.mu.Lock()
+	if cause == nil && w.made.Load() == nil && w.parent.Err() == nil {
+		w.ended.Store(true)
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	w.make().cancel(cause)
+}
+
+// cause is context.Cause of w, nil while w is live.
+func (w *workCtx) cause() error {
+	if w.Err() == nil {
+		return nil
+	}
+	return context.Cause(w.make().ctx)
+}
+
+func (w *workCtx) Deadline() (time.Time, bool) { return w.parent.Deadline() }
+
+func (w *workCtx) Done() <-chan struct{} { return w.make().ctx.Done() }
+
+func (w *workCtx) Err() error {
+	if c := w.current(); c != nil {
+		return c.Err()
+	}
+	return w.parent.Err()
+}
+
+func (w *workCtx) Value(key any) any {
+	if c := w.current(); c != nil {
+		return c.Value(key)
+	}
+	return w.parent.Value(key)
+}
+
+func (w *workCtx) String() string { return fmt.Sprintf("%v.WithCancel", w.parent) }
+
+// cleanupCtx is what context.WithTimeout(context.WithoutCancel(parent), timeout) would give, with
+// nothing done for it that the store does not ask for: the clock is read for its deadline when
+// the store first asks for the deadline, Done or Err (which a store that waits on anything does
+// before it waits; a memory store never asks, so its Complete reads no clock for it), its timer
+// starts only when Done is first asked for, and parent's values are read through
+// context.WithoutCancel only when a store asks for one.
 type cleanupCtx struct {
 	parent  context.Context
 	timeout time.Duration

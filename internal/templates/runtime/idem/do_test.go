@@ -349,6 +349,107 @@ func TestDoCleanupContext(t *testing.T) {
 	}
 }
 
+// TestDoWorkContext: the work's context is the caller's, values and deadline included, and ends
+// with the run: cancelled (its cause context.Canceled) once Do returns, whatever becomes of the
+// caller's context afterwards, and along with any context the work derived from it. It behaves
+// so whether or not the work asked for Done while it ran, which is when the cancelable context
+// it stands for is made.
+func TestDoWorkContext(t *testing.T) {
+	t.Parallel()
+	type key struct{}
+	for _, tc := range []struct{ askDone, callerEndsFirst bool }{
+		{false, false}, {false, true}, {true, false}, {true, true},
+	} {
+		t.Run(fmt.Sprintf("%+v", tc), func(t *testing.T) {
+			t.Parallel()
+			deadline := time.Now().Add(time.Hour)
+			withValue, cancelParent := context.WithCancelCause(context.WithValue(t.Context(), key{}, "v"))
+			defer cancelParent(nil)
+			parent, cancel := context.WithDeadline(withValue, deadline)
+			defer cancel()
+			var work, child context.Context
+			cancelChild := context.CancelFunc(func() {})
+			defer func() { cancelChild() }()
+			_, err := idem.Do(parent, idem.NewMemoryStore(idem.MemoryOptions{}), "k", "fp", func(ctx context.Context) (idem.Response, error) {
+				work = ctx
+				if tc.askDone {
+					select {
+					case <-ctx.Done():
+						t.Error("Done closed while the work runs")
+					default:
+					}
+					child, cancelChild = context.WithCancel(ctx)
+				}
+				if v := ctx.Value(key{}); v != "v" {
+					t.Errorf("value %v, want the caller's", v)
+				}
+				if d, ok := ctx.Deadline(); !ok || !d.Equal(deadline) {
+					t.Errorf("deadline %v, %v; want the caller's %v", d, ok, deadline)
+				}
+				if ctx.Err() != nil || context.Cause(ctx) != nil {
+					t.Errorf("while the work runs: Err %v, Cause %v; want neither", ctx.Err(), context.Cause(ctx))
+				}
+				return idem.Response{Status: 200}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The caller's context ends afterwards, as a server's does: before or after the
+			// work's context is first looked at again.
+			if tc.callerEndsFirst {
+				cancelParent(errors.New("server done"))
+			}
+			if !errors.Is(work.Err(), context.Canceled) {
+				t.Errorf("after the run: Err %v, want Canceled", work.Err())
+			}
+			cancelParent(errors.New("server done"))
+			if !errors.Is(work.Err(), context.Canceled) || context.Cause(work) != context.Canceled {
+				t.Errorf("after the run and the caller: Err %v, Cause %v; want Canceled by the run", work.Err(), context.Cause(work))
+			}
+			select {
+			case <-work.Done():
+			default:
+				t.Error("after the run: Done not closed")
+			}
+			if v := work.Value(key{}); v != "v" {
+				t.Errorf("after the run: value %v, want the caller's", v)
+			}
+			if child != nil && !errors.Is(child.Err(), context.Canceled) {
+				t.Errorf("a context derived from the work's: Err %v, want Canceled", child.Err())
+			}
+		})
+	}
+}
+
+// TestDoWorkContextCallerCancelled: the caller's cancellation reaches the work's context, with
+// its cause, whether the work waits on Done or only looks at Err.
+func TestDoWorkContextCallerCancelled(t *testing.T) {
+	t.Parallel()
+	for _, askDone := range []bool{false, true} {
+		t.Run(fmt.Sprintf("askDone=%v", askDone), func(t *testing.T) {
+			t.Parallel()
+			cause := errors.New("client gone")
+			parent, cancel := context.WithCancelCause(t.Context())
+			_, err := idem.Do(parent, idem.NewMemoryStore(idem.MemoryOptions{}), "k", "fp", func(ctx context.Context) (idem.Response, error) {
+				if askDone {
+					_ = ctx.Done()
+				}
+				cancel(cause)
+				if askDone {
+					<-ctx.Done()
+				}
+				if !errors.Is(ctx.Err(), context.Canceled) || context.Cause(ctx) != cause {
+					t.Errorf("Err %v, Cause %v; want Canceled and the caller's cause", ctx.Err(), context.Cause(ctx))
+				}
+				return idem.Response{Status: 200}, nil
+			})
+			if !errors.Is(err, cause) {
+				t.Errorf("Do = %v, want the caller's cause", err)
+			}
+		})
+	}
+}
+
 func TestDoStoreUnavailable(t *testing.T) {
 	t.Parallel()
 	down := fmt.Errorf("claim: %w: connection refused", idem.ErrStoreUnavailable)
@@ -384,9 +485,11 @@ func TestDoHeartbeatLost(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		extend error
+		poll   bool // the work looks at Err instead of waiting on Done
 	}{
-		{"refused", fmt.Errorf("extend: %w", idem.ErrLeaseLost)},
-		{"unreachable until the lease ran out", fmt.Errorf("extend: %w: timeout", idem.ErrStoreUnavailable)},
+		{"refused", fmt.Errorf("extend: %w", idem.ErrLeaseLost), false},
+		{"refused, work polling Err", fmt.Errorf("extend: %w", idem.ErrLeaseLost), true},
+		{"unreachable until the lease ran out", fmt.Errorf("extend: %w: timeout", idem.ErrStoreUnavailable), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -395,6 +498,16 @@ func TestDoHeartbeatLost(t *testing.T) {
 			k := &idem.Keeper{Store: s, Lease: 60 * time.Millisecond, Heartbeat: 5 * time.Millisecond}
 			var cause error
 			res, err := k.Do(t.Context(), "k", "fp", func(ctx context.Context) (idem.Response, error) {
+				if tc.poll {
+					// Work that never asks for Done sees the loss through Err.
+					for deadline := time.Now().Add(30 * time.Second); ctx.Err() == nil; time.Sleep(time.Millisecond) {
+						if time.Now().After(deadline) {
+							return idem.Response{}, errors.New("the work was never cancelled")
+						}
+					}
+					cause = context.Cause(ctx)
+					return idem.Response{Status: 200}, nil
+				}
 				select {
 				case <-ctx.Done():
 					cause = context.Cause(ctx)
