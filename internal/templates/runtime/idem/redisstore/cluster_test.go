@@ -1,7 +1,6 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -132,10 +131,7 @@ func newClusterStore(t testing.TB, rdb *redis.ClusterClient) (*redisstore.Store,
 func TestClusterConformance(t *testing.T) {
 	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
-	for name, edit := range map[string]func(*redisstore.Store) *redisstore.Store{
-		"script": func(s *redisstore.Store) *redisstore.Store { return s },
-		"staged": redisstore.StageAll,
-	} {
+	for name, edit := range completes {
 		t.Run(name, func(t *testing.T) {
 			storetest.Run(t, func(t testing.TB) idem.Store {
 				s, _ := newClusterStore(t, rdb)
@@ -159,24 +155,7 @@ func TestClusterStagedKeys(t *testing.T) {
 	redisstore.StageAll(s)
 	resp := idem.Response{Status: 201, Body: []byte(strings.Repeat("x", 4<<10))}
 	for _, key := range []string{"plain", "{tenant}:k", "a{b}c{d}", "a{b", "a}b", "a{}b{c}", "a}b{c}"} {
-		newClusterKey(t, s, key, resp)
-	}
-}
-
-// newClusterKey claims key, completes it with resp and checks that a second claim replays it.
-func newClusterKey(t *testing.T, s *redisstore.Store, key string, resp idem.Response) {
-	t.Helper()
-	ctx := t.Context()
-	c, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
-	if err != nil || c.Outcome != idem.Claimed {
-		t.Fatalf("claim of %s = %v, %v; want claimed", key, c.Outcome, err)
-	}
-	if err := s.Complete(ctx, key, c.Token, resp, time.Hour); err != nil {
-		t.Fatalf("complete of %s: %v", key, err)
-	}
-	r, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
-	if err != nil || r.Outcome != idem.Replay || !bytes.Equal(r.Record.Response.Body, resp.Body) {
-		t.Fatalf("claim of completed %s = %v, %v; want a replay of its %d bytes", key, r.Outcome, err, len(resp.Body))
+		newKey(t, s, key, resp)
 	}
 }
 
@@ -464,10 +443,7 @@ func waitRole(t *testing.T, c *redis.Client, want string) {
 func TestClusterReplicasConformance(t *testing.T) {
 	testenv.LockCluster(t, false)
 	rdb := clusterClient(t)
-	for name, edit := range map[string]func(*redisstore.Store) *redisstore.Store{
-		"script": func(s *redisstore.Store) *redisstore.Store { return s },
-		"staged": redisstore.StageAll,
-	} {
+	for name, edit := range completes {
 		t.Run(name, func(t *testing.T) {
 			storetest.Run(t, func(t testing.TB) idem.Store {
 				_, prefix := newClusterStore(t, rdb)

@@ -51,14 +51,17 @@ func newStore(t testing.TB, rdb *redis.Client) (*redisstore.Store, string) {
 	return redisstore.New(rdb, redisstore.Options{Prefix: prefix}), prefix
 }
 
-// TestConformance runs the suite on the store as it is, and on one that stages every completed
-// record (the suite's responses are small, below the size from which the store stages them).
+// completes are the ways a store completes that the suites run: as it is, and staging every
+// completed record (the suites' responses are small, below the size from which it stages them).
+var completes = map[string]func(*redisstore.Store) *redisstore.Store{
+	"script": func(s *redisstore.Store) *redisstore.Store { return s },
+	"staged": redisstore.StageAll,
+}
+
+// TestConformance runs the suite on the store each way it completes.
 func TestConformance(t *testing.T) {
 	rdb := client(t)
-	for name, edit := range map[string]func(*redisstore.Store) *redisstore.Store{
-		"script": func(s *redisstore.Store) *redisstore.Store { return s },
-		"staged": redisstore.StageAll,
-	} {
+	for name, edit := range completes {
 		t.Run(name, func(t *testing.T) {
 			storetest.Run(t, func(t testing.TB) idem.Store {
 				s, _ := newStore(t, rdb)
