@@ -123,6 +123,7 @@ type checker struct {
 	held       map[types.Object][]string            // what package variables and fields are set to once, spelled out
 	fields     map[*types.Func]map[int][]*types.Var // which fields a function keeps its parameters in
 	relays     map[*ast.FuncDecl]*types.Var         // the record a function relays; nil for none
+	impls      map[*types.Func][]*types.Func        // the methods that implement an interface method
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -138,6 +139,7 @@ func run(pass *analysis.Pass) (any, error) {
 		params:  map[*types.Func]map[int]reach{},
 		makes:   map[*types.Func]*made{},
 		relays:  map[*ast.FuncDecl]*types.Var{},
+		impls:   map[*types.Func][]*types.Func{},
 		retries: map[*types.Func][]bool{},
 		roles:   map[*ast.FuncDecl]map[*ast.FuncLit]scope{},
 		process: map[types.Object]*origin{},
@@ -243,11 +245,7 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			return true
 		}
 		c.retriedRefs(call)
-		fn := typeutil.StaticCallee(c.pass.TypesInfo, call)
-		if fn == nil {
-			return true
-		}
-		m := c.makesKey(fn.Origin())
+		fn, m := c.callMakes(call)
 		if m == nil {
 			return true
 		}

@@ -65,7 +65,10 @@
 // The key may be made in a function the attempt calls, at any depth in the
 // package and across packages (an exported function's fresh result, the key
 // it makes and sends, and the parameters that reach a sink in it travel as
-// facts): the call is reported, in the attempt. A key built from a value
+// facts): the call is reported, in the attempt. A call through an interface
+// (a relay's publisher port, r.pub.Publish) is followed into the methods
+// that implement it on the types of the package and of the packages it
+// imports, leaving out fakes declared in _test.go files. A key built from a value
 // made once per process (a package variable, a sync.OnceValue, a field its
 // constructor or a sync.Once sets and its methods read, a field a
 // constructor keeps from a fresh argument main gives it, a local a sync.Once
@@ -92,9 +95,12 @@
 // as a parameter or a field of its request (createDatabase's name,
 // CreateBucketInput's BucketName), in a retry; a parameter named for an
 // event's or message's ID (eventID) of a method the check cannot see into,
-// in a retry, a delivery or a relay; the ID of a message literal of the
-// delivered message's type (a republished copy) in a retry or a delivery,
-// and of any message literal in a relay; an AMQP Publishing's MessageId
+// in a retry, a delivery or a relay; a parameter named for a message's ID
+// (msgID) of a send method (Publish, Emit, Send) the check cannot see
+// into, in a retry or a relay; the ID of a message literal, or the ID field
+// assigned on a message (env.ID = ...), of the delivered message's type (a
+// republished copy) in a retry or a delivery, and of any message in a
+// relay, but not a trace, correlation or request ID; an AMQP Publishing's MessageId
 // (rabbitmq/amqp091-go, streadway/amqp) and a Kafka header whose key names
 // such an ID (message-id, event_id; segmentio/kafka-go, confluent-kafka-go,
 // sarama), in a retry or a relay; the key of a SET NX on any key for a

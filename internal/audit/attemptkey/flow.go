@@ -326,10 +326,8 @@ func (c *checker) makesKey(fn *types.Func) *made {
 			if !ok || m != nil {
 				return m == nil
 			}
-			if callee := typeutil.StaticCallee(c.pass.TypesInfo, call); callee != nil && c.scopeAt(decl, call.Pos()) == nil {
-				if inner := c.makesKey(callee.Origin()); inner != nil {
-					m = &made{pos: call.Pos(), what: fmt.Sprintf("through %s: %s", callee.Name(), inner.what), only: inner.only}
-				}
+			if callee, inner := c.callMakes(call); inner != nil && c.scopeAt(decl, call.Pos()) == nil {
+				m = &made{pos: call.Pos(), what: fmt.Sprintf("through %s: %s", callee.Name(), inner.what), only: inner.only}
 			}
 			return true
 		})

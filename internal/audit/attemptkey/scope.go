@@ -728,6 +728,17 @@ func idName(name string) bool {
 	return len(w) > 0 && w[len(w)-1] == "id"
 }
 
+// messageIDName reports a field naming a message's own ID (ID,
+// MessageID, EventID), not the ID of the trace, request or conversation
+// it belongs to (TraceID, CorrelationID), which is made per send by
+// design.
+func messageIDName(name string) bool {
+	return idName(name) && !slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(traceWords, w) })
+}
+
+// traceWords name IDs that tie a message to a trace or a conversation.
+var traceWords = []string{"trace", "span", "correlation", "causation", "request", "parent"}
+
 func isPointer(t types.Type) bool {
 	_, ok := t.(*types.Pointer)
 	return ok

@@ -50,7 +50,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):
 						// a dedup record's key: ProcessedMessage{MessageID: ...}
 						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, lit: n})
-					case msg && idName(id.Name):
+					case msg && messageIDName(id.Name):
 						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery, relay}, msg: t, lit: n})
 					}
 				}
@@ -64,6 +64,9 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 				case *ast.SelectorExpr:
 					if keyField(info.Uses[l.Sel]) {
 						out = append(out, sink{node: n, value: n.Rhs[i], what: l.Sel.Name})
+					} else if t := info.TypeOf(l.X); message(t) != notMessage && messageIDName(l.Sel.Name) {
+						// env.ID = uuid.NewString(): as the literal's field
+						out = append(out, sink{node: n, value: n.Rhs[i], what: "the " + l.Sel.Name + " of a " + typeName(t), only: []kind{retry, delivery, relay}, msg: t})
 					}
 				case *ast.IndexExpr:
 					if name, ok := keyHeader(info, l.X, l.Index); ok { // req.Header["Idempotency-Key"] = []string{key}
@@ -180,13 +183,23 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	sig := fn.Signature()
 	claim := c.dirs.Of(fn)&directive.Claim != 0
 	summary := map[int]reach{}
-	unseen := false // a method of an interface, or of a package without facts: only its names tell
-	if c.decls[fn.Origin()] != nil {
-		summary = c.paramSinks(fn.Origin())
-	} else if k := c.fact(fn.Origin()); k != nil {
-		summary = k.Params
-	} else {
-		unseen = true
+	// A method of an interface, whatever implements it here, or a
+	// function of a package without facts: its names tell too.
+	unseen := fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())
+	for _, impl := range c.callees(call) {
+		var params map[int]reach
+		if c.decls[impl] != nil {
+			params = c.paramSinks(impl)
+		} else if k := c.fact(impl); k != nil {
+			params = k.Params
+		} else {
+			unseen = true
+		}
+		for i, r := range params {
+			if _, ok := summary[i]; !ok {
+				summary[i] = r
+			}
+		}
 	}
 	for i, arg := range call.Args {
 		if i >= sig.Params().Len() || (sig.Variadic() && i >= sig.Params().Len()-1) {
@@ -211,9 +224,23 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 			// publisher.Publish(ctx, eventID, body): the ID a receiver
 			// deduplicates by, and a new event's own ID when it is new
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry, delivery, relay}})
+		case unseen && sendName(fn.Name()) && messageIDName(p):
+			// emitter.Emit(ctx, msgID, topic, body): the ID of what is
+			// sent, new on each pass of a relay or turn of a retry
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry, relay}})
 		}
 	}
 	return out
+}
+
+// sendWords begin the name of a call that passes a message on: Publish,
+// SendEvent, Emit.
+var sendWords = []string{"publish", "send", "emit", "produce", "dispatch", "enqueue", "push", "deliver", "forward", "relay"}
+
+// sendName reports a function named for passing a message on.
+func sendName(name string) bool {
+	w := match.Words(name)
+	return len(w) > 0 && slices.Contains(sendWords, w[0])
 }
 
 // createWords begin the name of a call that creates a resource under a
