@@ -1,7 +1,9 @@
 package idem
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"math"
@@ -325,6 +327,24 @@ func TestCompareUTF16(t *testing.T) {
 func slicesCompare(a, b []uint16) int { return slices.Compare(a, b) }
 
 func sign(n int) int { return min(max(n, -1), 1) }
+
+// TestHexSum: hexSum writes every byte value as hex.Encode does, in every position of a word.
+func TestHexSum(t *testing.T) {
+	t.Parallel()
+	for shift := range 4 {
+		for first := 0; first < 256; first += sha256.Size {
+			var sum [sha256.Size]byte
+			for i := range sum {
+				sum[i] = byte(first + (i+shift)%sha256.Size)
+			}
+			var got [2 * sha256.Size]byte
+			hexSum(&got, &sum)
+			if want := hex.EncodeToString(sum[:]); string(got[:]) != want {
+				t.Errorf("hexSum(%x) = %s", sum, got)
+			}
+		}
+	}
+}
 
 // TestFingerprinterMatchesFingerprint: a compiled Fingerprinter and the one-call Fingerprint agree,
 // and the fingerprint of a body is pinned, so that stored records keep matching across versions.
