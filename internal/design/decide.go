@@ -462,16 +462,25 @@ func (d *decider) cronKey(k KeyAnswers, out *spec.Key) error {
 // follow (internal/templates/handler/cron.go.tmpl), so that the spec's
 // example is the key the handler makes: a slot of whole days is floored on
 // the calendar, starting at local midnight even on a day daylight saving
-// time makes 23 or 25 hours long; a shorter slot is counted from local
-// midnight.
+// time makes 23 or 25 hours long; a shorter slot is counted on the wall
+// clock from local midnight, and in the hour the clocks go back, which comes
+// twice, t's slot is the one of t's own pass.
 func floorIn(t time.Time, slot time.Duration) time.Time {
 	y, m, d := t.Date()
 	if slot%(24*time.Hour) == 0 {
 		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Truncate(slot)
 		return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, t.Location())
 	}
-	midnight := time.Date(y, m, d, 0, 0, 0, 0, t.Location())
-	return midnight.Add(t.Sub(midnight).Truncate(slot))
+	h, mi, sec := t.Clock()
+	wall := (time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute + time.Duration(sec)*time.Second).Truncate(slot)
+	start := time.Date(y, m, d, 0, 0, int(wall/time.Second), 0, t.Location())
+	_, was := start.Zone()
+	_, is := t.Zone()
+	if other := start.Add(time.Duration(was-is) * time.Second); other.Hour() == start.Hour() && other.Minute() == start.Minute() &&
+		!other.After(t) && (other.After(start) || start.After(t)) {
+		start = other
+	}
+	return start
 }
 
 // pointerPath writes a JSON pointer as the dotted path the spec's prose

@@ -761,7 +761,9 @@ func TestWebhookFailureAnswer(t *testing.T) {
 // TestFloorIn holds the spec's example slot to the rule generated cron handlers follow: a daily
 // slot starts at local midnight on the calendar, on the day daylight saving time begins too (an
 // offset taken at the scheduled time would put it at 23:00 the day before), and a shorter slot is
-// counted from local midnight, half-hour offsets included.
+// counted on the wall clock from local midnight, half-hour offsets included: on the day the clocks
+// go forward a 6h job's 06:00 run is the 06:00 slot, not the midnight one (whose run it would be
+// skipped as a repeat of), and in the hour they go back each pass has its own slot.
 func TestFloorIn(t *testing.T) {
 	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
@@ -781,6 +783,13 @@ func TestFloorIn(t *testing.T) {
 		{time.Date(2026, 10, 25, 23, 30, 0, 0, berlin), 24 * time.Hour, time.Date(2026, 10, 25, 0, 0, 0, 0, berlin)},
 		{time.Date(2026, 3, 14, 15, 29, 0, 0, kolkata), time.Hour, time.Date(2026, 3, 14, 15, 0, 0, 0, kolkata)},
 		{time.Date(2026, 3, 14, 15, 29, 0, 0, time.UTC), 15 * time.Minute, time.Date(2026, 3, 14, 15, 15, 0, 0, time.UTC)},
+		{time.Date(2026, 3, 29, 6, 0, 0, 0, berlin), 6 * time.Hour, time.Date(2026, 3, 29, 6, 0, 0, 0, berlin)},
+		{time.Date(2026, 3, 29, 15, 29, 0, 0, berlin), 2 * time.Hour, time.Date(2026, 3, 29, 14, 0, 0, 0, berlin)},
+		{time.Date(2026, 10, 25, 18, 5, 0, 0, berlin), 6 * time.Hour, time.Date(2026, 10, 25, 18, 0, 0, 0, berlin)},
+		// 02:30 comes twice on 25 October: first at 00:30 UTC (CEST), then at 01:30 UTC (CET).
+		{time.Date(2026, 10, 25, 0, 30, 0, 0, time.UTC).In(berlin), time.Hour, time.Date(2026, 10, 25, 0, 0, 0, 0, time.UTC)},
+		{time.Date(2026, 10, 25, 1, 30, 0, 0, time.UTC).In(berlin), time.Hour, time.Date(2026, 10, 25, 1, 0, 0, 0, time.UTC)},
+		{time.Date(2026, 10, 25, 1, 30, 0, 0, time.UTC).In(berlin), 30 * time.Minute, time.Date(2026, 10, 25, 1, 30, 0, 0, time.UTC)},
 	} {
 		if got := floorIn(tc.at, tc.slot); !got.Equal(tc.want) {
 			t.Errorf("floorIn(%v, %v) = %v, want %v", tc.at, tc.slot, got, tc.want)

@@ -90,9 +90,10 @@ type handlerView struct {
 	Zone         string
 	SlotDays     bool
 	BusinessDate bool
-	// ZoneCase is the generated test of the zone: a scheduled time whose slot in Zone differs
-	// from its slot in UTC, and the slot and key the spec gives it.
-	ZoneCase zoneCase
+	// ZoneCases are the generated tests of the zone: a scheduled time whose slot in Zone differs
+	// from its slot in UTC, and, for a slot shorter than a day in a zone with daylight saving
+	// time, one on the day the clocks go forward; with the slot and key the spec gives each.
+	ZoneCases []zoneCase
 
 	// Payloads of the generated tests: the first attempt, a retry differing only in excluded
 	// fields, and a different operation under the same key.
@@ -604,28 +605,35 @@ func (v *handlerView) cron(s *spec.Spec) error {
 	}
 	if zone != "UTC" {
 		v.Zone = zone
-		at, want := zoneCaseTimes(loc, v.Slot)
-		text := want.Format(time.RFC3339)
-		if v.BusinessDate {
-			text = want.Format(time.DateOnly)
-		}
-		var key strings.Builder
-		for _, p := range parts {
-			if p.placeholder {
-				key.WriteString(text)
-			} else {
-				key.WriteString(p.text)
+		keyOf := func(why string, at, want time.Time) zoneCase {
+			text := want.Format(time.RFC3339)
+			if v.BusinessDate {
+				text = want.Format(time.DateOnly)
 			}
+			var key strings.Builder
+			for _, p := range parts {
+				if p.placeholder {
+					key.WriteString(text)
+				} else {
+					key.WriteString(p.text)
+				}
+			}
+			return zoneCase{Why: why, At: goTime(at), Slot: goTime(want), Key: key.String()}
 		}
-		v.ZoneCase = zoneCase{At: goTime(at), Slot: goTime(want), Key: key.String()}
+		at, want := zoneCaseTimes(loc, v.Slot)
+		v.ZoneCases = append(v.ZoneCases, keyOf("a time whose slot in "+zone+" is not its slot in UTC", at, want))
+		if day, ok := springForward(loc); ok && v.Slot < 24*time.Hour {
+			at, want := wallSlot(day.Add(15*time.Hour+29*time.Minute), v.Slot)
+			v.ZoneCases = append(v.ZoneCases, keyOf(day.Format(time.DateOnly)+", the day the clocks go forward: the slot is still counted on the wall clock", at, want))
+		}
 	}
 	v.KeyExpr = concat(expr)
 	return nil
 }
 
-// zoneCase is a scheduled time (At, Go source of a UTC time) near a slot's edge, whose slot on
-// the zone's wall clock (Slot, Go source) is not its slot in UTC, and its key (Key).
-type zoneCase struct{ At, Slot, Key string }
+// zoneCase is a scheduled time (At, Go source of a UTC time) whose slot on the zone's wall clock
+// (Slot, Go source) the generated code must find, and its key (Key); Why says what it tests.
+type zoneCase struct{ Why, At, Slot, Key string }
 
 // zoneCaseTimes picks the scheduled time a generated test checks the zone with, and the slot it
 // falls in: half an hour into a local day for a zone ahead of UTC (the evening before, in UTC),
@@ -644,9 +652,7 @@ func zoneCaseTimes(loc *time.Location, slot time.Duration) (at, want time.Time) 
 	}
 	switch {
 	case slot < 24*time.Hour:
-		at = day.Add(15*time.Hour + 29*time.Minute)
-		minutes, step := at.Hour()*60+at.Minute(), int(slot/time.Minute)
-		want = time.Date(at.Year(), at.Month(), at.Day(), 0, minutes/step*step, 0, 0, loc)
+		return wallSlot(day.Add(15*time.Hour+29*time.Minute), slot)
 	case slot == 24*time.Hour:
 		want = day
 	default: // several days: counted on the calendar from the zero time, as UTC slots are
@@ -654,6 +660,27 @@ func zoneCaseTimes(loc *time.Location, slot time.Duration) (at, want time.Time) 
 		want = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
 	}
 	return at, want
+}
+
+// wallSlot is at and the start of its slot shorter than a day, read off the wall clock: the
+// minutes since midnight on at's clock face, floored to the slot, on at's date. At is an
+// unambiguous time (not in an hour the clocks pass twice).
+func wallSlot(at time.Time, slot time.Duration) (time.Time, time.Time) {
+	minutes, step := at.Hour()*60+at.Minute(), int(slot/time.Minute)
+	return at, time.Date(at.Year(), at.Month(), at.Day(), 0, minutes/step*step, 0, 0, at.Location())
+}
+
+// springForward is local midnight of the first day of 2026 on which loc's clocks go forward,
+// if they ever do.
+func springForward(loc *time.Location) (time.Time, bool) {
+	for d := time.Date(2026, 1, 1, 0, 0, 0, 0, loc); d.Year() == 2026; d = d.AddDate(0, 0, 1) {
+		_, start := d.Zone()
+		_, end := d.Add(23 * time.Hour).Zone()
+		if end > start {
+			return d, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // goTime is the Go source of t, in UTC, to the minute.
