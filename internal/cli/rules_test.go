@@ -213,8 +213,8 @@ func TestRulesExplainSystem(t *testing.T) {
 		want []string // in order
 	}{
 		{"adyen", []string{"# adyen: Adyen webhooks", "## Key", "`{psp_reference}:{event_code}`", "a batch (`/notificationItems`)",
-			"- `psp_reference`: body `/NotificationRequestItem/pspReference`", "## Delivery", "the body `[accepted]`", "https://docs.adyen.com/development-resources/webhooks/#accept-webhooks", "## Retry window", "30d: the end of Adyen's retry queue", "Suggested key TTL: 60d",
-			"Source: https://docs.adyen.com/development-resources/webhooks/troubleshoot"}},
+			"- `psp_reference`: body `/NotificationRequestItem/pspReference`", "## Retry window", "30d: the end of Adyen's retry queue", "Suggested key TTL: 60d",
+			"**Often quoted otherwise.**", "any successful status code", "Source: https://docs.adyen.com/development-resources/webhooks/troubleshoot"}},
 		{"sqs-fifo", []string{"# sqs-fifo", "MessageDeduplicationId", "14d", "a setting of yours", "5-minute deduplication interval is the producer's",
 			"**Often quoted otherwise.**", "## Leave out of the hash", "record `ReceiptHandle`"}},
 		{"salesforce", []string{"# salesforce", "a batch (`/Envelope/Body/notifications/Notification`)", "## Delivery", "The body is xml, not JSON",

@@ -470,6 +470,11 @@ func TestDecideKeyParts(t *testing.T) {
 func TestDecideKeyPartsOverridden(t *testing.T) {
 	t.Parallel()
 	cat := rules.Default()
+	sf, ok := cat.Provider("salesforce")
+	if !ok {
+		t.Fatal("no salesforce in the catalogue")
+	}
+	salesforceAck := sf.Ack.Body
 	tests := []struct {
 		name string
 		key  KeyAnswers
@@ -479,11 +484,13 @@ func TestDecideKeyPartsOverridden(t *testing.T) {
 		{"adyen", KeyAnswers{Source: "webhook", Provider: "adyen"}, []spec.KeyPart{
 			{Part: "psp_reference", In: "body", Name: "/NotificationRequestItem/pspReference"},
 			{Part: "event_code", In: "body", Name: "/NotificationRequestItem/eventCode"},
-		}, "[accepted]"},
+		}, ""},
+		{"salesforce acknowledges in SOAP", KeyAnswers{Source: "webhook", Provider: "salesforce"},
+			[]spec.KeyPart{{Part: "notification_id", In: "body", Name: "/Id"}}, salesforceAck},
 		{"location from the answers", KeyAnswers{Source: "queue", Provider: "kafka", In: "attribute", Name: "event-id"},
 			[]spec.KeyPart{{Part: "event_id", In: "attribute", Name: "event-id"}}, ""},
 		{"format keeps the parts it uses", KeyAnswers{Source: "webhook", Provider: "adyen", Format: "{provider}:{psp_reference}"},
-			[]spec.KeyPart{{Part: "psp_reference", In: "body", Name: "/NotificationRequestItem/pspReference"}}, "[accepted]"},
+			[]spec.KeyPart{{Part: "psp_reference", In: "body", Name: "/NotificationRequestItem/pspReference"}}, ""},
 		{"format of other placeholders drops them", KeyAnswers{Source: "webhook", Provider: "stripe", Format: "{provider}:{object_id}"}, nil, ""},
 	}
 	for _, tt := range tests {

@@ -224,7 +224,7 @@ func TestCollisionVocabulary(t *testing.T) {
 		{"client ui", KeyAnswers{Source: "client"}, append(httpWords, "webhook", "sender")},
 		{"client internal", KeyAnswers{Source: "client", Provider: "internal-http"}, append(httpWords, "webhook", "sender")},
 		{"stripe", KeyAnswers{Source: "webhook", Provider: "stripe"}, append(httpWords, "the client retries", "Retry-After")},
-		{"adyen", KeyAnswers{Source: "webhook", Provider: "adyen"}, append(httpWords, "the client retries", "without a body")},
+		{"adyen", KeyAnswers{Source: "webhook", Provider: "adyen"}, append(httpWords, "the client retries")},
 		{"hubspot", KeyAnswers{Source: "webhook", Provider: "hubspot"}, append(httpWords, "the client retries")},
 		{"bitbucket", KeyAnswers{Source: "webhook", Provider: "bitbucket"}, append(httpWords, "the client retries", "409 Conflict")},
 		{"sqs", KeyAnswers{Source: "queue", Provider: "sqs-standard"}, queueWords},

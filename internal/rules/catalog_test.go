@@ -88,7 +88,7 @@ func TestProviderFacts(t *testing.T) {
 		{"twilio", KindWebhook, true, "15s", "1h", "I-Twilio-Idempotency-Token", false, "www.twilio.com"},
 		{"slack", KindWebhook, true, "6m", "1h", "event_id", false, "docs.slack.dev"},
 		{"paypal", KindWebhook, true, "3d", "7d", "PAYPAL-TRANSMISSION-ID", false, "developer.paypal.com"},
-		{"adyen", KindWebhook, true, "30d", "60d", "pspReference + eventCode", false, "docs.adyen.com"},
+		{"adyen", KindWebhook, true, "30d", "60d", "pspReference + eventCode", true, "docs.adyen.com"},
 		{"standard-webhooks", KindWebhook, true, "76h", "7d", "webhook-id", false, "github.com"},
 		{"svix", KindWebhook, true, "28h", "3d", "svix-id", false, "docs.svix.com"},
 		{"sqs-standard", KindQueue, true, "14d", "15d", "MessageId", true, "docs.aws.amazon.com"},
@@ -372,13 +372,13 @@ func TestMoreProviderFacts(t *testing.T) {
 // TestPayloadsAndAcks pins what a delivery's body is written in and the
 // acknowledgement a sender asks for, each from the sender's documentation:
 // Salesforce posts SOAP XML and wants Ack true back, Twilio posts form
-// fields, Adyen wants [accepted]; everyone else posts JSON and takes any 2xx.
+// fields; everyone else posts JSON and takes any 2xx (Adyen too, since it
+// stopped asking for the body [accepted]).
 func TestPayloadsAndAcks(t *testing.T) {
 	t.Parallel()
 	want := map[string]struct{ payload, ack string }{
 		"salesforce": {PayloadXML, "<Ack>true</Ack>"},
 		"twilio":     {PayloadForm, ""},
-		"adyen":      {PayloadJSON, "[accepted]"},
 	}
 	for i := range Default().Providers {
 		p := &Default().Providers[i]
