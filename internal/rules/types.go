@@ -135,7 +135,7 @@ type Provider struct {
 	// PayloadURL is the page that states a payload format other than json.
 	PayloadURL string `yaml:"payload_url,omitempty"`
 	// Ack is the body a sender expects with the 2xx that acknowledges a
-	// delivery (Adyen's "[accepted]"); empty when any 2xx will do.
+	// delivery (Salesforce's SOAP notificationsResponse); empty when any 2xx will do.
 	Ack Ack `yaml:"ack,omitempty"`
 	// Busy is what a webhook sender needs to hear, while the first
 	// delivery of an event is still being processed, so that it delivers

@@ -64,7 +64,7 @@ type Key struct {
 	Batch bool   `yaml:"batch,omitempty"`
 	Items string `yaml:"items,omitempty"`
 	// Ack is the body the provider expects with the 2xx that acknowledges a
-	// delivery (Adyen: "[accepted]"); empty when any 2xx will do.
+	// delivery (Salesforce: a SOAP notificationsResponse with Ack true); empty when any 2xx will do.
 	Ack string `yaml:"ack,omitempty"`
 	// Payload is the format of a delivery's body when it is not JSON: xml
 	// (a SOAP envelope, Salesforce) or form (form fields, Twilio). Body
