@@ -51,12 +51,17 @@
 //     record with an ID field (an outbox row, an event; not a message a
 //     queue delivered), or a range loop over such records, that marks the
 //     record passed on after sending it (MarkPublished(ctx, e.ID),
-//     markSent, an UPDATE setting sent_at or published_at, or an outbox
-//     table's processed_at, a DELETE from an outbox or pending table,
-//     directly or in a helper
-//     of the package). A record whose send failed or whose mark did not
-//     land is sent again by the next pass; an order moved to a new status
-//     after its event went out is a transition, not a relay;
+//     markSent, UpdateStatus(ctx, e.ID, StatusPublished), an UPDATE setting
+//     a column named for it (sent_at, published_at, dispatched_at,
+//     delivered, an outbox table's processed_at) or a status column to a
+//     sent status ('SENT', a placeholder given "published"), a gorm
+//     Update or Updates of the record's row doing the same, a gorm Save of
+//     the record after setting such a field (e.PublishedAt = &now), a
+//     DELETE from an outbox or pending table, directly or in a helper of
+//     the package). A record whose send failed or whose mark did not land
+//     is sent again by the next pass; an order moved to a new status
+//     (shipped, failed, pending) after its event went out is a transition,
+//     not a relay;
 //   - a run of a workflow activity, which its engine runs again after a
 //     failure: a function given to RegisterActivity, a method of a type
 //     whose name ends in Activity or Activities, or one whose doc comment

@@ -23,48 +23,67 @@ func whereColumnsOf(info *types.Info, where *ast.CallExpr) []string {
 // literalColumns returns the constant keys of a map literal, or the fields
 // of a struct literal as snake_case columns, under an &.
 func literalColumns(info *types.Info, e ast.Expr) []string {
+	cols, _ := literalValues(info, e)
+	return cols
+}
+
+// literalValues returns literalColumns' columns with the value each is
+// given.
+func literalValues(info *types.Info, e ast.Expr) ([]string, []ast.Expr) {
 	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok {
 		e = u.X
 	}
 	lit, ok := ast.Unparen(e).(*ast.CompositeLit)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var cols []string
+	var values []ast.Expr
 	for _, elt := range lit.Elts {
 		kv, ok := elt.(*ast.KeyValueExpr)
 		if !ok {
 			continue
 		}
 		if s, ok := ConstString(info, kv.Key); ok {
-			cols = append(cols, s)
+			cols, values = append(cols, s), append(values, kv.Value)
 		} else if id, ok := kv.Key.(*ast.Ident); ok {
-			cols = append(cols, strings.Join(Words(id.Name), "_"))
+			cols, values = append(cols, strings.Join(Words(id.Name), "_")), append(values, kv.Value)
 		}
 	}
-	return cols
+	return cols, values
 }
 
 // ormGuarded reports whether a gorm update is a compare-and-set: its
 // chain's Where compares a version or status column, or a column the
 // update assigns (Update("state", "done") after Where("state = ?", "new")).
 func ormGuarded(info *types.Info, call *ast.CallExpr, where []string) bool {
-	var assigned []string
-	if len(call.Args) > 0 {
-		if col, ok := ConstString(info, call.Args[0]); ok {
-			assigned = []string{col} // Update("status", v), UpdateColumn
-		} else {
-			assigned = literalColumns(info, call.Args[0]) // Updates(map[string]any{...})
-		}
-	}
+	assigned, _ := ORMAssigned(info, call)
 	return slices.ContainsFunc(where, func(c string) bool {
-		return versionColumn(c) || statusColumn(c) || slices.Contains(assigned, c)
+		return versionColumn(c) || StatusColumn(c) || slices.Contains(assigned, c)
 	})
 }
 
-// statusColumn reports whether a column holds a record's state: status,
+// ORMAssigned returns the columns a gorm Update, UpdateColumn, Updates or
+// UpdateColumns call assigns, with the value each is given:
+// Update("status", v), or the keys of a map literal and the fields (as
+// snake_case columns) of a struct literal handed to Updates. Save is
+// not read: what it writes is the whole value.
+func ORMAssigned(info *types.Info, call *ast.CallExpr) ([]string, []ast.Expr) {
+	if len(call.Args) == 0 {
+		return nil, nil
+	}
+	if col, ok := ConstString(info, call.Args[0]); ok {
+		if len(call.Args) < 2 {
+			return nil, nil
+		}
+		return []string{col}, call.Args[1:2] // Update("status", v), UpdateColumn
+	}
+	return literalValues(info, call.Args[0]) // Updates(map[string]any{...})
+}
+
+// StatusColumn reports whether a column holds a record's state: status,
 // state, job_status.
-func statusColumn(name string) bool {
+func StatusColumn(name string) bool {
 	ws := Words(name)
 	return len(ws) > 0 && (ws[len(ws)-1] == "status" || ws[len(ws)-1] == "state")
 }

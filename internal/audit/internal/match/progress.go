@@ -24,10 +24,17 @@ func InProgress(value string) bool {
 func Literals(text string) []string {
 	var out []string
 	for _, t := range tokenize(text) {
-		if t.kind == literal && strings.HasPrefix(t.text, "'") {
-			s := strings.TrimSuffix(strings.TrimPrefix(t.text, "'"), "'")
-			out = append(out, strings.ReplaceAll(s, "''", "'"))
+		if s, ok := stringLiteral(t); ok {
+			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// stringLiteral returns the value of a token that is a quoted SQL string.
+func stringLiteral(t token) (string, bool) {
+	if t.kind != literal || !strings.HasPrefix(t.text, "'") {
+		return "", false
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(t.text, "'"), "'"), "''", "'"), true
 }

@@ -249,6 +249,27 @@ func assigned(toks []token) []string {
 	return cols
 }
 
+// SetLiterals returns the string literals an UPDATE's SET list assigns,
+// by column (SET status = 'sent' gives status: sent); nil for other SQL.
+func SetLiterals(text string) map[string]string {
+	toks := tokenize(text)
+	at := slices.IndexFunc(toks, func(t token) bool { return t.depth == 0 && t.kind == word && t.upper == "SET" })
+	if at < 0 || ParseSQL(text).Verb != Update {
+		return nil
+	}
+	out := map[string]string{}
+	for i := at + 1; i+2 < len(toks); i++ {
+		t := toks[i]
+		if t.depth == 0 && t.kind == word && (t.upper == "WHERE" || slices.Contains(clauseEnds, t.upper)) {
+			break
+		}
+		if v, ok := stringLiteral(toks[i+2]); ok && t.depth == 0 && t.kind == word && toks[i+1].text == "=" {
+			out[strings.ToLower(t.text)] = v
+		}
+	}
+	return out
+}
+
 // increments reports whether an UPDATE's SET list assigns a column an
 // expression that adds to or appends to that same column: col = col + x,
 // col = col - x, col = col || x, col = array_append(col, x).

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 )
@@ -106,6 +107,25 @@ func TestParseSQLIncrements(t *testing.T) {
 	} {
 		if got := ParseSQL(tt.sql).Increments; got != tt.want {
 			t.Errorf("ParseSQL(%q).Increments = %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}
+
+func TestSetLiterals(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sql  string
+		want map[string]string
+	}{
+		{"UPDATE outbox SET status = 'SENT', processed_at = NOW() WHERE id = $1", map[string]string{"status": "SENT"}},
+		{"update outbox set Status='it''s sent' where id = $1", map[string]string{"status": "it's sent"}},
+		{"UPDATE outbox SET status = 'FAILED' WHERE id = $1 AND status <> 'SENT'", map[string]string{"status": "FAILED"}},
+		{"UPDATE outbox SET status = $2 WHERE id = $1", map[string]string{}},
+		{"SELECT id FROM outbox WHERE status = 'PENDING'", nil},
+		{"INSERT INTO outbox (status) VALUES ('NEW')", nil},
+	} {
+		if got := SetLiterals(tt.sql); !maps.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("SetLiterals(%q) = %v, want %v", tt.sql, got, tt.want)
 		}
 	}
 }
