@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/build"
 	"go/types"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,11 +17,28 @@ import (
 // import: the fresh value it returns, the key it makes and sends itself,
 // and the parameters that reach a sink in it.
 type keyFact struct {
-	Returns   string        // "uuid.NewString at ids.go:8": the fresh value it returns
-	Process   bool          // what Returns names is made once per process
-	Makes     string        // "uuid.NewString at send.go:12, reaching the Idempotency-Key header at send.go:14"
-	MakesOnly []kind        // the attempts in which Makes is a mistake; nil for all
-	Params    map[int]reach // parameter index: the sink it reaches
+	Returns   string // "uuid.NewString at ids.go:8": the fresh value it returns
+	Process   bool   // what Returns names is made once per process
+	Makes     string // "uuid.NewString at send.go:12, reaching the Idempotency-Key header at send.go:14"
+	MakesOnly []kind // the attempts in which Makes is a mistake; nil for all
+	// Params are the parameters that reach a sink, in the order of their index: a slice, not a
+	// map, so that the fact encodes the same every time (gob writes a map in iteration order).
+	Params []paramReach
+}
+
+// paramReach is a parameter, by index, and the sink it reaches.
+type paramReach struct {
+	Index int
+	Reach reach
+}
+
+// paramList is params in the order of their index.
+func paramList(params map[int]reach) []paramReach {
+	var out []paramReach
+	for _, i := range slices.Sorted(maps.Keys(params)) {
+		out = append(out, paramReach{i, params[i]})
+	}
+	return out
 }
 
 // AFact marks keyFact as an analysis fact.
@@ -37,14 +55,8 @@ func (f *keyFact) String() string {
 	if f.Makes != "" {
 		parts = append(parts, "makes "+f.Makes)
 	}
-	for _, i := range slices.Sorted(func(yield func(int) bool) {
-		for i := range f.Params {
-			if !yield(i) {
-				return
-			}
-		}
-	}) {
-		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", i, f.Params[i].What))
+	for _, p := range f.Params {
+		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", p.Index, p.Reach.What))
 	}
 	return "attemptkey: " + strings.Join(parts, "; ")
 }
@@ -58,7 +70,7 @@ func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 		if !fn.Exported() {
 			continue
 		}
-		f := &keyFact{Params: c.paramSinks(fn)}
+		f := &keyFact{Params: paramList(c.paramSinks(fn))}
 		if o := c.returnsFresh(fn); o != nil && !o.delivered {
 			f.Returns, f.Process = fmt.Sprintf("%s at %s", o.what, c.where(o.pos)), o.process
 		}

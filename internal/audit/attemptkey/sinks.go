@@ -191,7 +191,10 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 		if c.decls[impl] != nil {
 			params = c.paramSinks(impl)
 		} else if k := c.fact(impl); k != nil {
-			params = k.Params
+			params = map[int]reach{}
+			for _, p := range k.Params {
+				params[p.Index] = p.Reach
+			}
 		} else {
 			unseen = true
 		}
