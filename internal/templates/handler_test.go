@@ -21,7 +21,7 @@ import (
 // idemkit design writes it, and two variants that take the other branches of the templates (a
 // custom header, no tenant, waiting on a claim, nested fields, an event ID in a header,
 // replaying webhook answers, a business date in Europe/Berlin, hourly slots in Asia/Kolkata).
-var handlerCases = []string{"client", "webhook", "queue", "workflow", "cron", "client-custom", "webhook-github", "client-body", "webhook-adyen", "webhook-hubspot", "cron-berlin", "cron-kolkata", "cron-newyork"}
+var handlerCases = []string{"client", "webhook", "queue", "workflow", "cron", "client-custom", "webhook-github", "client-body", "webhook-adyen", "webhook-hubspot", "cron-berlin", "cron-kolkata", "cron-newyork", "cron-chicago"}
 
 // handlerOpts are the options the goldens are generated with.
 func handlerOpts(name string) HandlerOptions {

@@ -626,6 +626,14 @@ func (v *handlerView) cron(s *spec.Spec) error {
 			at, want := wallSlot(day.Add(15*time.Hour+29*time.Minute), v.Slot)
 			v.ZoneCases = append(v.ZoneCases, keyOf(day.Format(time.DateOnly)+", the day the clocks go forward: the slot is still counted on the wall clock", at, want))
 		}
+		if back, ok := fallBack(loc); ok && time.Hour%v.Slot == 0 {
+			// Both passes of the repeated hour, 29 minutes in: each in a slot of its own.
+			step := 29 * time.Minute / v.Slot * v.Slot
+			first := back.Add(-time.Hour + 29*time.Minute)
+			v.ZoneCases = append(v.ZoneCases,
+				keyOf(first.Format("15:04")+" on "+back.Format(time.DateOnly)+", the first time: the clocks go back an hour later", first, back.Add(-time.Hour+step)),
+				keyOf(first.Format("15:04")+" on "+back.Format(time.DateOnly)+", the second time: a slot of its own", back.Add(29*time.Minute), back.Add(step)))
+		}
 	}
 	v.KeyExpr = concat(expr)
 	return nil
@@ -678,6 +686,19 @@ func springForward(loc *time.Location) (time.Time, bool) {
 		_, end := d.Add(23 * time.Hour).Zone()
 		if end > start {
 			return d, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// fallBack is the instant in 2026 at which loc's clocks go back an hour, if they do: the hour
+// before it comes again after it.
+func fallBack(loc *time.Location) (time.Time, bool) {
+	for t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC); t.Year() == 2026; t = t.Add(time.Hour) {
+		_, before := t.In(loc).Zone()
+		_, after := t.Add(time.Hour).In(loc).Zone()
+		if before-after == 3600 {
+			return t.Add(time.Hour).In(loc), true
 		}
 	}
 	return time.Time{}, false
