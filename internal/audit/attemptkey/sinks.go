@@ -186,22 +186,22 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	// A method of an interface, whatever implements it here, or a
 	// function of a package without facts: its names tell too.
 	unseen := fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())
+	add := func(i int, r reach) {
+		if _, ok := summary[i]; !ok {
+			summary[i] = r
+		}
+	}
 	for _, impl := range c.callees(call) {
-		var params map[int]reach
 		if c.decls[impl] != nil {
-			params = c.paramSinks(impl)
+			for i, r := range c.paramSinks(impl) {
+				add(i, r)
+			}
 		} else if k := c.fact(impl); k != nil {
-			params = map[int]reach{}
 			for _, p := range k.Params {
-				params[p.Index] = p.Reach
+				add(p.Index, p.Reach)
 			}
 		} else {
 			unseen = true
-		}
-		for i, r := range params {
-			if _, ok := summary[i]; !ok {
-				summary[i] = r
-			}
 		}
 	}
 	for i, arg := range call.Args {
