@@ -212,7 +212,7 @@ func marksSQL(info *types.Info, call *ast.CallExpr) bool {
 	case match.Delete:
 		return queue
 	case match.Update:
-		for col, val := range match.SetLiterals(q.Text) {
+		for col, val := range st.SetLiterals {
 			if match.StatusColumn(col) && sentStatus(val) {
 				return true // SET status = 'SENT'
 			}

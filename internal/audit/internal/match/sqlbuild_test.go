@@ -53,7 +53,7 @@ func TestBuiltQuery(t *testing.T) {
 		{`q := "SELECT status FROM jobs WHERE id = $1"; q += " FOR UPDATE"; use(q)`,
 			Statement{Verb: Select, Table: "jobs", Columns: []string{"id"}, ForUpdate: true}, "", true},
 		{`q := fmt.Sprintf("UPDATE %q SET state = '%s' WHERE id = %d AND state = 'new'", "Jobs", "done", 7); q = d.Rebind(q); use(q)`,
-			Statement{Verb: Update, Table: "jobs", Assigned: []string{"state"}, Columns: []string{"id", "state"}, Guarded: true}, "", true},
+			Statement{Verb: Update, Table: "jobs", Assigned: []string{"state"}, Columns: []string{"id", "state"}, Guarded: true, SetLiterals: map[string]string{"state": "done"}}, "", true},
 		{`use(fmt.Sprintf("SELECT * FROM t WHERE id = %[1]d AND k = %s", n))`,
 			Statement{Verb: Select, Table: "t", Columns: []string{"id", "k"}}, "", true},
 		{`use(fmt.Sprintf("SELECT * FROM t WHERE id = %d %s", n))`,

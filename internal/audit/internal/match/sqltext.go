@@ -66,6 +66,9 @@ type Statement struct {
 	// (SET refunded = refunded + $2, SET tags = tags || $1): done twice,
 	// it adds twice.
 	Increments bool
+	// SetLiterals are the string literals an UPDATE's SET list assigns, by
+	// column (SET status = 'sent' gives status: sent); nil for other SQL.
+	SetLiterals map[string]string
 }
 
 // ParseSQL classifies constant SQL text.
@@ -110,6 +113,7 @@ func ParseSQL(text string) Statement {
 		st.Table, _ = tableName(rest, 0)
 		if i := indexWord(rest, 0, "SET"); i >= 0 {
 			st.Assigned = assigned(rest[i+1:])
+			st.SetLiterals = setLiterals(rest[i+1:])
 			st.Increments = increments(rest[i+1:])
 		}
 		st.Columns = whereColumns(rest, 0)
@@ -249,16 +253,11 @@ func assigned(toks []token) []string {
 	return cols
 }
 
-// SetLiterals returns the string literals an UPDATE's SET list assigns,
-// by column (SET status = 'sent' gives status: sent); nil for other SQL.
-func SetLiterals(text string) map[string]string {
-	toks := tokenize(text)
-	at := slices.IndexFunc(toks, func(t token) bool { return t.depth == 0 && t.kind == word && t.upper == "SET" })
-	if at < 0 || ParseSQL(text).Verb != Update {
-		return nil
-	}
+// setLiterals reads the string literals a SET list (toks, after SET)
+// assigns, by column, up to the WHERE.
+func setLiterals(toks []token) map[string]string {
 	out := map[string]string{}
-	for i := at + 1; i+2 < len(toks); i++ {
+	for i := 0; i+2 < len(toks); i++ {
 		t := toks[i]
 		if t.depth == 0 && t.kind == word && (t.upper == "WHERE" || slices.Contains(clauseEnds, t.upper)) {
 			break

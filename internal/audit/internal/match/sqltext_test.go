@@ -39,11 +39,11 @@ func TestParseSQL(t *testing.T) {
 		{"WITH x AS (SELECT 1 FROM a) INSERT INTO b (k) VALUES ('it''s')",
 			Statement{Verb: Insert, Table: "b", Columns: []string{"k"}}},
 		{"UPDATE orders SET status = 'paid', version = version + 1 WHERE id = $1 AND version = $2",
-			Statement{Verb: Update, Table: "orders", Assigned: []string{"status", "version"}, Columns: []string{"id", "version"}, Guarded: true}},
+			Statement{Verb: Update, Table: "orders", Assigned: []string{"status", "version"}, Columns: []string{"id", "version"}, Guarded: true, SetLiterals: map[string]string{"status": "paid"}}},
 		{"UPDATE idempotency_keys SET status = 'running' WHERE key = $1 AND status = 'pending'",
-			Statement{Verb: Update, Table: "idempotency_keys", Assigned: []string{"status"}, Columns: []string{"key", "status"}, Guarded: true}},
+			Statement{Verb: Update, Table: "idempotency_keys", Assigned: []string{"status"}, Columns: []string{"key", "status"}, Guarded: true, SetLiterals: map[string]string{"status": "running"}}},
 		{"UPDATE idempotency_keys SET status = 'running' WHERE key = $1",
-			Statement{Verb: Update, Table: "idempotency_keys", Assigned: []string{"status"}, Columns: []string{"key"}}},
+			Statement{Verb: Update, Table: "idempotency_keys", Assigned: []string{"status"}, Columns: []string{"key"}, SetLiterals: map[string]string{"status": "running"}}},
 		{"DELETE FROM idempotency_keys WHERE key = $1",
 			Statement{Verb: Delete, Table: "idempotency_keys", Columns: []string{"key"}}},
 		{"CREATE TABLE t (id int)", Statement{}},
@@ -124,8 +124,8 @@ func TestSetLiterals(t *testing.T) {
 		{"SELECT id FROM outbox WHERE status = 'PENDING'", nil},
 		{"INSERT INTO outbox (status) VALUES ('NEW')", nil},
 	} {
-		if got := SetLiterals(tt.sql); !maps.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
-			t.Errorf("SetLiterals(%q) = %v, want %v", tt.sql, got, tt.want)
+		if got := ParseSQL(tt.sql).SetLiterals; !maps.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("ParseSQL(%q).SetLiterals = %v, want %v", tt.sql, got, tt.want)
 		}
 	}
 }
