@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
 // callees returns the functions call may run: its static callee, or, for
@@ -31,7 +33,6 @@ func (c *checker) implementations(fn *types.Func) []*types.Func {
 	if impls, done := c.impls[fn]; done {
 		return impls
 	}
-	iface := fn.Signature().Recv().Type().Underlying().(*types.Interface)
 	var impls []*types.Func
 	for _, pkg := range append([]*types.Package{c.pass.Pkg}, c.pass.Pkg.Imports()...) {
 		scope := pkg.Scope()
@@ -44,16 +45,8 @@ func (c *checker) implementations(fn *types.Func) []*types.Func {
 			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
 				continue
 			}
-			var t types.Type = named
-			if !types.Implements(t, iface) {
-				if t = types.NewPointer(named); !types.Implements(t, iface) {
-					continue
-				}
-			}
-			obj, _, _ := types.LookupFieldOrMethod(t, false, fn.Pkg(), fn.Name())
-			m, ok := obj.(*types.Func)
-			if ok && !strings.HasSuffix(c.pass.Fset.Position(m.Pos()).Filename, "_test.go") {
-				impls = append(impls, m.Origin())
+			if m := match.Implementation(named, fn); m != nil && !strings.HasSuffix(c.pass.Fset.Position(m.Pos()).Filename, "_test.go") {
+				impls = append(impls, m)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package effect
 import (
 	"go/types"
 	"sync"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
 // Module is what an in-process driver knows of the whole module: the
@@ -42,23 +44,10 @@ func (m *Module) implementations(fn *types.Func) []*Summary {
 	if m == nil {
 		return nil
 	}
-	recv := fn.Signature().Recv().Type()
-	iface, ok := recv.Underlying().(*types.Interface)
-	if !ok {
-		return nil
-	}
 	var out []*Summary
 	for _, n := range m.named {
-		var t types.Type = n
-		if !types.Implements(t, iface) {
-			t = types.NewPointer(n)
-			if !types.Implements(t, iface) {
-				continue
-			}
-		}
-		obj, _, _ := types.LookupFieldOrMethod(t, false, fn.Pkg(), fn.Name())
-		if impl, ok := obj.(*types.Func); ok {
-			if s := m.methods[impl.Origin()]; s != nil {
+		if impl := match.Implementation(n, fn); impl != nil {
+			if s := m.methods[impl]; s != nil {
 				out = append(out, s)
 			}
 		}

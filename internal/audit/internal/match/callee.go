@@ -42,3 +42,25 @@ func ConstString(info *types.Info, e ast.Expr) (string, bool) {
 	}
 	return constant.StringVal(tv.Value), true
 }
+
+// Implementation returns the method by which n, or a pointer to n,
+// implements the interface method fn, in its generic origin; nil when
+// neither implements fn's interface.
+func Implementation(n *types.Named, fn *types.Func) *types.Func {
+	iface, ok := fn.Signature().Recv().Type().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	var t types.Type = n
+	if !types.Implements(t, iface) {
+		if t = types.NewPointer(n); !types.Implements(t, iface) {
+			return nil
+		}
+	}
+	m, _, _ := types.LookupFieldOrMethod(t, false, fn.Pkg(), fn.Name())
+	impl, ok := m.(*types.Func)
+	if !ok {
+		return nil
+	}
+	return impl.Origin()
+}
