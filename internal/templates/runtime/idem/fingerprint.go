@@ -121,10 +121,17 @@ func hexSum(dst *[2 * sha256.Size]byte, sum *[sha256.Size]byte) {
 }
 
 // isJSON reports whether a Content-Type names JSON: application/json or a +json type, with any
-// parameters. The common spellings are recognised without parsing.
+// parameters, as mime.ParseMediaType reads it (a malformed one is not JSON). The common JSON
+// spellings are recognised without parsing, and so is every type that is not JSON: the media type
+// ParseMediaType returns is the part before any ';', trimmed and lower-cased, so one whose part
+// does not end in "json" cannot be JSON, and the parse (which allocates) is left out.
 func isJSON(contentType string) bool {
 	if strings.EqualFold(contentType, "application/json") || strings.EqualFold(contentType, "application/json; charset=utf-8") {
 		return true
+	}
+	base, _, _ := strings.Cut(contentType, ";")
+	if base = strings.TrimSpace(base); len(base) < 4 || !strings.EqualFold(base[len(base)-4:], "json") {
+		return false
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {

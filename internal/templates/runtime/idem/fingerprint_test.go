@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"mime"
 	"regexp"
 	"slices"
 	"strconv"
@@ -404,6 +405,69 @@ func BenchmarkFingerprint1K(b *testing.B) {
 	for b.Loop() {
 		if got := f.Fingerprint("POST", "/charges", body1K, "application/json"); got != want {
 			b.Fatalf("fingerprint %s, then %s", want, got)
+		}
+	}
+}
+
+// isJSONByParse is isJSON by its definition alone: the media type as mime.ParseMediaType reads it.
+func isJSONByParse(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// TestIsJSON: isJSON's shortcuts answer as the parse does, on the spellings that take them.
+func TestIsJSON(t *testing.T) {
+	t.Parallel()
+	for ct, want := range map[string]bool{
+		"application/json":                  true,
+		"Application/JSON; charset=UTF-8":   true,
+		" application/json ":                true,
+		"application/problem+json":          true,
+		"application/vnd.api+JSON; ext=x":   true,
+		"application/json; x":               false, // a malformed parameter: ParseMediaType refuses it
+		"application/octet-stream":          false,
+		"text/plain; charset=utf-8":         false,
+		"application/x-www-form-urlencoded": false,
+		"":                                  false,
+		"json":                              false, // no subtype
+		"application/jsonx":                 false,
+		"application/json;":                 true,
+		"text/json ; q":                     false,
+	} {
+		if got := isJSON(ct); got != want {
+			t.Errorf("isJSON(%q) = %v, want %v", ct, got, want)
+		}
+		if got := isJSONByParse(ct); got != want {
+			t.Errorf("the table is wrong: ParseMediaType says %v for %q", got, ct)
+		}
+	}
+}
+
+// FuzzIsJSON: isJSON agrees with mime.ParseMediaType on every Content-Type.
+func FuzzIsJSON(f *testing.F) {
+	for _, ct := range []string{"application/json", "application/vnd.api+json; v=1", "text/plain", "a/b+JSON ;", "application/json; x", " JSON"} {
+		f.Add(ct)
+	}
+	f.Fuzz(func(t *testing.T, ct string) {
+		if got, want := isJSON(ct), isJSONByParse(ct); got != want {
+			t.Errorf("isJSON(%q) = %v, ParseMediaType says %v", ct, got, want)
+		}
+	})
+}
+
+// TestFingerprinterAllocates: a request's fingerprint allocates only the returned string, for
+// application/json and for every media type that is not JSON: the pooled canonicaliser keeps its
+// buffers, and those types are told apart without mime.ParseMediaType, which allocates. (A +json
+// type still goes through it, to be refused when it is malformed as the parse refuses it.)
+func TestFingerprinterAllocates(t *testing.T) {
+	f, err := NewFingerprinter([]string{"timestamp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "text/plain; charset=utf-8", "application/octet-stream", "application/x-www-form-urlencoded"} {
+		f.Fingerprint("POST", "/charges", body1K, ct) // fill the pool
+		if n := testing.AllocsPerRun(100, func() { f.Fingerprint("POST", "/charges", body1K, ct) }); n != 1 {
+			t.Errorf("Content-Type %s: %v allocations a fingerprint, want 1 (the string)", ct, n)
 		}
 	}
 }
