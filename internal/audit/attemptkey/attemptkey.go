@@ -124,6 +124,7 @@ type checker struct {
 	fields     map[*types.Func]map[int][]*types.Var // which fields a function keeps its parameters in
 	relays     map[*ast.FuncDecl]*types.Var         // the record a function relays; nil for none
 	impls      map[*types.Func][]*types.Func        // the methods that implement an interface method
+	wmFields   map[string]bool                      // metadata fields a watermill Deduplicator reads; nil until wmDedupField looks
 }
 
 func run(pass *analysis.Pass) (any, error) {

@@ -8,8 +8,8 @@
 //
 // A fresh value is a random or time-ordered UUID (google/uuid, gofrs/uuid
 // NewV1, NewV4, NewV6, NewV7 and a Generator's), a ULID, KSUID or xid,
-// stripe-go's NewIdempotencyKey, time.Now (its UnixNano, Unix, Format or
-// String), a math/rand or crypto/rand value, bytes crypto/rand.Read put in a
+// watermill's NewUUID, NewShortUUID and NewULID, stripe-go's
+// NewIdempotencyKey, time.Now (its UnixNano, Unix, Format or String), a math/rand or crypto/rand value, bytes crypto/rand.Read put in a
 // buffer, a retry loop's attempt counter, or, in a consumer, a value the
 // queue makes anew for each delivery (an SQS receipt handle, an AMQP
 // delivery tag); a string built from one is fresh too, while a struct
@@ -95,7 +95,9 @@
 // named for what it records (ProcessedMessage), the index of a map or the
 // key of a sync.Map named so (seen, processed), the key of a call to an
 // //idemkit:claim helper, and the id or key parameter of a method named so
-// (MarkProcessed) that the check cannot see into. Six more count only in
+// (MarkProcessed) that the check cannot see into, and a watermill
+// message's metadata entry named for an idempotency key or read by the
+// package's Deduplicator (NewMessageHasherFromMetadataField). More count only in
 // some attempts, being also entities' IDs: the name or ID given to a create,
 // as a parameter or a field of its request (createDatabase's name,
 // CreateBucketInput's BucketName), in a retry; a parameter named for an
@@ -108,7 +110,11 @@
 // relay, but not a trace, correlation or request ID; an AMQP Publishing's MessageId
 // (rabbitmq/amqp091-go, streadway/amqp) and a Kafka header whose key names
 // such an ID (message-id, event_id; segmentio/kafka-go, confluent-kafka-go,
-// sarama), in a retry or a relay; the key of a SET NX on any key for a
+// sarama), in a retry or a relay; a watermill message's UUID
+// (message.NewMessage(uuid, payload), a Message literal's, msg.UUID = ...)
+// and a metadata entry naming an event's or message's ID, in a retry or a
+// relay, unless the message's metadata carries a key the consumers
+// deduplicate by instead; the key of a SET NX on any key for a
 // value made once per process (a fresh key per turn may be a search for a
 // free one). Keys flow through the package's
 // functions: a key made by one function (newKey) and handed to a sink by

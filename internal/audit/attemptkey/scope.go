@@ -684,6 +684,7 @@ var knownMessages = map[string]messageKind{
 	"cloud.google.com/go/pubsub.Message":                          receivedMessage,
 	"github.com/riverqueue/river.Job":                             receivedMessage,
 	"github.com/hibiken/asynq.Task":                               receivedMessage,
+	"github.com/ThreeDotsLabs/watermill/message.Message":          anyMessage,
 }
 
 // message reports a message that carries its own ID: a queue client's

@@ -83,7 +83,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 		}
 		return true
 	})
-	return out
+	return append(out, c.wmSinks(body)...)
 }
 
 // keyField reports a struct field named for an idempotency or dedup key:
@@ -150,8 +150,8 @@ func (c *checker) texts(body *ast.BlockStmt) func(ast.Expr) string {
 func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []sink {
 	info := c.pass.TypesInfo
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok {
-		return nil
+	if !ok || fn.Pkg() != nil && fn.Pkg().Path() == wmMessage {
+		return nil // watermill's messages: wmSinks
 	}
 	if s, ok := headerSet(info, fn, call); ok {
 		return []sink{s}
