@@ -40,7 +40,16 @@
 // between the check and it. A lock held across both (a mutex,
 // an advisory lock, a claim or a parent row's FOR UPDATE taken first), a
 // SERIALIZABLE transaction, a handled duplicate-key error, or a WATCH
-// transaction make the pair safe. gorm's FirstOrCreate of a dedup model is
+// transaction make the pair safe.
+//
+// A Lua script is the command it amounts to on its key: a SET, a GET, or
+// a claim when one script tests and sets (SET NX, or GET then SET), wherever
+// its source is kept: at the call, in a package variable or a struct
+// field (set by a constructor or init), in a file embedded with
+// //go:embed (into a string or []byte, or read by name from an embed.FS,
+// also through a helper such as script("claim")), or loaded with SCRIPT
+// LOAD and run by its SHA. A GET in Go and then a SET script, or a GET
+// script and then a SET in Go, are two steps. gorm's FirstOrCreate of a dedup model is
 // both steps in one call.
 //
 // Records kept in process memory count too: a map that is a package

@@ -1,0 +1,3 @@
+-- Marks KEYS[1] done, whatever it held.
+redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2])
+return 1

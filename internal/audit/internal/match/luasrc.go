@@ -1,0 +1,625 @@
+package match
+
+import (
+	"go/ast"
+	gotoken "go/token"
+	"go/types"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// Services seldom write a script's source at the call that runs it. The
+// script is made once and kept: in a struct field set by a constructor
+// (&Store{claim: redis.NewScript(src)}), in a package variable set by
+// init, from a file embedded with //go:embed (a string, a []byte, or an
+// embed.FS read by name), or loaded with SCRIPT LOAD and run by its SHA
+// (s.sha, err = rdb.ScriptLoad(ctx, src).Result(); rdb.EvalSha(ctx,
+// s.sha, keys, ...)). keptScript follows the script back to its source
+// through these, in the package that runs it, and reads the call as
+// redisScript reads one whose source is in sight.
+
+func init() {
+	// Redis reads the scripts whose source is in sight; the rest reach
+	// the libraries Classify tries after it.
+	moreLibraries = append(moreLibraries, keptScript)
+}
+
+// maxKeptDepth bounds how many steps (a variable, a conversion, a
+// helper, a read) a script is followed back through.
+const maxKeptDepth = 10
+
+// maxScriptFile bounds an embedded file read for a script's source.
+const maxScriptFile = 1 << 20
+
+// keptScript reads a call that runs a Lua script kept away from it as
+// the command the script amounts to on one of its keys.
+func keptScript(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
+	run, ok := keptScriptCall(info, call, fn)
+	if !ok {
+		return Access{}, false
+	}
+	c, ok := scriptCommand(run, fn)
+	if !ok {
+		return Access{}, false
+	}
+	return redisAccess(info, call, c)
+}
+
+// scriptCommand reads what a script run does to the key it says most of.
+func scriptCommand(run scriptRun, fn *types.Func) (RedisCall, bool) {
+	keys, returns := luaKeys(run.src)
+	best, bestOp := 0, RedisOp(0)
+	for n, k := range keys {
+		op := k.op(returns)
+		if op == 0 || n > len(run.keys) {
+			continue
+		}
+		r, rb := slices.Index(luaRank, op), slices.Index(luaRank, bestOp)
+		if bestOp == 0 || r < rb || r == rb && n < best {
+			best, bestOp = n, op
+		}
+	}
+	if bestOp == 0 {
+		return RedisCall{}, false
+	}
+	k := keys[best]
+	c := RedisCall{Op: bestOp, Method: fn.Name(), Key: run.keys[best-1], Command: bestOp.String(), Script: true}
+	switch bestOp {
+	case RedisSet, RedisSetNX:
+		c.Command = "SET"
+		if bestOp == RedisSetNX {
+			c.Command = "SET NX"
+		}
+		c.value, c.luaValue = scriptValue(run, k.value)
+		c.NilTaken = bestOp == RedisSetNX && k.nilTaken
+	case RedisHSetNX:
+		c.Command = "HSETNX"
+		if f, _ := scriptValue(run, k.field); f != nil {
+			c.Fields = []ast.Expr{f}
+		}
+	}
+	return c, true
+}
+
+// keptScriptCall reads the source, keys and arguments of a call that runs
+// a kept script: go-redis's Script methods and a client's Eval, EvalRO,
+// EvalSha and EvalShaRO, redigo's Script methods, rueidis's Lua Exec.
+func keptScriptCall(info *types.Info, call *ast.CallExpr, fn *types.Func) (scriptRun, bool) {
+	if fn == nil || fn.Signature().Recv() == nil {
+		return scriptRun{}, false
+	}
+	b := bound{info: info}
+	goRedis := inPackage(fn, redisPath) || inPackage(fn, redisV8Path)
+	recv := typeName(fn.Signature().Recv().Type())
+	var run scriptRun
+	switch {
+	case goRedis && recv == "Script":
+		if !slices.Contains([]string{"Run", "RunRO", "Eval", "EvalRO", "EvalSha", "EvalShaRO"}, fn.Name()) || len(call.Args) < 3 {
+			return scriptRun{}, false
+		}
+		src, _, ok := b.keptSource(receiverOf(call), 0)
+		if !ok {
+			return scriptRun{}, false
+		}
+		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: variadic(info, call, 3)}
+	case goRedis:
+		var src string
+		var ok bool
+		switch fn.Name() {
+		case "Eval", "EvalRO":
+			if len(call.Args) >= 3 {
+				src, ok = b.keptText(call.Args[1], 0)
+			}
+		case "EvalSha", "EvalShaRO":
+			if len(call.Args) >= 3 {
+				src, ok = b.shaSource(call.Args[1], 0)
+			}
+		}
+		if !ok {
+			return scriptRun{}, false
+		}
+		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: variadic(info, call, 3)}
+	case inPackage(fn, redigoPath) && recv == "Script":
+		from := 1
+		switch fn.Name() {
+		case "Do", "Send", "SendHash":
+		case "DoContext":
+			from = 2
+		default:
+			return scriptRun{}, false
+		}
+		src, n, ok := b.keptSource(receiverOf(call), 0)
+		if !ok || n < 0 || call.Ellipsis.IsValid() || len(call.Args) < from+n {
+			return scriptRun{}, false
+		}
+		rest := call.Args[from:]
+		run = scriptRun{src: src, keys: rest[:n], args: rest[n:]}
+	case inPackage(fn, rueidisPath) && recv == "Lua":
+		if fn.Name() != "Exec" || len(call.Args) < 4 {
+			return scriptRun{}, false
+		}
+		src, _, ok := b.keptSource(receiverOf(call), 0)
+		if !ok {
+			return scriptRun{}, false
+		}
+		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: sliceElems(info, call.Args[3])}
+	default:
+		return scriptRun{}, false
+	}
+	return run, len(run.keys) > 0
+}
+
+// bound is where a kept script is looked for: the package's type
+// information and, inside a helper that makes or reads the script
+// (script("claim"), mustRead(name)), the constant strings its
+// parameters were given at the call.
+type bound struct {
+	info *types.Info
+	args map[*types.Var]string
+}
+
+// keptSource returns the source of the script e holds, as scriptSource
+// does, following e through fields and package variables to the
+// NewScript that made it and the source to what it was read from. keys
+// is redigo's count of keys, -1 where the script does not say.
+func (b bound) keptSource(e ast.Expr, depth int) (src string, keys int, ok bool) {
+	info := b.info
+	if depth > maxKeptDepth {
+		return "", 0, false
+	}
+	call, isCall := ast.Unparen(e).(*ast.CallExpr)
+	if !isCall {
+		return oneOf(heldValues(info, e), func(v ast.Expr) (string, int, bool) { return b.keptSource(v, depth+1) })
+	}
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || fn.Signature().Recv() != nil {
+		return "", 0, false
+	}
+	if inner, values, ok := b.helper(call, fn); ok {
+		return oneOf(values, func(v ast.Expr) (string, int, bool) { return inner.keptSource(v, depth+1) })
+	}
+	switch {
+	case (inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) && fn.Name() == "NewScript" && len(call.Args) == 1:
+		src, ok = b.keptText(call.Args[0], depth+1)
+		return src, -1, ok
+	case inPackage(fn, redigoPath) && fn.Name() == "NewScript" && len(call.Args) == 2:
+		tv := info.Types[call.Args[0]]
+		n, isConst := 0, tv.Value != nil
+		if isConst {
+			n, isConst = constInt(tv.Value.ExactString())
+		}
+		if !isConst {
+			return "", 0, false
+		}
+		src, ok = b.keptText(call.Args[1], depth+1)
+		return src, n, ok
+	case inPackage(fn, rueidisPath) && strings.HasPrefix(fn.Name(), "NewLuaScript") && len(call.Args) >= 1:
+		src, ok = b.keptText(call.Args[0], depth+1)
+		return src, -1, ok
+	}
+	return "", 0, false
+}
+
+// text returns a constant string, or one made with + and path.Join of
+// constants and the helper's parameters bound to constants.
+func (b bound) text(e ast.Expr) (string, bool) {
+	if s, ok := ConstString(b.info, e); ok {
+		return s, true
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if v, ok := b.info.Uses[x].(*types.Var); ok {
+			s, ok := b.args[v]
+			return s, ok
+		}
+	case *ast.BinaryExpr:
+		if x.Op == gotoken.ADD {
+			l, lok := b.text(x.X)
+			r, rok := b.text(x.Y)
+			return l + r, lok && rok
+		}
+	case *ast.CallExpr:
+		fn, _ := typeutil.Callee(b.info, x).(*types.Func)
+		if fn == nil || fn.Name() != "Join" || fn.Pkg() == nil || fn.Pkg().Path() != "path" && fn.Pkg().Path() != "path/filepath" || x.Ellipsis.IsValid() {
+			return "", false
+		}
+		parts := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			var ok bool
+			if parts[i], ok = b.text(a); !ok {
+				return "", false
+			}
+		}
+		return path.Join(parts...), true
+	}
+	return "", false
+}
+
+// helper reads a call of a function of the package that makes or reads
+// a script for its caller (func script(name string) *redis.Script, or
+// mustRead(name) string): what its return statements give back first,
+// with its parameters bound to the constant strings the call passes.
+func (b bound) helper(call *ast.CallExpr, fn *types.Func) (bound, []ast.Expr, bool) {
+	if fn.Pkg() == nil || fn.Signature().Recv() != nil || fn.Signature().Results().Len() == 0 {
+		return bound{}, nil, false
+	}
+	var decl *ast.FuncDecl
+	for _, n := range enclosing(b.info, fn.Pos()) {
+		if d, ok := n.(*ast.FuncDecl); ok && d.Name.Pos() == fn.Pos() {
+			decl = d
+		}
+	}
+	if decl == nil || decl.Body == nil {
+		return bound{}, nil, false
+	}
+	inner := bound{info: b.info, args: map[*types.Var]string{}}
+	params := fn.Signature().Params()
+	for i := 0; i < params.Len() && i < len(call.Args); i++ {
+		if s, ok := b.text(call.Args[i]); ok {
+			inner.args[params.At(i)] = s
+		}
+	}
+	var values []ast.Expr
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) > 0 && !isNilIdent(b.info, n.Results[0]) {
+				values = append(values, n.Results[0])
+			}
+		}
+		return true
+	})
+	return inner, values, len(values) > 0
+}
+
+func isNilIdent(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}
+
+func constInt(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0
+}
+
+// keptText returns the string e holds: a constant, a string or []byte
+// conversion of one, a variable or field set to one, a file embedded
+// into a variable with //go:embed, or an embed.FS's ReadFile of a
+// constant name.
+func (b bound) keptText(e ast.Expr, depth int) (string, bool) {
+	info := b.info
+	if s, ok := b.text(e); ok {
+		return s, true
+	}
+	if depth > maxKeptDepth {
+		return "", false
+	}
+	e = ast.Unparen(e)
+	if call, ok := e.(*ast.CallExpr); ok {
+		if tv, isType := info.Types[call.Fun]; isType && tv.IsType() && len(call.Args) == 1 {
+			return b.keptText(call.Args[0], depth+1) // string(b), []byte(s)
+		}
+		if fn, _ := typeutil.Callee(info, call).(*types.Func); fn != nil {
+			if inner, values, ok := b.helper(call, fn); ok {
+				src, _, ok := oneOf(values, func(v ast.Expr) (string, int, bool) {
+					s, ok := inner.keptText(v, depth+1)
+					return s, 0, ok
+				})
+				return src, ok
+			}
+		}
+		return b.embeddedRead(call)
+	}
+	if v := heldVar(info, e); v != nil {
+		if src, ok := embedded(info, v, ""); ok {
+			return src, true
+		}
+	}
+	src, _, ok := oneOf(heldValues(info, e), func(v ast.Expr) (string, int, bool) {
+		s, ok := b.keptText(v, depth+1)
+		return s, 0, ok
+	})
+	return src, ok
+}
+
+// shaSource returns the source of the script whose SHA e holds: the
+// reply of a SCRIPT LOAD of a source keptText reads
+// (rdb.ScriptLoad(ctx, src).Result() or .Val()), or a Script's Hash.
+func (b bound) shaSource(e ast.Expr, depth int) (string, bool) {
+	info := b.info
+	if depth > maxKeptDepth {
+		return "", false
+	}
+	call, isCall := ast.Unparen(e).(*ast.CallExpr)
+	if !isCall {
+		src, _, ok := oneOf(heldValues(info, e), func(v ast.Expr) (string, int, bool) {
+			s, ok := b.shaSource(v, depth+1)
+			return s, 0, ok
+		})
+		return src, ok
+	}
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || fn.Signature().Recv() == nil || !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) {
+		return "", false
+	}
+	switch fn.Name() {
+	case "Result", "Val":
+		inner, ok := ast.Unparen(receiverOf(call)).(*ast.CallExpr)
+		if !ok {
+			return "", false
+		}
+		return b.shaSource(inner, depth+1)
+	case "ScriptLoad":
+		if len(call.Args) == 2 {
+			return b.keptText(call.Args[1], depth+1)
+		}
+	case "Hash", "Load":
+		if typeName(fn.Signature().Recv().Type()) == "Script" {
+			src, _, ok := b.keptSource(receiverOf(call), depth+1)
+			return src, ok
+		}
+	}
+	return "", false
+}
+
+// oneOf reads each of values with read and returns what they all agree
+// on; nothing when any of them cannot be read or two differ.
+func oneOf(values []ast.Expr, read func(ast.Expr) (string, int, bool)) (string, int, bool) {
+	var src string
+	var n int
+	for i, v := range values {
+		s, k, ok := read(v)
+		if !ok || i > 0 && (s != src || k != n) {
+			return "", 0, false
+		}
+		src, n = s, k
+	}
+	return src, n, len(values) > 0
+}
+
+// heldVar returns the variable or field e names.
+func heldVar(info *types.Info, e ast.Expr) *types.Var {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v, _ := info.Uses[x].(*types.Var)
+		return v
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			v, _ := sel.Obj().(*types.Var)
+			return v
+		}
+		v, _ := info.Uses[x.Sel].(*types.Var) // pkg.Var
+		return v
+	}
+	return nil
+}
+
+// heldValues returns every value the variable or field e names is given:
+// a local's one definition (see valueOf), or, for a package variable or
+// a field, its declaration's value, each assignment to it and each
+// composite literal that sets it, anywhere in the package. Nil when e
+// names neither, or a local assigned again.
+func heldValues(info *types.Info, e ast.Expr) []ast.Expr {
+	v := heldVar(info, e)
+	if v == nil || v.Pkg() == nil {
+		return nil
+	}
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok && v.Parent() != v.Pkg().Scope() {
+		if value := valueOf(info, id); value != nil {
+			return []ast.Expr{value}
+		}
+		return nil
+	}
+	var values []ast.Expr
+	for n := range info.Scopes {
+		file, ok := n.(*ast.File)
+		if !ok || info.Scopes[file].Parent() != v.Pkg().Scope() {
+			continue // another package's field or variable: its assignments are out of sight
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, name := range n.Names {
+					if info.Defs[name] == v && len(n.Values) == len(n.Names) {
+						values = append(values, n.Values[i])
+					}
+				}
+			case *ast.AssignStmt:
+				for i, l := range n.Lhs {
+					if heldVar(info, l) != v && info.Defs[identOf(l)] != v {
+						continue
+					}
+					switch {
+					case len(n.Lhs) == len(n.Rhs):
+						values = append(values, n.Rhs[i])
+					case len(n.Rhs) == 1 && i == 0:
+						values = append(values, n.Rhs[0]) // sha, err := ...Result()
+					default:
+						values = append(values, nil) // a second result: not the script
+					}
+				}
+			case *ast.CompositeLit:
+				if value := fieldIn(info, n, v); value != nil {
+					values = append(values, value)
+				}
+			}
+			return true
+		})
+	}
+	if slices.Contains(values, nil) {
+		return nil
+	}
+	return values
+}
+
+// fieldIn returns the value a struct literal gives the field v, by name
+// or by position.
+func fieldIn(info *types.Info, lit *ast.CompositeLit, v *types.Var) ast.Expr {
+	if !v.IsField() {
+		return nil
+	}
+	st, ok := info.TypeOf(lit).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	for i, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && info.Uses[id] == v {
+				return kv.Value
+			}
+			continue
+		}
+		if i < st.NumFields() && st.Field(i) == v {
+			return elt
+		}
+	}
+	return nil
+}
+
+// embeddedRead reads fs.ReadFile("scripts/claim.lua") on an embed.FS
+// variable of the package: the file it names, when one of the variable's
+// //go:embed patterns covers it.
+func (b bound) embeddedRead(call *ast.CallExpr) (string, bool) {
+	info := b.info
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "embed" || fn.Name() != "ReadFile" || len(call.Args) != 1 {
+		return "", false
+	}
+	name, ok := b.text(call.Args[0])
+	v := heldVar(info, receiverOf(call))
+	if !ok || v == nil {
+		return "", false
+	}
+	return embedded(info, v, name)
+}
+
+// embedded returns the content of the file a package variable is
+// embedded from: the variable's one pattern, naming one file, for a
+// string or []byte; name, covered by one of the patterns, for an
+// embed.FS.
+func embedded(info *types.Info, v *types.Var, name string) (string, bool) {
+	if v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return "", false
+	}
+	path := enclosing(info, v.Pos())
+	var patterns []string
+	var file *ast.File
+	for _, n := range path {
+		switch n := n.(type) {
+		case *ast.ValueSpec:
+			patterns = append(patterns, embedPatterns(n.Doc)...)
+		case *ast.GenDecl:
+			if len(patterns) == 0 && len(n.Specs) == 1 {
+				patterns = embedPatterns(n.Doc)
+			}
+		case *ast.File:
+			file = n
+		}
+	}
+	if file == nil || len(patterns) == 0 {
+		return "", false
+	}
+	if name == "" {
+		if len(patterns) != 1 || strings.ContainsAny(patterns[0], "*?[") {
+			return "", false
+		}
+		name = patterns[0]
+	} else if !slices.ContainsFunc(patterns, func(p string) bool { return embedCovers(p, name) }) {
+		return "", false
+	}
+	dir := packageDir(info, file)
+	if dir == "" || !validEmbedName(name) {
+		return "", false
+	}
+	full := filepath.Join(dir, filepath.FromSlash(name))
+	if st, err := os.Stat(full); err != nil || !st.Mode().IsRegular() || st.Size() > maxScriptFile {
+		return "", false
+	}
+	b, err := os.ReadFile(full)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// embedPatterns returns the patterns of the //go:embed lines of a doc
+// comment.
+func embedPatterns(doc *ast.CommentGroup) []string {
+	if doc == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range doc.List {
+		rest, ok := strings.CutPrefix(c.Text, "//go:embed")
+		if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			continue
+		}
+		for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
+			var f string
+			if q, err := strconv.QuotedPrefix(rest); err == nil {
+				f, _ = strconv.Unquote(q)
+				rest = rest[len(q):]
+			} else if i := strings.IndexAny(rest, " \t"); i >= 0 {
+				f, rest = rest[:i], rest[i:]
+			} else {
+				f, rest = rest, ""
+			}
+			out = append(out, strings.TrimPrefix(f, "all:"))
+		}
+	}
+	return out
+}
+
+// embedCovers reports whether an embed pattern names the file name: the
+// file itself, a glob that matches it, or a directory above it.
+func embedCovers(pattern, name string) bool {
+	if ok, _ := path.Match(pattern, name); ok {
+		return true
+	}
+	dir := path.Dir(name)
+	for dir != "." && dir != "/" {
+		if ok, _ := path.Match(pattern, dir); ok {
+			return true
+		}
+		dir = path.Dir(dir)
+	}
+	return false
+}
+
+// validEmbedName reports whether name stays inside the package directory,
+// as go:embed requires of its patterns.
+func validEmbedName(name string) bool {
+	return name != "" && !path.IsAbs(name) && path.Clean(name) == name && !strings.HasPrefix(name, "../") && name != ".."
+}
+
+// packageDir returns the directory of a file of the package. The checks
+// are given the package's type information, not its file set; the type
+// checker names each file's scope for the file, which is the one place
+// the name travels with it.
+func packageDir(info *types.Info, file *ast.File) string {
+	scope := info.Scopes[file]
+	if scope == nil {
+		return ""
+	}
+	s := scope.String()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	i := strings.LastIndex(s, " scope ")
+	if i <= 0 {
+		return ""
+	}
+	name := s[:i]
+	if !filepath.IsAbs(name) {
+		return ""
+	}
+	return filepath.Dir(name)
+}

@@ -1,0 +1,43 @@
+package match
+
+import (
+	"go/ast"
+	"slices"
+	"testing"
+)
+
+func TestEmbedPatterns(t *testing.T) {
+	t.Parallel()
+	doc := &ast.CommentGroup{List: []*ast.Comment{
+		{Text: "// claimLua takes the key."},
+		{Text: "//go:embed claim.lua \"lua/mark me.lua\" all:scripts"},
+		{Text: "//go:embedded not.lua"},
+	}}
+	got := embedPatterns(doc)
+	if want := []string{"claim.lua", "lua/mark me.lua", "scripts"}; !slices.Equal(got, want) {
+		t.Errorf("embedPatterns = %q, want %q", got, want)
+	}
+}
+
+func TestEmbedCovers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"claim.lua", "claim.lua", true},
+		{"lua/*.lua", "lua/claim.lua", true},
+		{"scripts", "scripts/redis/claim.lua", true},
+		{"lua/*.lua", "scripts/claim.lua", false},
+		{"claim.lua", "mark.lua", false},
+	} {
+		if got := embedCovers(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("embedCovers(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+	for name, want := range map[string]bool{"lua/claim.lua": true, "../claim.lua": false, "/etc/claim.lua": false, "lua/../claim.lua": false, "": false} {
+		if got := validEmbedName(name); got != want {
+			t.Errorf("validEmbedName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
