@@ -226,7 +226,7 @@ func (b bound) text(e ast.Expr) (string, bool) {
 		}
 	case *ast.CallExpr:
 		fn, _ := typeutil.Callee(b.info, x).(*types.Func)
-		if fn == nil || fn.Name() != "Join" || fn.Pkg() == nil || fn.Pkg().Path() != "path" && fn.Pkg().Path() != "path/filepath" || x.Ellipsis.IsValid() {
+		if fn == nil || fn.Pkg() == nil || x.Ellipsis.IsValid() || len(x.Args) == 0 {
 			return "", false
 		}
 		parts := make([]string, len(x.Args))
@@ -236,9 +236,40 @@ func (b bound) text(e ast.Expr) (string, bool) {
 				return "", false
 			}
 		}
-		return path.Join(parts...), true
+		switch p := fn.Pkg().Path(); {
+		case (p == "path" || p == "path/filepath") && fn.Name() == "Join":
+			return path.Join(parts...), true
+		case p == "fmt" && fn.Name() == "Sprintf":
+			return sprintf(parts[0], parts[1:])
+		}
 	}
 	return "", false
+}
+
+// sprintf fills a format whose verbs are all %s or %v with strings.
+func sprintf(format string, args []string) (string, bool) {
+	var out strings.Builder
+	for {
+		i := strings.IndexByte(format, '%')
+		if i < 0 || i+1 >= len(format) {
+			if i >= 0 || len(args) > 0 {
+				return "", false
+			}
+			out.WriteString(format)
+			return out.String(), true
+		}
+		out.WriteString(format[:i])
+		switch verb := format[i+1]; {
+		case verb == '%':
+			out.WriteByte('%')
+		case (verb == 's' || verb == 'v') && len(args) > 0:
+			out.WriteString(args[0])
+			args = args[1:]
+		default:
+			return "", false
+		}
+		format = format[i+2:]
+	}
 }
 
 // helper reads a call of a function of the package that makes or reads
@@ -265,13 +296,20 @@ func (b bound) helper(call *ast.CallExpr, fn *types.Func) (bound, []ast.Expr, bo
 			inner.args[params.At(i)] = s
 		}
 	}
+	results := fn.Signature().Results()
+	failing := func(ret *ast.ReturnStmt) bool {
+		// return "", fmt.Errorf(...): the helper failed, and gave nothing
+		last := len(ret.Results) - 1
+		return last > 0 && types.Identical(results.At(results.Len()-1).Type(), types.Universe.Lookup("error").Type()) &&
+			!isNilIdent(b.info, ret.Results[last])
+	}
 	var values []ast.Expr
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
-			if len(n.Results) > 0 && !isNilIdent(b.info, n.Results[0]) {
+			if len(n.Results) > 0 && !isNilIdent(b.info, n.Results[0]) && !failing(n) {
 				values = append(values, n.Results[0])
 			}
 		}

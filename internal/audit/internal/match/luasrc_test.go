@@ -41,3 +41,25 @@ func TestEmbedCovers(t *testing.T) {
 		}
 	}
 }
+
+func TestSprintf(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		format string
+		args   []string
+		want   string
+		ok     bool
+	}{
+		{"%s.lua", []string{"claim"}, "claim.lua", true},
+		{"lua/%v/%s.lua", []string{"v2", "mark"}, "lua/v2/mark.lua", true},
+		{"100%%", nil, "100%", true},
+		{"%d.lua", []string{"1"}, "", false},
+		{"%s.lua", nil, "", false},
+		{"claim.lua", []string{"extra"}, "", false},
+	} {
+		got, ok := sprintf(tc.format, tc.args)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("sprintf(%q, %q) = %q, %v; want %q, %v", tc.format, tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}
