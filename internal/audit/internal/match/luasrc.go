@@ -454,6 +454,9 @@ func heldValues(info *types.Info, e ast.Expr) []ast.Expr {
 		if value := valueOf(info, id); value != nil {
 			return []ast.Expr{value}
 		}
+		if value := reaching(info, v, id); value != nil {
+			return []ast.Expr{value}
+		}
 		return nil
 	}
 	var values []ast.Expr
@@ -496,6 +499,52 @@ func heldValues(info *types.Info, e ast.Expr) []ast.Expr {
 		return nil
 	}
 	return values
+}
+
+// reaching returns the value a local assigned more than once holds where
+// id reads it, when the last assignment before id is a statement of the
+// same block: src, err := load("claim"); ...; claim = redis.NewScript(src);
+// src, err = load("mark"); mark = redis.NewScript(src).
+func reaching(info *types.Info, v *types.Var, id *ast.Ident) ast.Expr {
+	body := innermostFunc(enclosing(info, v.Pos()))
+	if body == nil {
+		return nil
+	}
+	var last *ast.AssignStmt
+	var value ast.Expr
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Pos() >= id.Pos() || as.Tok != gotoken.ASSIGN && as.Tok != gotoken.DEFINE {
+			return true
+		}
+		for i, l := range as.Lhs {
+			if heldVar(info, l) != v && info.Defs[identOf(l)] != v {
+				continue
+			}
+			last, value = as, nil
+			switch {
+			case len(as.Lhs) == len(as.Rhs):
+				value = as.Rhs[i]
+			case len(as.Rhs) == 1 && i == 0:
+				value = as.Rhs[0]
+			}
+		}
+		return true
+	})
+	if last == nil || value == nil || innermostBlock(info, last.Pos()) != innermostBlock(info, id.Pos()) {
+		return nil
+	}
+	return value
+}
+
+// innermostBlock returns the block statement around pos.
+func innermostBlock(info *types.Info, pos gotoken.Pos) *ast.BlockStmt {
+	for _, n := range enclosing(info, pos) {
+		if b, ok := n.(*ast.BlockStmt); ok {
+			return b
+		}
+	}
+	return nil
 }
 
 // fieldIn returns the value a struct literal gives the field v, by name

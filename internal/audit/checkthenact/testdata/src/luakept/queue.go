@@ -25,16 +25,16 @@ const uniqueName = "unique"
 var uniqueCmd, seenCmd *redis.Script
 
 func init() {
-	unique, err := loadLua(uniqueName)
+	src, err := loadLua(uniqueName)
 	if err != nil {
 		panic(err)
 	}
-	uniqueCmd = redis.NewScript(unique)
-	seen, err := loadLua("seen")
+	uniqueCmd = redis.NewScript(src)
+	src, err = loadLua("seen")
 	if err != nil {
 		panic(err)
 	}
-	seenCmd = redis.NewScript(seen)
+	seenCmd = redis.NewScript(src)
 }
 
 // Enqueuer publishes tasks once per uniqueness key.
