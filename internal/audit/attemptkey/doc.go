@@ -107,7 +107,13 @@
 // into, in a retry or a relay; the ID of a message literal, or the ID field
 // assigned on a message (env.ID = ...), of the delivered message's type (a
 // republished copy) in a retry or a delivery, and of any message in a
-// relay, but not a trace, correlation or request ID; an AMQP Publishing's MessageId
+// relay, but not a trace, correlation or request ID, nor a message's own
+// ID when it carries a key besides (EventID, IdempotencyKey); the own ID
+// (ID, UUID, JobID of a Job) or event's or message's ID of a record of any
+// other type that the function sends (hands, or what it is marshalled
+// into, to a call named for sending: Enqueue, Publish, Send,
+// WriteMessages), the own ID only when the record carries no such key,
+// in a retry or a relay; an AMQP Publishing's MessageId
 // (rabbitmq/amqp091-go, streadway/amqp) and a Kafka header whose key names
 // such an ID (message-id, event_id; segmentio/kafka-go, confluent-kafka-go,
 // sarama), in a retry or a relay; a watermill message's UUID

@@ -20,6 +20,17 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 	info := c.pass.TypesInfo
 	var out []sink
 	text := c.texts(body)
+	var sends *sent
+	sentBy := func(lit *ast.CompositeLit, v types.Object) string {
+		if sends == nil {
+			sends = c.sendsIn(body)
+		}
+		if lit != nil {
+			return sends.lits[lit]
+		}
+		return sends.vars[v]
+	}
+	keyedVar := func(v types.Object) bool { return sends != nil && sends.keyed[v] }
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
@@ -29,6 +40,10 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 			name := typeName(t)
 			msg := message(t) != notMessage
 			record := match.DedupName(name)
+			by, keyed := "", keyedLit(n)
+			if sentRecord(t) {
+				by = sentBy(n, nil)
+			}
 			if hs, ok := c.brokerHeader(n); ok {
 				out = append(out, hs)
 			}
@@ -50,8 +65,14 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):
 						// a dedup record's key: ProcessedMessage{MessageID: ...}
 						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, lit: n})
-					case msg && messageIDName(id.Name):
+					case msg && messageIDName(id.Name) && (match.KeyColumn(id.Name) || !keyed):
+						// a message's ID, unless it carries a key besides
+						// (an Envelope's EventID) that its receivers go by
 						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, only: []kind{retry, delivery, relay}, msg: t, lit: n})
+					case by != "" && sentID(name, id.Name, keyed):
+						// a Job, a Command sent with a new ID of its own: new on
+						// each turn of a retry or pass of a relay
+						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name + " sent by " + by, only: []kind{retry, relay}, lit: n})
 					}
 				}
 			}
@@ -67,6 +88,10 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					} else if t := info.TypeOf(l.X); message(t) != notMessage && messageIDName(l.Sel.Name) {
 						// env.ID = uuid.NewString(): as the literal's field
 						out = append(out, sink{node: n, value: n.Rhs[i], what: "the " + l.Sel.Name + " of a " + typeName(t), only: []kind{retry, delivery, relay}, msg: t})
+					} else if v := rootVar(info, l.X); sentRecord(t) && v != nil {
+						if by := sentBy(nil, v); by != "" && sentID(typeName(t), l.Sel.Name, keyedVar(v)) { // n.NotificationID = ulid.Make().String(); send(n)
+							out = append(out, sink{node: n, value: n.Rhs[i], what: "the " + l.Sel.Name + " of a " + typeName(t) + " sent by " + by, only: []kind{retry, relay}})
+						}
 					}
 				case *ast.IndexExpr:
 					if name, ok := keyHeader(info, l.X, l.Index); ok { // req.Header["Idempotency-Key"] = []string{key}
