@@ -219,13 +219,14 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			})
 		}
 	}
-	if !slices.ContainsFunc(f.events, func(e *event) bool { return e.use.Op == match.OpRead }) {
+	if !slices.ContainsFunc(f.events, func(e *event) bool { return e.use.Op == match.OpRead || loadsValue(e) }) {
 		return
 	}
 	f.locks()
 	reported := map[ast.Expr]bool{}
 	for _, rd := range f.events {
-		if rd.use.Op != match.OpRead || f.serializable {
+		loaded := loadsValue(rd)
+		if rd.use.Op != match.OpRead && !loaded || f.serializable {
 			continue
 		}
 		var t *taint
@@ -243,6 +244,12 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			}
 			if t == nil {
 				t = f.taint(rd)
+				if loaded {
+					t = f.loadedTaint(rd)
+				}
+			}
+			if loaded && !f.derived(rd, w) {
+				continue // a completion stored over the claim: not made from what was loaded
 			}
 			if f.pair(rd, w, t) {
 				reported[w.at] = true
@@ -285,6 +292,9 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 			return false
 		}
 	case w.use.Appends:
+	case (strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map ")) && f.derived(rd, w):
+		// the loaded list with one more ID: of two callers that both
+		// pass the check, one's addition is lost, as with an append
 	default:
 		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
 			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) {
@@ -459,6 +469,67 @@ func (f *fn) taint(rd *event) *taint {
 			mark(sel.X) // p.load(ctx) leaves what it found in p
 		}
 	}
+	f.spread(t, rd, targets)
+	return t
+}
+
+// loadedTaint is the taint of what a sync.Map's LoadOrStore loaded: the
+// variable its first result is assigned to, not its loaded flag, which
+// is the claim's answer.
+func (f *fn) loadedTaint(rd *event) *taint {
+	info := f.pass.TypesInfo
+	t := &taint{vars: map[*types.Var]bool{}}
+	as, ok := rd.node.(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != rd.at {
+		return t
+	}
+	if v := effect.RootVar(info, as.Lhs[0]); v != nil {
+		t.vars[v] = true
+	}
+	f.spread(t, rd, func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if v := effect.RootVar(info, l); v != nil {
+					t.vars[v] = true
+				}
+			}
+		case *ast.DeclStmt:
+			if gd, ok := n.Decl.(*ast.GenDecl); ok {
+				for _, sp := range gd.Specs {
+					if vs, ok := sp.(*ast.ValueSpec); ok {
+						for _, l := range vs.Names {
+							if v := effect.RootVar(info, l); v != nil {
+								t.vars[v] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+	return t
+}
+
+// loadsValue reports whether rd is a sync.Map's LoadOrStore whose loaded
+// value is kept: a read of the entry as much as a claim of its key. A
+// check of what the entry holds (an ID in a list, a state) and a Store
+// of a value made from it are two steps again.
+func loadsValue(rd *event) bool {
+	if rd.use.Op != match.OpClaim || rd.use.What != "LoadOrStore" || !strings.HasPrefix(rd.use.Record, "syncmap ") {
+		return false
+	}
+	as, ok := rd.node.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) == 0 || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != rd.at {
+		return false
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	return !ok || id.Name != "_"
+}
+
+// spread grows t, flow-insensitively, with every variable assigned from
+// one of its variables; targets marks the variables a statement assigns.
+func (f *fn) spread(t *taint, rd *event, targets func(ast.Node)) {
 	for range 4 {
 		grew := false
 		ast.Inspect(f.body, func(n ast.Node) bool {
@@ -491,7 +562,6 @@ func (f *fn) taint(rd *event) *taint {
 			break
 		}
 	}
-	return t
 }
 
 // mentions reports whether n uses a variable of t, outside the left-hand
@@ -965,6 +1035,13 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		}
 		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (%s, before the work) and skip the work when nothing was claimed",
 			subject, checkWhat, at, between.use.What, claimAdvice(w.use.Record))
+	case (strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map ")) && f.derived(rd, w):
+		advice := "CompareAndSwap from the loaded value, going on only when it swaps (or LoadOrStore of the item's own key)"
+		if strings.HasPrefix(w.use.Record, "map ") {
+			advice = "one critical section from the lookup through the store, or a second look under the write lock"
+		}
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: both find the item missing from what they loaded, both go on, and one's update is lost; use %s",
+			w.use.What, target, checkWhat, at, advice)
 	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo ") || strings.HasPrefix(w.use.Record, "ent ") ||
 		strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map "):
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use %s", w.use.What, target, checkWhat, at, claimAdvice(w.use.Record))
@@ -997,6 +1074,20 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		}
 	}
 	f.r.Report(d)
+}
+
+// derived reports whether w stores a value made from what rd loaded: a
+// list with one more ID, an entry with its state moved on.
+func (f *fn) derived(rd, w *event) bool {
+	v := f.stored(w)
+	if v == nil {
+		return false
+	}
+	t := f.taint(rd)
+	if loadsValue(rd) {
+		t = f.loadedTaint(rd)
+	}
+	return f.mentions(v, t)
 }
 
 // where names a position as file:line, the file by its base name.

@@ -59,7 +59,13 @@
 // one critical section from the lookup through the store, or a second
 // lookup under the write lock before it (double-checked locking), is one.
 // sync.Map's Load then Store is two steps; LoadOrStore, CompareAndSwap
-// and LoadAndDelete are one. Besides the cases above, such an overwrite
+// and LoadAndDelete are one, except that a LoadOrStore whose loaded value
+// is checked (a list of the IDs handled, a state) and then stored back
+// changed is a Load: the check and the Store are two steps. An entry
+// overwritten with a value made from what its lookup found (the list
+// with one more ID) is reported as an append is, on any record name: of
+// two callers that both pass the check, both go on and one's addition is
+// lost. Besides the cases above, such an overwrite
 // is reported when it stores a value the caller handed out apart from
 // the key: a function value's (nextPager()), an interface method's (the
 // next free courier of a pool), a counter's next number or a random ID.
