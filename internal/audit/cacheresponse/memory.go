@@ -78,7 +78,7 @@ func (a *checker) memWrites(body *ast.BlockStmt) []memWrite {
 				}
 			}
 		case *ast.CallExpr:
-			acc, ok := match.Classify(a.info, n)
+			acc, ok := match.Classify(a.pass.Fset, a.info, n)
 			if !ok || !strings.HasPrefix(acc.Record, "syncmap ") || len(n.Args) < 2 || acc.Op != match.OpWrite && acc.Op != match.OpClaim {
 				return true
 			}

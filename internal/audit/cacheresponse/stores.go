@@ -19,7 +19,7 @@ import (
 // UpdateExpression "SET #s = :done". A repeat finds it completed and has
 // nothing to answer with.
 func (a *checker) docStatus(f *claim.Func, call *ast.CallExpr) {
-	for _, acc := range match.ClassifyAll(a.info, call) {
+	for _, acc := range match.ClassifyAll(a.pass.Fset, a.info, call) {
 		if a.docStatusOf(f, call, acc) {
 			return
 		}

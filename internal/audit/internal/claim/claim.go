@@ -529,7 +529,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + table, Table: table}
 	}
-	a, classified := match.Classify(info, call) // read once for the store and the row claims below
+	a, classified := match.Classify(s.pass.Fset, info, call) // read once for the store and the row claims below
 	if classified && a.Op == match.OpClaim && (strings.HasPrefix(a.Record, "redis ") || strings.HasPrefix(a.Record, "syncmap ")) && len(a.Keys) > 0 {
 		if slices.ContainsFunc(match.Words(s.keyText(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
@@ -537,7 +537,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What, Key: a.Keys[0], Record: a.Record,
 			Lock: directive.Lockish(s.keyText(a.Keys[0]))}
 	}
-	for _, a := range match.ClassifyAll(info, call) {
+	for _, a := range match.ClassifyAll(s.pass.Fset, info, call) {
 		if directive.ClaimDoc(info, a) && len(a.Keys) > 0 {
 			return &Claim{Call: call, Via: Store, Callee: callee(info, call), What: a.What + " into " + a.Target, Key: a.Keys[0], Record: a.Record,
 				Lock: directive.Lockish(s.keyText(a.Keys[0])) || directive.Lockish(a.Target)}

@@ -70,7 +70,7 @@ func (s *scope) command(c *Claim, call *ast.CallExpr, rc match.RedisCall, onKey 
 	}
 	if c.Via == Store {
 		var settled Settle
-		for _, a := range match.ClassifyAll(info, call) {
+		for _, a := range match.ClassifyAll(s.pass.Fset, info, call) {
 			if a.Record != c.Record || len(a.Keys) == 0 || !s.overlap(c.Key, a.Keys[0]) && !s.ofClaimed(c, a.Keys[0]) {
 				continue
 			}
@@ -105,7 +105,7 @@ func (s *scope) command(c *Claim, call *ast.CallExpr, rc match.RedisCall, onKey 
 		}
 		return Completed
 	}
-	if a, ok := match.Classify(info, call); ok && (strings.HasPrefix(a.Record, "sql ") || directive.DocStore(a.Record)) && s.claimsTable(c, a.Target) {
+	if a, ok := match.Classify(s.pass.Fset, info, call); ok && (strings.HasPrefix(a.Record, "sql ") || directive.DocStore(a.Record)) && s.claimsTable(c, a.Target) {
 		switch a.Op {
 		case match.OpDelete:
 			return Released

@@ -227,7 +227,7 @@ func inferAll(pass *analysis.Pass, decls []*ast.FuncDecl) {
 			if !ok {
 				continue
 			}
-			if f, ok := infer(pass.TypesInfo, decl, fn, known); ok && !reflect.DeepEqual(found[fn], f) {
+			if f, ok := infer(pass.Fset, pass.TypesInfo, decl, fn, known); ok && !reflect.DeepEqual(found[fn], f) {
 				found[fn], changed = f, true
 			}
 		}

@@ -144,6 +144,7 @@ func insertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) b
 // inference reads one function's body for what it does to a key built
 // from its parameters.
 type inference struct {
+	fset  *token.FileSet
 	info  *types.Info
 	known func(*types.Func) (Fact, bool)
 	keys  map[*types.Var]int // parameters a key may be built from, and locals built from them, to the parameter's index
@@ -166,11 +167,11 @@ type inference struct {
 //     another release) and claims none;
 //   - a completion: it writes a key (SET, HSET, a SQL UPDATE, a call of
 //     another completion) and claims none.
-func infer(info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*types.Func) (Fact, bool)) (Fact, bool) {
+func infer(fset *token.FileSet, info *types.Info, decl *ast.FuncDecl, fn *types.Func, known func(*types.Func) (Fact, bool)) (Fact, bool) {
 	if !candidate(info, decl, fn, known) {
 		return Fact{}, false
 	}
-	in := &inference{info: info, known: known, keys: map[*types.Var]int{}, errOnly: map[*ast.CallExpr]bool{}}
+	in := &inference{fset: fset, info: info, known: known, keys: map[*types.Var]int{}, errOnly: map[*ast.CallExpr]bool{}}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Err" {
 			if call, ok := ast.Unparen(sel.X).(*ast.CallExpr); ok {
@@ -424,7 +425,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		}
 		return 0, -1, "", ""
 	}
-	if a, ok := match.Classify(info, call); ok && (strings.HasPrefix(a.Record, "sql ") || strings.HasPrefix(a.Record, "redis ") || DocStore(a.Record)) {
+	if a, ok := match.Classify(in.fset, info, call); ok && (strings.HasPrefix(a.Record, "sql ") || strings.HasPrefix(a.Record, "redis ") || DocStore(a.Record)) {
 		key = -1
 		for _, k := range a.Keys {
 			if key < 0 {
@@ -532,7 +533,7 @@ func (in *inference) statusOnly(call *ast.CallExpr) bool {
 		st := sc.Statement()
 		return len(st.Assigned) > 0 && !slices.ContainsFunc(st.Assigned, BodyName)
 	}
-	if a, ok := match.Classify(info, call); ok && DocStore(a.Record) {
+	if a, ok := match.Classify(in.fset, info, call); ok && DocStore(a.Record) {
 		return docStatusOnly(info, call)
 	}
 	if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {

@@ -245,7 +245,7 @@ func (r *Result) SummaryOf(fn *types.Func) *Summary {
 
 func (r *Result) compute(call *ast.CallExpr) []Use {
 	info := r.pass.TypesInfo
-	if accesses := match.ClassifyAll(info, call); len(accesses) > 0 {
+	if accesses := match.ClassifyAll(r.pass.Fset, info, call); len(accesses) > 0 {
 		uses := make([]Use, len(accesses))
 		for i, a := range accesses {
 			uses[i] = Use{

@@ -120,8 +120,10 @@ type Access struct {
 // know: database/sql, pgx v4 and v5 (with Batch and CopyFrom), sqlx and any
 // DBTX-style interface; gorm; bun, squirrel and goqu chains where they are
 // sent; go-redis v8 and v9, redigo, rueidis; sync.Map. A call that is none,
-// or whose SQL has no constant part naming its table, is false.
-func Classify(info *types.Info, call *ast.CallExpr) (Access, bool) {
+// or whose SQL has no constant part naming its table, is false. fset is
+// the file set info's syntax is in: it names the package's directory, from
+// which a Lua script may be embedded.
+func Classify(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if c, ok := SQL(info, call); ok {
 		return sqlAccess(info, call, c)
 	}
@@ -131,7 +133,7 @@ func Classify(info *types.Info, call *ast.CallExpr) (Access, bool) {
 	if c, ok := Redis(info, call); ok {
 		return redisAccess(info, call, c)
 	}
-	return classifyMore(info, call)
+	return classifyMore(fset, info, call)
 }
 
 func sqlAccess(info *types.Info, call *ast.CallExpr, c SQLCall) (Access, bool) {

@@ -331,10 +331,15 @@ type scriptRun struct {
 // script's key (the element of the keys given at the KEYS index the
 // script acts on) is the command's key.
 func redisScript(info *types.Info, call *ast.CallExpr, fn *types.Func) (RedisCall, bool) {
-	run, ok := scriptCall(info, call, fn)
+	run, ok := scriptCall(info, call, fn, inSight(info))
 	if !ok {
 		return RedisCall{}, false
 	}
+	return scriptCommand(run, fn)
+}
+
+// scriptCommand reads what a script run does to the key it says most of.
+func scriptCommand(run scriptRun, fn *types.Func) (RedisCall, bool) {
 	keys, returns := luaKeys(run.src)
 	best, bestOp := 0, RedisOp(0)
 	for n, k := range keys {
@@ -387,29 +392,60 @@ func scriptValue(run scriptRun, a luaArg) (ast.Expr, constant.Value) {
 	return nil, nil
 }
 
-// scriptCall reads the source, keys and arguments of a call that runs a
-// script.
-func scriptCall(info *types.Info, call *ast.CallExpr, fn *types.Func) (scriptRun, bool) {
+// scriptSources read a script's source from what the call that runs it
+// is given: script from the script value a Script or Lua method is
+// called on (with redigo's count of keys, -1 where the script does not
+// say), text from the source a client's Eval is given, sha from the SHA
+// a client's EvalSha is given (nil: EvalSha is not read).
+type scriptSources struct {
+	script func(ast.Expr) (src string, keys int, ok bool)
+	text   func(ast.Expr) (string, bool)
+	sha    func(ast.Expr) (string, bool)
+}
+
+// inSight reads the sources redisScript does: constants in sight.
+func inSight(info *types.Info) scriptSources {
+	return scriptSources{
+		script: func(e ast.Expr) (string, int, bool) { return scriptSource(info, e) },
+		text:   func(e ast.Expr) (string, bool) { return stringValue(info, e) },
+	}
+}
+
+// scriptCall reads the keys and arguments of a call that runs a script,
+// and its source with read: go-redis's Script methods and a client's
+// Eval, EvalRO, EvalSha and EvalShaRO, redigo's Script methods, rueidis's
+// Lua Exec.
+func scriptCall(info *types.Info, call *ast.CallExpr, fn *types.Func, read scriptSources) (scriptRun, bool) {
 	if fn == nil || fn.Signature().Recv() == nil {
 		return scriptRun{}, false
 	}
+	goRedis := inPackage(fn, redisPath) || inPackage(fn, redisV8Path)
 	recv := typeName(fn.Signature().Recv().Type())
 	var run scriptRun
 	switch {
-	case (inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) && recv == "Script":
+	case goRedis && recv == "Script":
 		if !slices.Contains([]string{"Run", "RunRO", "Eval", "EvalRO", "EvalSha", "EvalShaRO"}, fn.Name()) || len(call.Args) < 3 {
 			return scriptRun{}, false
 		}
-		src, _, ok := scriptSource(info, receiverOf(call))
+		src, _, ok := read.script(receiverOf(call))
 		if !ok {
 			return scriptRun{}, false
 		}
 		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: variadic(info, call, 3)}
-	case inPackage(fn, redisPath) || inPackage(fn, redisV8Path):
-		if (fn.Name() != "Eval" && fn.Name() != "EvalRO") || len(call.Args) < 3 {
+	case goRedis:
+		if len(call.Args) < 3 {
 			return scriptRun{}, false
 		}
-		src, ok := stringValue(info, call.Args[1])
+		var src string
+		var ok bool
+		switch fn.Name() {
+		case "Eval", "EvalRO":
+			src, ok = read.text(call.Args[1])
+		case "EvalSha", "EvalShaRO":
+			if read.sha != nil {
+				src, ok = read.sha(call.Args[1])
+			}
+		}
 		if !ok {
 			return scriptRun{}, false
 		}
@@ -423,7 +459,7 @@ func scriptCall(info *types.Info, call *ast.CallExpr, fn *types.Func) (scriptRun
 		default:
 			return scriptRun{}, false
 		}
-		src, n, ok := scriptSource(info, receiverOf(call))
+		src, n, ok := read.script(receiverOf(call))
 		if !ok || n < 0 || call.Ellipsis.IsValid() || len(call.Args) < from+n {
 			return scriptRun{}, false
 		}
@@ -433,7 +469,7 @@ func scriptCall(info *types.Info, call *ast.CallExpr, fn *types.Func) (scriptRun
 		if fn.Name() != "Exec" || len(call.Args) < 4 {
 			return scriptRun{}, false
 		}
-		src, _, ok := scriptSource(info, receiverOf(call))
+		src, _, ok := read.script(receiverOf(call))
 		if !ok {
 			return scriptRun{}, false
 		}

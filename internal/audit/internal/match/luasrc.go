@@ -24,12 +24,6 @@ import (
 // through these, in the package that runs it, and reads the call as
 // redisScript reads one whose source is in sight.
 
-func init() {
-	// Redis reads the scripts whose source is in sight; the rest reach
-	// the libraries Classify tries after it.
-	moreLibraries = append(moreLibraries, keptScript)
-}
-
 // maxKeptDepth bounds how many steps (a variable, a conversion, a
 // helper, a read) a script is followed back through.
 const maxKeptDepth = 10
@@ -38,130 +32,33 @@ const maxKeptDepth = 10
 const maxScriptFile = 1 << 20
 
 // keptScript reads a call that runs a Lua script kept away from it as
-// the command the script amounts to on one of its keys.
-func keptScript(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool) {
-	run, ok := keptScriptCall(info, call, fn)
+// the command the script amounts to on one of its keys. fset names the
+// package's files, which an embedded script is found beside.
+func keptScript(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, fn *types.Func) (RedisCall, bool) {
+	run, ok := scriptCall(info, call, fn, bound{info: info, fset: fset}.sources())
 	if !ok {
-		return Access{}, false
-	}
-	c, ok := scriptCommand(run, fn)
-	if !ok {
-		return Access{}, false
-	}
-	return redisAccess(info, call, c)
-}
-
-// scriptCommand reads what a script run does to the key it says most of.
-func scriptCommand(run scriptRun, fn *types.Func) (RedisCall, bool) {
-	keys, returns := luaKeys(run.src)
-	best, bestOp := 0, RedisOp(0)
-	for n, k := range keys {
-		op := k.op(returns)
-		if op == 0 || n > len(run.keys) {
-			continue
-		}
-		r, rb := slices.Index(luaRank, op), slices.Index(luaRank, bestOp)
-		if bestOp == 0 || r < rb || r == rb && n < best {
-			best, bestOp = n, op
-		}
-	}
-	if bestOp == 0 {
 		return RedisCall{}, false
 	}
-	k := keys[best]
-	c := RedisCall{Op: bestOp, Method: fn.Name(), Key: run.keys[best-1], Command: bestOp.String(), Script: true}
-	switch bestOp {
-	case RedisSet, RedisSetNX:
-		c.Command = "SET"
-		if bestOp == RedisSetNX {
-			c.Command = "SET NX"
-		}
-		c.value, c.luaValue = scriptValue(run, k.value)
-		c.NilTaken = bestOp == RedisSetNX && k.nilTaken
-	case RedisHSetNX:
-		c.Command = "HSETNX"
-		if f, _ := scriptValue(run, k.field); f != nil {
-			c.Fields = []ast.Expr{f}
-		}
-	}
-	return c, true
-}
-
-// keptScriptCall reads the source, keys and arguments of a call that runs
-// a kept script: go-redis's Script methods and a client's Eval, EvalRO,
-// EvalSha and EvalShaRO, redigo's Script methods, rueidis's Lua Exec.
-func keptScriptCall(info *types.Info, call *ast.CallExpr, fn *types.Func) (scriptRun, bool) {
-	if fn == nil || fn.Signature().Recv() == nil {
-		return scriptRun{}, false
-	}
-	b := bound{info: info}
-	goRedis := inPackage(fn, redisPath) || inPackage(fn, redisV8Path)
-	recv := typeName(fn.Signature().Recv().Type())
-	var run scriptRun
-	switch {
-	case goRedis && recv == "Script":
-		if !slices.Contains([]string{"Run", "RunRO", "Eval", "EvalRO", "EvalSha", "EvalShaRO"}, fn.Name()) || len(call.Args) < 3 {
-			return scriptRun{}, false
-		}
-		src, _, ok := b.keptSource(receiverOf(call), 0)
-		if !ok {
-			return scriptRun{}, false
-		}
-		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: variadic(info, call, 3)}
-	case goRedis:
-		var src string
-		var ok bool
-		switch fn.Name() {
-		case "Eval", "EvalRO":
-			if len(call.Args) >= 3 {
-				src, ok = b.keptText(call.Args[1], 0)
-			}
-		case "EvalSha", "EvalShaRO":
-			if len(call.Args) >= 3 {
-				src, ok = b.shaSource(call.Args[1], 0)
-			}
-		}
-		if !ok {
-			return scriptRun{}, false
-		}
-		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: variadic(info, call, 3)}
-	case inPackage(fn, redigoPath) && recv == "Script":
-		from := 1
-		switch fn.Name() {
-		case "Do", "Send", "SendHash":
-		case "DoContext":
-			from = 2
-		default:
-			return scriptRun{}, false
-		}
-		src, n, ok := b.keptSource(receiverOf(call), 0)
-		if !ok || n < 0 || call.Ellipsis.IsValid() || len(call.Args) < from+n {
-			return scriptRun{}, false
-		}
-		rest := call.Args[from:]
-		run = scriptRun{src: src, keys: rest[:n], args: rest[n:]}
-	case inPackage(fn, rueidisPath) && recv == "Lua":
-		if fn.Name() != "Exec" || len(call.Args) < 4 {
-			return scriptRun{}, false
-		}
-		src, _, ok := b.keptSource(receiverOf(call), 0)
-		if !ok {
-			return scriptRun{}, false
-		}
-		run = scriptRun{src: src, keys: sliceElems(info, call.Args[2]), args: sliceElems(info, call.Args[3])}
-	default:
-		return scriptRun{}, false
-	}
-	return run, len(run.keys) > 0
+	return scriptCommand(run, fn)
 }
 
 // bound is where a kept script is looked for: the package's type
-// information and, inside a helper that makes or reads the script
-// (script("claim"), mustRead(name)), the constant strings its
+// information, its file set and, inside a helper that makes or reads the
+// script (script("claim"), mustRead(name)), the constant strings its
 // parameters were given at the call.
 type bound struct {
 	info *types.Info
+	fset *gotoken.FileSet
 	args map[*types.Var]string
+}
+
+// sources reads a kept script's source as scriptCall asks for it.
+func (b bound) sources() scriptSources {
+	return scriptSources{
+		script: func(e ast.Expr) (string, int, bool) { return b.keptSource(e, 0) },
+		text:   func(e ast.Expr) (string, bool) { return b.keptText(e, 0) },
+		sha:    func(e ast.Expr) (string, bool) { return b.shaSource(e, 0) },
+	}
 }
 
 // keptSource returns the source of the script e holds, as scriptSource
@@ -289,7 +186,7 @@ func (b bound) helper(call *ast.CallExpr, fn *types.Func) (bound, []ast.Expr, bo
 	if decl == nil || decl.Body == nil {
 		return bound{}, nil, false
 	}
-	inner := bound{info: b.info, args: map[*types.Var]string{}}
+	inner := bound{info: b.info, fset: b.fset, args: map[*types.Var]string{}}
 	params := fn.Signature().Params()
 	for i := 0; i < params.Len() && i < len(call.Args); i++ {
 		if s, ok := b.text(call.Args[i]); ok {
@@ -357,7 +254,7 @@ func (b bound) keptText(e ast.Expr, depth int) (string, bool) {
 		return b.embeddedRead(call)
 	}
 	if v := heldVar(info, e); v != nil {
-		if src, ok := embedded(info, v, ""); ok {
+		if src, ok := b.embedded(v, ""); ok {
 			return src, true
 		}
 	}
@@ -585,18 +482,18 @@ func (b bound) embeddedRead(call *ast.CallExpr) (string, bool) {
 	if !ok || v == nil {
 		return "", false
 	}
-	return embedded(info, v, name)
+	return b.embedded(v, name)
 }
 
 // embedded returns the content of the file a package variable is
 // embedded from: the variable's one pattern, naming one file, for a
 // string or []byte; name, covered by one of the patterns, for an
 // embed.FS.
-func embedded(info *types.Info, v *types.Var, name string) (string, bool) {
+func (b bound) embedded(v *types.Var, name string) (string, bool) {
 	if v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
 		return "", false
 	}
-	path := enclosing(info, v.Pos())
+	path := enclosing(b.info, v.Pos())
 	var patterns []string
 	var file *ast.File
 	for _, n := range path {
@@ -622,7 +519,7 @@ func embedded(info *types.Info, v *types.Var, name string) (string, bool) {
 	} else if !slices.ContainsFunc(patterns, func(p string) bool { return embedCovers(p, name) }) {
 		return "", false
 	}
-	dir := packageDir(info, file)
+	dir := b.dirOf(file)
 	if dir == "" || !validEmbedName(name) {
 		return "", false
 	}
@@ -630,11 +527,11 @@ func embedded(info *types.Info, v *types.Var, name string) (string, bool) {
 	if st, err := os.Stat(full); err != nil || !st.Mode().IsRegular() || st.Size() > maxScriptFile {
 		return "", false
 	}
-	b, err := os.ReadFile(full)
+	data, err := os.ReadFile(full)
 	if err != nil {
 		return "", false
 	}
-	return string(b), true
+	return string(data), true
 }
 
 // embedPatterns returns the patterns of the //go:embed lines of a doc
@@ -687,26 +584,17 @@ func validEmbedName(name string) bool {
 	return name != "" && !path.IsAbs(name) && path.Clean(name) == name && !strings.HasPrefix(name, "../") && name != ".."
 }
 
-// packageDir returns the directory of a file of the package. The checks
-// are given the package's type information, not its file set; the type
-// checker names each file's scope for the file, which is the one place
-// the name travels with it.
-func packageDir(info *types.Info, file *ast.File) string {
-	scope := info.Scopes[file]
-	if scope == nil {
+// dirOf returns the directory a file of the package is in, which its
+// //go:embed patterns are relative to, by the name the file set gives
+// the file: go vet, go/packages and analysistest all name a package's Go
+// files by their absolute paths. "" when the name is not one.
+func (b bound) dirOf(file *ast.File) string {
+	if b.fset == nil {
 		return ""
 	}
-	s := scope.String()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	i := strings.LastIndex(s, " scope ")
-	if i <= 0 {
+	f := b.fset.File(file.FileStart)
+	if f == nil || !filepath.IsAbs(f.Name()) {
 		return ""
 	}
-	name := s[:i]
-	if !filepath.IsAbs(name) {
-		return ""
-	}
-	return filepath.Dir(name)
+	return filepath.Dir(f.Name())
 }

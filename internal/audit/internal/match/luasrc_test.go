@@ -2,6 +2,9 @@ package match
 
 import (
 	"go/ast"
+	"go/parser"
+	gotoken "go/token"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -60,6 +63,36 @@ func TestSprintf(t *testing.T) {
 		got, ok := sprintf(tc.format, tc.args)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("sprintf(%q, %q) = %q, %v; want %q, %v", tc.format, tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestDirOf pins where an embedded script is looked for: the directory
+// of the file, as the file set names it, and nowhere when the name is not
+// an absolute path (a driver's own name for a file, or no file set).
+func TestDirOf(t *testing.T) {
+	t.Parallel()
+	abs := filepath.Join(t.TempDir(), "store.go")
+	for _, tc := range []struct {
+		name string
+		fset bool
+		want string
+	}{
+		{abs, true, filepath.Dir(abs)},
+		{"store.go", true, ""},
+		{abs, false, ""},
+	} {
+		fset := gotoken.NewFileSet()
+		f, err := parser.ParseFile(fset, tc.name, "package store\n", parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := bound{}
+		if tc.fset {
+			b.fset = fset
+		}
+		if got := b.dirOf(f); got != tc.want {
+			t.Errorf("dirOf(%s) with a file set %v = %q, want %q", tc.name, tc.fset, got, tc.want)
 		}
 	}
 }

@@ -37,11 +37,11 @@ var describe = &analysis.Analyzer{
 				if c, ok := match.Redis(pass.TypesInfo, call); ok {
 					pass.Reportf(call.Pos(), "redis %s %s key=%s command=%s", c.Method, c.Op, types(pass, c.Key), c.Command)
 				}
-				if a, ok := match.Classify(pass.TypesInfo, call); ok {
+				if a, ok := match.Classify(pass.Fset, pass.TypesInfo, call); ok {
 					pass.Reportf(call.Pos(), "access %s %s record=%q keys=<%s> dest=<%s> for-update=%v appends=%v added=%v pipelined=%v watch=%v key-record=%q",
 						a.Op, a.What, a.Record, exprs(a.Keys), exprs(a.Dest), a.ForUpdate, a.Appends, a.ReportsAdded, a.Pipelined, a.InWatch, a.KeyRecord)
 				}
-				for _, a := range match.ClassifyAll(pass.TypesInfo, call) {
+				for _, a := range match.ClassifyAll(pass.Fset, pass.TypesInfo, call) {
 					if a.Part == nil {
 						continue
 					}

@@ -2,6 +2,7 @@ package match
 
 import (
 	"go/ast"
+	gotoken "go/token"
 	"go/types"
 	"slices"
 
@@ -16,8 +17,11 @@ var moreLibraries = []func(info *types.Info, call *ast.CallExpr, fn *types.Func)
 	batch, copyFrom, gormRaw, prepared, syncMap, redisGuarded, redigo, rueidis, bunQuery, squirrelQuery, goquQuery, mongo, dynamo, ent,
 }
 
-// classifyMore reports the access of a call that moreLibraries know.
-func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
+// classifyMore reports the access of a call that moreLibraries know, or
+// else of one that runs a Lua script kept away from it (see keptScript),
+// the one reader that needs the file set: for scripts embedded from the
+// package's directory.
+func classifyMore(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr) (Access, bool) {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	if fn == nil {
 		return Access{}, false
@@ -26,6 +30,9 @@ func classifyMore(info *types.Info, call *ast.CallExpr) (Access, bool) {
 		if a, ok := read(info, call, fn.Origin()); ok {
 			return a, true
 		}
+	}
+	if c, ok := keptScript(fset, info, call, fn.Origin()); ok {
+		return redisAccess(info, call, c)
 	}
 	return Access{}, false
 }
@@ -39,7 +46,7 @@ var batchLibraries = []func(info *types.Info, call *ast.CallExpr, fn *types.Func
 
 // ClassifyAll reports every record call accesses: the parts of a
 // transaction or a bulk write, each with its Part, or Classify's one.
-func ClassifyAll(info *types.Info, call *ast.CallExpr) []Access {
+func ClassifyAll(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr) []Access {
 	if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
 		for _, read := range batchLibraries {
 			if parts, ok := read(info, call, fn.Origin()); ok {
@@ -47,7 +54,7 @@ func ClassifyAll(info *types.Info, call *ast.CallExpr) []Access {
 			}
 		}
 	}
-	if a, ok := Classify(info, call); ok {
+	if a, ok := Classify(fset, info, call); ok {
 		return []Access{a}
 	}
 	return nil
