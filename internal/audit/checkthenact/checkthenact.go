@@ -1,6 +1,7 @@
 package checkthenact
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -259,19 +260,24 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 }
 
 // checkedAgain reports whether, after rd, the function reads the same
-// record under the same key again inside a lock it holds until w: the
-// double-checked locking of a map (a read under RLock for the fast path,
-// then Lock and a second look before the store), where the second check
-// and the write are one step.
+// record under the same key again inside a lock it holds until w, and
+// that second read decides whether w runs: double-checked locking. The
+// first read is a fast path (a map under RLock, a cache before a store's
+// Lock, a SETNX of a lock key, an advisory lock or a redsync Mutex); the
+// second check and the write are one step to every caller taking the
+// same lock.
 func (f *fn) checkedAgain(rd, w *event) bool {
-	if !strings.HasPrefix(rd.use.Record, "map ") && !strings.HasPrefix(rd.use.Record, "syncmap ") {
-		return false // a store's lock other than a mutex is judged by covered alone
-	}
 	return slices.ContainsFunc(f.events, func(again *event) bool {
 		return again != rd && again.use.Op == match.OpRead && again.use.Record == rd.use.Record &&
 			again.at.Pos() > rd.at.Pos() && again.at.Pos() < w.at.Pos() && f.covered(again, w) &&
-			effect.SameKey(rd.atoms, again.atoms, rd.use.Keys, again.use.Keys)
+			effect.SameKey(rd.atoms, again.atoms, rd.use.Keys, again.use.Keys) && f.decides(again, w)
 	})
+}
+
+// decides reports whether what rd found decides whether w runs.
+func (f *fn) decides(rd, w *event) bool {
+	gate, _ := f.gate(rd, w, f.taint(rd))
+	return gate != nil
 }
 
 // pair reports w when rd's result decides whether it runs and the two
@@ -286,6 +292,7 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	}
 	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w)
 	between := f.sideEffect(rd, w, gate, side, true)
+	var late *lateLock
 	switch {
 	case atomic:
 		if between == nil {
@@ -296,13 +303,171 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 		// the loaded list with one more ID: of two callers that both
 		// pass the check, one's addition is lost, as with an append
 	default:
-		if f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
+		late = f.lockedLate(rd, w, gate, side)
+		if late == nil && f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
 			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) {
 			return false
 		}
 	}
-	f.report(rd, w, between, atomic)
+	f.report(rd, w, between, atomic, late)
 	return true
+}
+
+// lateLock is a lock taken after the check it should guard, and the work
+// it was meant to keep to one caller.
+type lateLock struct {
+	lock ast.Expr
+	work *ast.CallExpr
+}
+
+// lockedLate finds a lock taken on w's side of the gate, after the check
+// and before w (a mutex, a store's Lock or TryLock, a redsync Mutex, an
+// advisory lock, a SET NX of a lock key), with work the analysis cannot
+// see between it and w: the wrapped http.Handler, a callback. The lock is
+// still held at w, but it guards nothing: a retry whose check ran before
+// this caller's write, and whose lock comes after this caller's release,
+// does the work again. checkedAgain has already ruled out a second check
+// under the lock.
+func (f *fn) lockedLate(rd, w *event, gate, side *cfg.Block) *lateLock {
+	var locks []span
+	for _, s := range f.locked {
+		if s.at != nil {
+			locks = append(locks, s)
+		}
+	}
+	for _, e := range f.events {
+		if e.use.Op == match.OpClaim && e.use.Record != w.use.Record {
+			locks = append(locks, span{from: e.at.Pos(), at: e.at}) // SET NX of a lock key, not of the record
+		}
+	}
+	// The last lock before the work: LockContext, not the NewMutex before it.
+	slices.SortFunc(locks, func(a, b span) int { return cmp.Compare(b.from, a.from) })
+	for _, l := range locks {
+		if l.from <= rd.at.Pos() || f.released(l, w) ||
+			!slices.ContainsFunc(f.blocksOf(l.at), func(b *cfg.Block) bool { return f.before(b, l.at, w, gate, side) }) {
+			continue
+		}
+		if work := f.unseenWork(w, l.at, gate, side); work != nil {
+			return &lateLock{lock: l.at, work: work}
+		}
+	}
+	return nil
+}
+
+// released reports whether the mutex l is unlocked on the way from its
+// Lock to w: a lock given back before the write guards neither.
+func (f *fn) released(l span, w *event) bool {
+	return slices.ContainsFunc(f.unlocks, func(u unlock) bool {
+		if u.mu != l.mu || u.at.Pos() < l.from {
+			return false
+		}
+		afterLock := slices.ContainsFunc(f.blocksOf(l.at), func(b *cfg.Block) bool {
+			return b == u.block || f.reaches(b, u.block, nil)
+		})
+		beforeWrite := (u.block == w.block && u.at.Pos() < w.at.Pos()) || f.reaches(u.block, w.block, nil)
+		return afterLock && beforeWrite
+	})
+}
+
+// before reports whether x, in block b, runs on w's side of the gate and
+// before w.
+func (f *fn) before(b *cfg.Block, x ast.Node, w *event, gate, side *cfg.Block) bool {
+	if !b.Live || !(b == side || f.reaches(side, b, gate)) {
+		return false
+	}
+	if b == w.block {
+		return x.End() <= w.at.Pos()
+	}
+	return f.reaches(b, w.block, gate)
+}
+
+// unseenWork returns a call after the lock and before w whose work the
+// analysis cannot see and that does not load what w stores: a function
+// value called (a callback), or an interface's method (a wrapped
+// http.Handler's ServeHTTP, a message handler's Handle) other than a
+// logger's.
+func (f *fn) unseenWork(w *event, lock ast.Expr, gate, side *cfg.Block) *ast.CallExpr {
+	var found *ast.CallExpr
+	for _, b := range f.g.Blocks {
+		if found != nil || !b.Live || !(b == side || f.reaches(side, b, gate)) {
+			continue
+		}
+		for _, n := range b.Nodes {
+			ast.Inspect(n, func(x ast.Node) bool {
+				switch x.(type) {
+				case *ast.FuncLit, *ast.DeferStmt:
+					return false // runs elsewhere, or at the return
+				}
+				if found != nil {
+					return false
+				}
+				call, ok := x.(*ast.CallExpr)
+				if !ok || call.Pos() <= lock.End() || contains(w.at, call) || !f.before(b, call, w, gate, side) {
+					return true
+				}
+				if f.opaque(call) && !f.loads(call, w) {
+					found = call
+				}
+				return found == nil
+			})
+		}
+	}
+	return found
+}
+
+// opaque reports whether call runs work out of the analysis' sight: a
+// function value, or an interface's method with no known effect on a
+// record. Of the standard library's interfaces only http.Handler's
+// ServeHTTP runs work; a logger's methods run none.
+func (f *fn) opaque(call *ast.CallExpr) bool {
+	info := f.pass.TypesInfo
+	if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+		return false
+	}
+	if slices.ContainsFunc(f.eff.Of(call), func(u effect.Use) bool { return !u.External }) {
+		return false // a read, a write or a claim: paired on its own
+	}
+	switch fn := typeutil.Callee(info, call).(type) {
+	case *types.Var:
+		return true
+	case *types.Func:
+		recv := fn.Signature().Recv()
+		if recv == nil || !types.IsInterface(recv.Type()) || fn.Pkg() == nil {
+			return false
+		}
+		if effect.Stdlib(fn.Pkg().Path()) {
+			return fn.Pkg().Path() == "net/http" && fn.Name() == "ServeHTTP"
+		}
+		return !slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(logWords, w) })
+	}
+	return false
+}
+
+// logWords name a logger's, tracer's or meter's methods.
+var logWords = []string{"debug", "info", "warn", "warning", "error", "errorf", "log", "logf", "print", "printf", "println", "trace", "fatal", "with"}
+
+// loads reports whether call is a cache fill's loader: given w's key
+// itself, it returns what w stores, which is the same whoever loads it.
+// A handler given the key (handle(ctx, id)) returns no more than an error
+// and is work.
+func (f *fn) loads(call *ast.CallExpr, w *event) bool {
+	info := f.pass.TypesInfo
+	given := slices.ContainsFunc(call.Args, func(a ast.Expr) bool {
+		atoms := effect.Atoms(info, f.defs, f.recv, f.lookup, a)
+		return len(atoms) > 0 && !slices.ContainsFunc(atoms, func(x effect.Atom) bool {
+			return !x.Weak && !slices.Contains(w.atoms, x)
+		})
+	})
+	v := f.stored(w)
+	if !given || v == nil {
+		return false
+	}
+	if contains(v, call) {
+		return true
+	}
+	return slices.ContainsFunc(effect.Roots(info, f.defs, v), func(r *types.Var) bool {
+		return slices.ContainsFunc(f.defs.Values[r], func(d ast.Expr) bool { return ast.Unparen(d) == call })
+	})
 }
 
 // marker reports whether w stores a mark rather than a value: a constant,
@@ -810,10 +975,13 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 }
 
 // span is a lock taken at from: a mutex (mu) is given back by its
-// Unlock calls, anything else when the function returns.
+// Unlock calls, anything else when the function returns. at is the call
+// that takes it; nil for a caller's lock and for WATCH, which excludes
+// no one.
 type span struct {
 	from token.Pos
 	mu   string
+	at   ast.Expr
 }
 
 // unlock is a mutex's Unlock, not deferred, and where it runs.
@@ -854,11 +1022,11 @@ func (f *fn) locks() {
 		case e.use.Op == match.OpClaim && slices.ContainsFunc(f.events, func(x *event) bool {
 			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.at.Pos() > e.at.Pos()
 		}):
-			f.locked = append(f.locked, span{from: e.at.Pos()}) // a claim or lock on another record first
+			f.locked = append(f.locked, span{from: e.at.Pos(), at: e.at}) // a claim or lock on another record first
 		case e.use.Op == match.OpRead && e.use.ForUpdate && slices.ContainsFunc(f.events, func(x *event) bool {
 			return x.use.Op == match.OpRead && x.use.Record != e.use.Record && x.at.Pos() > e.at.Pos()
 		}):
-			f.locked = append(f.locked, span{from: e.at.Pos()}) // the parent row locked first
+			f.locked = append(f.locked, span{from: e.at.Pos(), at: e.at}) // the parent row locked first
 		}
 	}
 	type mutexCall struct {
@@ -889,7 +1057,7 @@ func (f *fn) locks() {
 				f.locked = append(f.locked, span{from: n.Pos()}) // an optimistic transaction
 			}
 			if acquiresLock(info, n) {
-				f.locked = append(f.locked, span{from: n.Pos(), mu: f.releaseVar(n)}) // a lock helper: acquireLocks(ctx, keys)
+				f.locked = append(f.locked, span{from: n.Pos(), mu: f.releaseVar(n), at: n}) // a lock helper: acquireLocks(ctx, keys)
 			}
 			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) == 0 && !deferred[n] {
 				if v, ok := info.Uses[id].(*types.Var); ok {
@@ -899,7 +1067,7 @@ func (f *fn) locks() {
 				}
 			}
 			if c, ok := match.SQL(info, n); ok && c.Const && advisory.MatchString(c.Text) {
-				f.locked = append(f.locked, span{from: n.Pos()})
+				f.locked = append(f.locked, span{from: n.Pos(), at: n})
 			}
 			if sqlSerializable(info, n) {
 				f.serializable = true
@@ -915,30 +1083,33 @@ func (f *fn) locks() {
 	})
 	for _, r := range releases {
 		mu := "release " + types.ExprString(r.Fun)
-		for _, b := range f.g.Blocks {
-			for _, n := range b.Nodes {
-				if n.Pos() <= r.Pos() && r.End() <= n.End() {
-					f.unlocks = append(f.unlocks, unlock{at: r, mu: mu, block: b})
-				}
-			}
+		for _, b := range f.blocksOf(r) {
+			f.unlocks = append(f.unlocks, unlock{at: r, mu: mu, block: b})
 		}
 	}
 	for _, m := range mutexes {
 		if m.lock {
-			f.locked = append(f.locked, span{from: m.call.Pos(), mu: m.mu})
+			f.locked = append(f.locked, span{from: m.call.Pos(), mu: m.mu, at: m.call})
 			continue
 		}
 		if m.deferred {
 			continue
 		}
-		for _, b := range f.g.Blocks {
-			for _, n := range b.Nodes {
-				if n.Pos() <= m.call.Pos() && m.call.End() <= n.End() {
-					f.unlocks = append(f.unlocks, unlock{at: m.call, mu: m.mu, block: b})
-				}
-			}
+		for _, b := range f.blocksOf(m.call) {
+			f.unlocks = append(f.unlocks, unlock{at: m.call, mu: m.mu, block: b})
 		}
 	}
+}
+
+// blocksOf returns the blocks of the control-flow graph whose nodes hold x.
+func (f *fn) blocksOf(x ast.Node) []*cfg.Block {
+	var out []*cfg.Block
+	for _, b := range f.g.Blocks {
+		if slices.ContainsFunc(b.Nodes, func(n ast.Node) bool { return contains(n, x) }) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // watchCommand reports whether call sends Redis's WATCH by name, as
@@ -1007,8 +1178,8 @@ func (c *checker) firstOrCreate(call *ast.CallExpr) {
 }
 
 // report reports w after the read rd; between is a side effect that runs
-// after the check and before w.
-func (f *fn) report(rd, w *event, between *event, atomic bool) {
+// after the check and before w, late a lock taken after the check.
+func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock) {
 	checkWhat := rd.use.What
 	if rd.use.ForUpdate {
 		checkWhat += " (which cannot lock a row that does not exist yet)"
@@ -1027,6 +1198,9 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 	case atomic:
 		msg = fmt.Sprintf("%s runs after the %s of %s at %s found nothing and before the %s of %s claims it, so two concurrent retries both run it; claim first (%s, in the check's place) and skip the work when nothing was claimed",
 			between.use.What, checkWhat, rd.use.Target, at, w.use.What, target, claimAdvice(w.use.Record))
+	case late != nil:
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: the %s at %s is taken after the check and the record is not checked again under it, so a retry that checked before this write and locks after its release runs %s again; check again after taking the lock (double-checked locking), or lock before the check",
+			w.use.What, target, checkWhat, at, calleeName(late.lock), f.where(late.lock.Pos()), types.ExprString(late.work.Fun))
 	case between != nil:
 		// An atomic write in w's place would still let the work run twice.
 		subject := w.use.What + " of " + target
@@ -1068,12 +1242,29 @@ func (f *fn) report(rd, w *event, between *event, atomic bool) {
 		d.Related = append(d.Related, analysis.RelatedInformation{Pos: between.at.Pos(), End: between.at.End(),
 			Message: "runs between the check and the write"})
 	}
+	if late != nil {
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: late.lock.Pos(), End: late.lock.End(),
+			Message: "the lock, taken after the check"})
+	}
 	if !atomic && f.sideEffect(rd, w, nil, rd.block, false) == nil && f.nothingElse(rd, w) {
 		if fix, ok := f.onConflict(rd, w); ok {
 			d.SuggestedFixes = []analysis.SuggestedFix{fix}
 		}
 	}
 	f.r.Report(d)
+}
+
+// calleeName names the function a call calls, as written: Lock,
+// LockContext, SetNX.
+func calleeName(e ast.Expr) string {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return types.ExprString(e)
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		return sel.Sel.Name
+	}
+	return types.ExprString(call.Fun)
 }
 
 // derived reports whether w stores a value made from what rd loaded: a

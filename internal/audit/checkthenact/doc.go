@@ -38,9 +38,21 @@
 // ent upsert that does nothing on conflict, an ent Update whose
 // predicates compare what it sets) is reported only when work runs
 // between the check and it. A lock held across both (a mutex,
-// an advisory lock, a claim or a parent row's FOR UPDATE taken first), a
-// SERIALIZABLE transaction, a handled duplicate-key error, or a WATCH
-// transaction make the pair safe.
+// an advisory lock, a claim or a parent row's FOR UPDATE taken before the
+// check), a SERIALIZABLE transaction, a handled duplicate-key error, or a
+// WATCH transaction make the pair safe.
+//
+// A lock taken after the check (a store's Lock or TryLock, a redsync
+// Mutex, an advisory lock, a SET NX of a lock key) is still held at the
+// write, but it guards nothing: a retry whose check ran before the first
+// caller's write, and whose lock comes after its release, goes on. With
+// work between the lock and the write that the analysis cannot see (the
+// wrapped http.Handler's ServeHTTP, a callback, an interface's method),
+// the write is reported, whatever it stores; a loader given the key whose
+// result is what is stored (a cache fill) is not such work. A second check
+// of the same key under the lock, before the write and deciding whether it
+// runs (double-checked locking), makes the pair one step, for a record in
+// a store as for a map.
 //
 // A Lua script is the command it amounts to on its key: a SET, a GET, or
 // a claim when one script tests and sets (SET NX, or GET then SET), wherever
@@ -57,7 +69,8 @@
 // sync.Map. A lookup and a store in two critical sections (RLock, look,
 // RUnlock, ... Lock, store), or with the lookup unlocked, are two steps;
 // one critical section from the lookup through the store, or a second
-// lookup under the write lock before it (double-checked locking), is one.
+// lookup under the write lock before it (double-checked locking, as
+// above), is one.
 // sync.Map's Load then Store is two steps; LoadOrStore, CompareAndSwap
 // and LoadAndDelete are one, except that a LoadOrStore whose loaded value
 // is checked (a list of the IDs handled, a state) and then stored back
