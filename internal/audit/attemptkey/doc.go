@@ -26,12 +26,22 @@
 //     condition counts attempts or tries, or whose body waits (a sleep, a
 //     backoff, time.After) or leaves on success (if err == nil { return });
 //     a range over a count that does the same, or over backoff delays. A
-//     loop over items, or over a count of things to make, is none;
+//     loop over items, or over a count of things to make, is none, and so
+//     is a loop whose turn takes a new input before it sends anything: a
+//     receive whose value the turn uses (p, ok := <-in; case job :=
+//     <-jobs:), or a call that takes the next input of a stream, queue or
+//     cursor held from before the loop and whose result the turn uses
+//     (FetchMessage, Next, Receive, Dequeue, BRPop, XReadGroup, Accept,
+//     rows.Next, conn.Do("BRPOP", ...)), unless the loop leaves once a turn
+//     succeeds (then it retries the taking). Each input is a new operation;
+//     a retry loop nested in such a loop still counts, and a receive whose
+//     value is dropped (<-time.After(d)) is a wait, not an input;
 //   - a run of a function handed to a retry helper: cenkalti/backoff's Retry
 //     and RetryNotify, avast/retry-go's Do, any function named for retries,
 //     backoff or polling, and a function of the package that calls its
-//     function parameter in a loop, whether the literal is passed directly,
-//     through a variable or as a method value;
+//     function parameter in a loop (not once for each input it takes),
+//     whether the literal is passed directly, through a variable or as a
+//     method value;
 //   - a request to an HTTP handler;
 //   - a delivery to a consumer of a message that carries its own ID: a
 //     literal taking an SQS, NATS, Kafka or AMQP message or an event with an
@@ -40,7 +50,8 @@
 //     Task), one that acknowledges the message it takes, one named for
 //     handling, consuming, processing, relaying or forwarding it, one handed
 //     over by name as a callback (nc.Subscribe(subj, c.orders)), a loop over
-//     received messages;
+//     received messages, or one whose turn takes such a message (m, err :=
+//     r.FetchMessage(ctx); msg, err := cons.Next());
 //   - a run of a scheduled job: a function named for its schedule
 //     (nightlyPayout, runSettlementJob, Tick) or whose doc comment says so
 //     ("the hourly job that..."), a method of a type whose name ends in Job

@@ -66,11 +66,13 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 		}
 		switch n := n.(type) {
 		case *ast.ForStmt:
-			switch {
+			switch item, items := takesItem(info, n.Cond, n.Body); {
 			case ticks(info, n.Body) && n.Cond == nil && !leavesOnSuccess(n.Body):
 				sc = &scope{node: n, kind: scheduled, what: "ticker loop"}
 			case retryLoop(info, n.Cond, n.Body):
 				sc = &scope{node: n, kind: retry, what: "retry loop"}
+			case items && message(item) != notMessage:
+				sc = &scope{node: n, kind: delivery, what: "loop over received messages", msgs: []types.Type{item}}
 			}
 		case *ast.RangeStmt:
 			if v := c.relayLoop(n); v != nil {
@@ -313,13 +315,26 @@ func elem(t types.Type) types.Type {
 // retryLoop reports a loop that repeats one action until it works: a loop
 // with no condition, one whose condition counts attempts or retries, or
 // one whose body waits between turns (time.Sleep, a backoff) or leaves on
-// success (if err == nil { return }). A loop over items (i < len(x)) or a
-// count of things to make is none.
+// success (if err == nil { return }). A loop over items (i < len(x)), a
+// count of things to make, or a loop whose turn takes a new input
+// (takesItem) is none, unless its condition counts attempts.
 func retryLoop(info *types.Info, cond ast.Expr, body *ast.BlockStmt) bool {
 	switch {
-	case cond == nil:
+	case cond != nil && walksCollection(cond):
+		return false
+	case countsTries(cond):
 		return true
-	case walksCollection(cond):
+	}
+	if _, items := takesItem(info, cond, body); items {
+		return false
+	}
+	return cond == nil || waitsOrSucceeds(info, body)
+}
+
+// countsTries reports a loop condition that counts attempts or tries
+// (attempt < maxAttempts, retries > 0).
+func countsTries(cond ast.Expr) bool {
+	if cond == nil {
 		return false
 	}
 	found := false
@@ -331,7 +346,7 @@ func retryLoop(info *types.Info, cond ast.Expr, body *ast.BlockStmt) bool {
 		}
 		return !found
 	})
-	return found || waitsOrSucceeds(info, body)
+	return found
 }
 
 // waitWords name a call that waits between attempts: time.Sleep, a
@@ -369,21 +384,7 @@ func leavesOnSuccess(body *ast.BlockStmt) bool {
 		case *ast.FuncLit:
 			return false
 		case *ast.IfStmt:
-			for c := ast.Unparen(n.Cond); ; {
-				if errNil(c) {
-					found = found || leaves(n.Body)
-					break
-				}
-				b, ok := c.(*ast.BinaryExpr)
-				if !ok || b.Op != token.LAND {
-					break
-				}
-				if errNil(b.Y) {
-					found = found || leaves(n.Body)
-					break
-				}
-				c = ast.Unparen(b.X)
-			}
+			found = found || successCond(n.Cond) && leaves(n.Body)
 		}
 		return !found
 	})
@@ -555,11 +556,15 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 	visit = func(n ast.Node, loops int) bool {
 		switch n := n.(type) {
 		case *ast.ForStmt, *ast.RangeStmt:
+			turns := loops + 1
+			if c.itemLoop(n) {
+				turns = loops // a new item each turn, handed over once
+			}
 			ast.Inspect(n, func(m ast.Node) bool {
 				if m == n {
 					return true
 				}
-				return m == nil || visit(m, loops+1)
+				return m == nil || visit(m, turns)
 			})
 			return false
 		case *ast.CallExpr:
