@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -71,7 +72,7 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 	})
 	for _, a := range assigns {
 		for i, l := range a.lhs {
-			v := rootVar(info, l)
+			v := effect.RootVar(info, l)
 			if v == nil {
 				continue
 			}
@@ -92,7 +93,7 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 		for _, a := range assigns {
 			by := ""
 			for _, l := range a.lhs {
-				if obj := rootVar(info, l); obj != nil && s.vars[obj] != "" {
+				if obj := effect.RootVar(info, l); obj != nil && s.vars[obj] != "" {
 					by = s.vars[obj]
 					break
 				}
@@ -108,28 +109,6 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 		}
 	}
 	return s
-}
-
-// rootVar returns the variable an assignment's left side writes to, or
-// into (n, n.Body, n.Meta["k"]); nil for another expression.
-func rootVar(info *types.Info, e ast.Expr) types.Object {
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			if v, ok := info.ObjectOf(x).(*types.Var); ok && !v.IsField() {
-				return v
-			}
-			return nil
-		case *ast.SelectorExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		default:
-			return nil
-		}
-	}
 }
 
 // sendCall reports a call that passes what it is given on to a broker, a

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -88,7 +89,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					} else if t := info.TypeOf(l.X); message(t) != notMessage && messageIDName(l.Sel.Name) {
 						// env.ID = uuid.NewString(): as the literal's field
 						out = append(out, sink{node: n, value: n.Rhs[i], what: "the " + l.Sel.Name + " of a " + typeName(t), only: []kind{retry, delivery, relay}, msg: t})
-					} else if v := rootVar(info, l.X); sentRecord(t) && v != nil {
+					} else if v := effect.RootVar(info, l.X); sentRecord(t) && v != nil {
 						if by := sentBy(nil, v); by != "" && sentID(typeName(t), l.Sel.Name, keyedVar(v)) { // n.NotificationID = ulid.Make().String(); send(n)
 							out = append(out, sink{node: n, value: n.Rhs[i], what: "the " + l.Sel.Name + " of a " + typeName(t) + " sent by " + by, only: []kind{retry, relay}})
 						}
