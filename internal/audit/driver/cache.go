@@ -27,7 +27,7 @@ type Cache interface {
 
 // cacheVersion changes whenever the encoding of a cached result or what
 // goes into its key does, so that no older entry is ever read.
-const cacheVersion = "idemkit audit cache 1"
+const cacheVersion = "idemkit audit cache 2"
 
 // cacheKey names everything that can change a run's result:
 //
@@ -35,13 +35,15 @@ const cacheVersion = "idemkit audit cache 1"
 //   - the directory, the patterns and the go command's environment (GO*
 //     and CGO_* variables), which choose the packages and their files;
 //   - the package graph go list gave, package by package: for user code,
-//     the name and content of every Go file (test files included) and the
-//     module's go.mod; for every other package, its export data, whose
-//     file in the build cache is named by the hash of its content, or,
-//     when it has none, its errors and its files' contents.
+//     the name and content of every Go file (test files included), of
+//     every file it embeds and of the module's go.mod; for every other
+//     package, its export data, whose file in the build cache is named by
+//     the hash of its content, or, when it has none, its errors and its
+//     files' contents.
 //
 // A file outside the graph cannot change the result: the checks read
-// nothing else.
+// nothing else. They do read embedded files: a Redis script kept in a
+// .lua file beside the code.
 func cacheKey(opts Options, patterns []string, listed []*packages.Package, user map[string]bool) (string, error) {
 	h := sha256.New()
 	line := func(parts ...string) {
@@ -80,7 +82,7 @@ func cacheKey(opts Options, patterns []string, listed []*packages.Package, user 
 			for _, e := range p.Errors {
 				line("error", e.Error())
 			}
-			for _, f := range slices.Concat(p.GoFiles, p.OtherFiles) {
+			for _, f := range slices.Concat(p.GoFiles, p.OtherFiles, p.EmbedFiles) {
 				if err := hashFile(h, f); err != nil {
 					return "", err
 				}

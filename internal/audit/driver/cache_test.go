@@ -119,6 +119,15 @@ func TestRunCache(t *testing.T) {
 			t.Errorf("%s: answered from the cache", v.name)
 		}
 	}
+	// A file the package embeds, which a check may read (a Redis script
+	// kept in a .lua file), though the Go code stays the same.
+	write("lib/claim.lua", "return 1\n")
+	write("lib/embed.go", "package lib\n\nimport _ \"embed\"\n\n//go:embed claim.lua\nvar claimLua string\n")
+	run(t, "b1", suite, "./lib")
+	write("lib/claim.lua", "return 0\n")
+	if run(t, "b1", suite, "./lib").Cached {
+		t.Errorf("after editing an embedded file: answered from the cache")
+	}
 	// Without a build identity nothing is cached.
 	puts := cache.puts
 	if res, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./svc"}, Analyzers: suite, Cache: cache}); err != nil || res.Cached || cache.puts != puts {

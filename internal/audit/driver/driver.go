@@ -205,7 +205,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// package's export data, which the key needs, and so compiles what the
 	// load below would compile anyway; without, it compiles nothing.
 	caching := opts.Cache != nil && opts.Build != ""
-	mode := packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+	mode := packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule | packages.NeedEmbedFiles
 	if caching {
 		mode |= packages.NeedExportFile
 	}
