@@ -52,7 +52,17 @@
 // resp.StatusCode, a Response variable) that no condition before it
 // checks, or a SET of a response read from upstream whose status nothing
 // checked: a transient failure stored as the result is replayed to every
-// retry.
+// retry. A store's method known only by its shape (Set(ctx, key, saved,
+// ttl) of a middleware's store) is such a completion where the function
+// claimed or locked the same key first.
+//
+// It also reports a completion of a claimed key, reached whether or not
+// the work failed, that stores the work's error (saved.Err = err.Error(),
+// a status read from status.FromError(err)) with nothing before it asking
+// what the error was: a timeout or an unavailable dependency becomes the
+// key's final answer. Releasing the key when the work fails, storing only
+// errors tested to be final (errors.Is(err, ErrRejected)), or marking the
+// key failed in the branch that handles the error is not reported.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
