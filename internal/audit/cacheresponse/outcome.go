@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -20,12 +21,10 @@ import (
 // completion when the function took the key first: an idempotency
 // middleware keeps in it what the handler answered.
 //
-// The status is checked here only for a completion known by its shape
-// (status): complete reads the response of a declared one.
+// The status (a constant 5xx, or one captured and never checked) is
+// checked here only for a completion known by its shape (status):
+// complete reads the response of a declared one.
 func (a *checker) outcome(f *claim.Func, call *ast.CallExpr, fn *types.Func, key int, status bool) bool {
-	if !f.Responder {
-		return false
-	}
 	c := a.keyClaim(f, call, key)
 	if c == nil {
 		return false
@@ -36,7 +35,7 @@ func (a *checker) outcome(f *claim.Func, call *ast.CallExpr, fn *types.Func, key
 	}
 	arg := call.Args[i]
 	vals := a.storedValues(f, call, arg)
-	if at, work := a.workError(f, c, call, vals); work != nil {
+	if at, work := a.workError(f, c, call, vals); work != nil && f.Responder {
 		a.r.Report(analysis.Diagnostic{
 			Pos: call.Pos(), End: call.End(),
 			Message: fmt.Sprintf("%s stores the error of the call at %s as the result of the key claimed by %s at %s, whatever the error was: a timeout or an unavailable dependency is replayed to every retry as final; release the key when the call fails, and store only errors a retry would get again (cacheresponse)",
@@ -49,7 +48,19 @@ func (a *checker) outcome(f *claim.Func, call *ast.CallExpr, fn *types.Func, key
 		if !status {
 			break
 		}
-		if v.field == nil || !isStatusField(v.field.Name()) || a.info.Types[v.expr].Value != nil || a.passedOn(v.expr) {
+		if v.field == nil || !isStatusField(v.field.Name()) {
+			continue
+		}
+		if claim.Status5xx(a.info, v.expr) {
+			a.r.Report(analysis.Diagnostic{
+				Pos: call.Pos(), End: call.End(),
+				Message: fmt.Sprintf("%s stores a %s response as the result of the key claimed by %s at %s: every retry within the TTL gets the transient failure back instead of running again; release the key on a 5xx and complete only 2xx and 4xx (cacheresponse)",
+					fn.Name(), a.info.Types[v.expr].Value.ExactString(), c.What, a.where(c.Call.Pos())),
+				Related: claimRelated(c),
+			})
+			return true
+		}
+		if !f.Responder || a.info.Types[v.expr].Value != nil || a.passedOn(v.expr) {
 			continue
 		}
 		if !a.captured(v.expr) || a.checked(f, call, v.expr, nil) {
@@ -191,14 +202,7 @@ func compositeOf(e ast.Expr) *ast.CompositeLit {
 	return lit
 }
 
-func isStatusField(name string) bool {
-	for _, s := range statusFields {
-		if name == s {
-			return true
-		}
-	}
-	return false
-}
+func isStatusField(name string) bool { return slices.Contains(statusFields, name) }
 
 // captured reports whether a status is read from what the work
 // answered: a field of a variable (rec.code, resp.StatusCode) or a

@@ -194,3 +194,33 @@ func marksFailed(s KeptStore, key string, next call) call {
 		return resp, nil
 	}
 }
+
+// keeps502 answers through its error alone, but what it keeps under the
+// key is what a retry reads back.
+func keeps502(ctx context.Context, s KeptStore, key string, charge func() error) error {
+	ok, err := s.SetNX(ctx, key, time.Minute)
+	if err != nil || !ok {
+		return err
+	}
+	if err := charge(); err != nil {
+		_ = s.Set(ctx, key, &Kept{StatusCode: http.StatusBadGateway, Err: err.Error()}, time.Hour) // want `Set stores a 502 response as the result of the key claimed by SetNX`
+		return err
+	}
+	return s.Set(ctx, key, &Kept{StatusCode: http.StatusOK}, time.Hour)
+}
+
+func keeps422(ctx context.Context, s KeptStore, key string, validate, charge func() error) error {
+	ok, err := s.SetNX(ctx, key, time.Minute)
+	if err != nil || !ok {
+		return err
+	}
+	if err := validate(); err != nil {
+		_ = s.Set(ctx, key, &Kept{StatusCode: http.StatusUnprocessableEntity, Err: err.Error()}, time.Hour)
+		return err
+	}
+	if err := charge(); err != nil {
+		_ = s.Delete(context.WithoutCancel(ctx), key)
+		return err
+	}
+	return s.Set(ctx, key, &Kept{StatusCode: http.StatusOK}, time.Hour)
+}
