@@ -16,8 +16,11 @@ import (
 // A Lua script run through go-redis, redigo or rueidis is one command to
 // the checks when its source is a constant in sight: the commands it calls
 // on its KEYS decide which. A script that sets a key only when it is absent
-// (SET ... NX, SETNX, HSETNX, or an EXISTS or GET test that returns before
-// a SET of the key) and returns something is a claim of the key; one that
+// (SET ... NX, SETNX, HSETNX, or an EXISTS or GET test, in an if or before
+// an and or or, that comes before a SET or HSET of the key) and returns
+// something is a claim of the key, and so is a GETSET (or SET ... GET)
+// whose old value it hands back or keeps: of two callers, one is told the
+// key was absent; one that
 // deletes the key, alone or after comparing its value with an argument
 // (the token-guarded unlock), is a DEL; one that sets the key without a
 // condition is a SET of the value it writes; one that only reads it is a
@@ -41,11 +44,17 @@ type luaCall struct {
 	bound string   // the variable its reply is assigned to, or ""
 	// returned marks a call whose reply the script returns as it is
 	returned bool
+	// guards marks a call whose reply, compared or not, is the left
+	// operand of an and or an or: the right one runs or not by it
+	guards bool
+	guard  string // the text between the call and that and or or
 }
 
 // luaKey is what a script does to one of its KEYS.
 type luaKey struct {
 	get, exists, set, setnx, hsetnx, del, other bool
+	hset                                        bool // HSET or HMSET of the key's fields
+	swap                                        bool // a GETSET whose old value the script hands back or keeps
 	tested, compared                            bool
 	nilTaken                                    bool // a SET NX whose reply is returned: nil when the key is held
 	testAt, setAt                               int
@@ -57,6 +66,8 @@ var (
 	luaComment = regexp.MustCompile(`(?s)--\[\[.*?\]\]|--[^\n]*`)
 	luaCallRE  = regexp.MustCompile(`redis\.p?call\s*\(`)
 	luaAlias   = regexp.MustCompile(`(?:local\s+)?([A-Za-z_]\w*)\s*=\s*(?:tonumber\s*\(\s*)?(KEYS|ARGV)\s*\[\s*(\d+)\s*\]`)
+	luaAliases = regexp.MustCompile(`(?:local\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*=\s*([^\n;]+)`)
+	luaGuard   = regexp.MustCompile(`^\s*((?:(?:==|~=|<=|>=|<|>)\s*(?:[\w.]+|'[^']*'|"[^"]*"|(?:KEYS|ARGV)\s*\[\s*\d+\s*\])\s*)?)(and|or)\b`)
 	luaRef     = regexp.MustCompile(`^(?:tonumber\s*\(\s*)?(KEYS|ARGV)\s*\[\s*(\d+)\s*\]\s*\)?$`)
 	luaBind    = regexp.MustCompile(`(?:local\s+)?([A-Za-z_]\w*)\s*=\s*$`)
 	luaCond    = regexp.MustCompile(`(?s)\b(?:if|elseif)\b(.*?)\bthen\b`)
@@ -84,8 +95,19 @@ func readLua(src string) (calls []luaCall, conds [][2]int, returns bool, text st
 			alias[m[1]] = luaArg{argv: n}
 		}
 	}
+	// local key, ttl = KEYS[1], ARGV[1]
+	for _, m := range luaAliases.FindAllStringSubmatch(src, -1) {
+		values, _ := luaWords(m[2] + ")")
+		for i, name := range strings.Split(m[1], ",") {
+			if i < len(values) {
+				if a := luaWord(values[i], nil); a.key > 0 || a.argv > 0 {
+					alias[strings.TrimSpace(name)] = a
+				}
+			}
+		}
+	}
 	for _, loc := range luaCallRE.FindAllStringIndex(src, -1) {
-		words, _ := luaWords(src[loc[1]:])
+		words, end := luaWords(src[loc[1]:])
 		if len(words) == 0 {
 			continue
 		}
@@ -101,6 +123,10 @@ func readLua(src string) (calls []luaCall, conds [][2]int, returns bool, text st
 			c.bound = m[1]
 		}
 		c.returned = luaReturns.MatchString(src[:loc[0]])
+		// x or y with no comparison gives x a default ('' when absent), no test
+		if m := luaGuard.FindStringSubmatch(src[loc[1]+end:]); m != nil && (m[2] == "and" || strings.TrimSpace(m[1]) != "") {
+			c.guards, c.guard = true, m[1]
+		}
 		calls = append(calls, c)
 	}
 	for _, m := range luaCond.FindAllStringSubmatchIndex(src, -1) {
@@ -110,8 +136,9 @@ func readLua(src string) (calls []luaCall, conds [][2]int, returns bool, text st
 }
 
 // luaWords splits the arguments of a call whose open parenthesis has been
-// read, up to its close.
-func luaWords(s string) ([]string, bool) {
+// read, up to its close, and returns where the text after the close
+// starts; -1 when the call does not close.
+func luaWords(s string) ([]string, int) {
 	var words []string
 	depth, start := 0, 0
 	var quote byte
@@ -130,7 +157,7 @@ func luaWords(s string) ([]string, bool) {
 			depth++
 		case ch == ')' && depth == 0:
 			words = append(words, strings.TrimSpace(s[start:i]))
-			return words, true
+			return words, i + 1
 		case ch == ')' || ch == ']' || ch == '}':
 			depth--
 		case ch == ',' && depth == 0:
@@ -138,7 +165,7 @@ func luaWords(s string) ([]string, bool) {
 			start = i + 1
 		}
 	}
-	return nil, false
+	return nil, -1
 }
 
 // luaWord reads one argument.
@@ -195,6 +222,13 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 			if len(c.args) > 1 {
 				k.field = c.args[1]
 			}
+		case "HSET", "HMSET":
+			k.hset = true
+			if k.setAt == 0 {
+				k.setAt = c.pos + 1
+			}
+		case "GETSET":
+			k.setSwap(c, 1)
 		case "SET", "SETEX", "PSETEX":
 			v := 1
 			if c.cmd != "SET" {
@@ -204,14 +238,23 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 				k.other = true
 				continue
 			}
-			nx := false
+			nx, swap := false, false
 			for _, opt := range c.args[v+1:] {
 				switch {
 				case opt.isLit && strings.EqualFold(opt.text, "NX"):
 					nx = true
-				case opt.isLit && (strings.EqualFold(opt.text, "XX") || strings.HasPrefix(strings.ToUpper(opt.text), "IF") || strings.EqualFold(opt.text, "GET")):
+				case opt.isLit && strings.EqualFold(opt.text, "GET"):
+					swap = true
+				case opt.isLit && (strings.EqualFold(opt.text, "XX") || strings.HasPrefix(strings.ToUpper(opt.text), "IF")):
 					k.other = true
 				}
+			}
+			switch {
+			case swap && !nx && c.cmd == "SET":
+				k.setSwap(c, v)
+				continue
+			case swap:
+				k.other = true
 			}
 			if nx {
 				k.setnx = true
@@ -234,6 +277,15 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 		if len(c.args) == 0 || c.args[0].key == 0 || (c.cmd != "GET" && c.cmd != "EXISTS") {
 			continue
 		}
+		if c.guards {
+			// return redis.call('exists', KEYS[1]) < 1 and redis.call('setex', ...)
+			k := keys[c.args[0].key]
+			if strings.Contains(c.guard, "ARGV") || luaMentionsArgv(alias, c.guard) {
+				k.compared = true
+			} else if !k.tested {
+				k.tested, k.testAt = true, c.pos+1
+			}
+		}
 		for _, cond := range conds {
 			in := cond[0] <= c.pos && c.pos < cond[1]
 			text := src[cond[0]:cond[1]]
@@ -251,6 +303,26 @@ func luaKeys(src string) (map[int]*luaKey, bool) {
 		}
 	}
 	return keys, returns
+}
+
+// setSwap records a GETSET, or a SET ... GET, of the key: the value it
+// writes is its argument v. Its old value handed back (returned, or kept
+// in a variable) tells the one caller that found the key absent: a claim.
+// Dropped, it is a SET.
+func (k *luaKey) setSwap(c luaCall, v int) {
+	if len(c.args) <= v {
+		k.other = true
+		return
+	}
+	k.value = c.args[v]
+	if c.returned || c.bound != "" {
+		k.swap = true
+		return
+	}
+	k.set = true
+	if k.setAt == 0 {
+		k.setAt = c.pos + 1
+	}
 }
 
 // luaMentionsArgv reports whether a condition reads a variable an
@@ -281,10 +353,21 @@ func (k *luaKey) op(returns bool) RedisOp {
 		}
 		return 0
 	case k.del:
-		if k.get || k.exists || k.set || k.setnx || k.hsetnx {
+		if k.get || k.exists || k.set || k.setnx || k.hsetnx || k.hset || k.swap {
 			return 0
 		}
 		return RedisDel
+	case k.swap:
+		if k.set || k.setnx || k.hsetnx || k.hset || k.get || k.exists || !returns {
+			return 0
+		}
+		return RedisSetNX
+	case k.hset:
+		// HSET of a key an EXISTS or GET test found absent: a claim
+		if k.tested && k.testAt < k.setAt && !k.set && !k.setnx && !k.hsetnx && returns {
+			return RedisSetNX
+		}
+		return 0
 	case k.setnx && !k.set:
 		if !returns {
 			return 0

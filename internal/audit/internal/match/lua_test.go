@@ -19,6 +19,22 @@ func TestLuaOp(t *testing.T) {
 		{`redis.call('SET', KEYS[1], 'done', 'EX', ARGV[1]) return 1`, 1, RedisSet},
 		{`return redis.call('GET', KEYS[1])`, 1, RedisGet},
 		{`return redis.call('EXISTS', KEYS[1])`, 1, RedisExists},
+		// tests written as expressions, aliases taken two at a time,
+		// pcall, SETNX or HSETNX with an expiry, GETSET: claims
+		{`return redis.call('exists',KEYS[1])<1 and redis.call('setex',KEYS[1],ARGV[2],ARGV[1])`, 1, RedisSetNX},
+		{`return redis.call('EXISTS', KEYS[1]) == 0 and redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) ~= false`, 1, RedisSetNX},
+		{"local key, ttl = KEYS[1], ARGV[1]\nif redis.call('EXISTS', key) == 1 then return 0 end\nredis.call('SET', key, '1', 'EX', ttl)\nreturn 1", 1, RedisSetNX},
+		{`local ok = redis.pcall("set",KEYS[1],ARGV[1],"nx","px",ARGV[2]) if ok then return 1 end return 0`, 1, RedisSetNX},
+		{`if redis.call("SETNX", KEYS[1], ARGV[1]) == 1 then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) else return 0 end`, 1, RedisSetNX},
+		{`local r = redis.call('HSETNX', KEYS[1], 'owner', ARGV[1]) if r == 1 then redis.call('EXPIRE', KEYS[1], 60) end return r`, 1, RedisHSetNX},
+		{`if (redis.call('exists', KEYS[1]) == 0) then redis.call('hset', KEYS[1], 'state', ARGV[1]) return 1 end return 0`, 1, RedisSetNX},
+		{`return redis.call('GETSET', KEYS[1], ARGV[1])`, 1, RedisSetNX},
+		{`local old = redis.call('SET', KEYS[1], 'done', 'GET') if old then return 0 end return 1`, 1, RedisSetNX},
+		{`return redis.call('get', KEYS[1]) == ARGV[1] and redis.call('del', KEYS[1])`, 1, RedisDel},
+		// a GETSET whose old value is dropped, a read given a default: no test
+		{`redis.call('GETSET', KEYS[1], ARGV[1]) return 1`, 1, RedisSet},
+		{`local seen = redis.call('GET', KEYS[1]) or '' redis.call('SET', KEYS[1], seen .. ARGV[1]) return 1`, 1, 0},
+		{`return redis.call('get', KEYS[1]) == ARGV[1] and redis.call('pexpire', KEYS[1], ARGV[2])`, 1, 0},
 		// neither: a counter, a compare-and-set, a lease extension, a
 		// test whose script says nothing back
 		{`local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n`, 1, 0},
