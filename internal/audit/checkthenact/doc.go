@@ -55,13 +55,19 @@
 // a store as for a map.
 //
 // A Lua script is the command it amounts to on its key: a SET, a GET, or
-// a claim when one script tests and sets (SET NX, or GET then SET), wherever
-// its source is kept: at the call, in a package variable or a struct
-// field (set by a constructor or init), in a file embedded with
-// //go:embed (into a string or []byte, or read by name from an embed.FS,
-// also through a helper such as script("claim")), or loaded with SCRIPT
-// LOAD and run by its SHA. A GET in Go and then a SET script, or a GET
-// script and then a SET in Go, are two steps. gorm's FirstOrCreate of a dedup model is
+// a claim when one script tests and sets (SET NX, SETNX or HSETNX with
+// or without an EXPIRE, an EXISTS or GET test in an if or before an and
+// that comes before a SET or HSET, a GETSET whose old value it hands
+// back), wherever its source is kept: at the call, in a package variable
+// or a struct field (set by a constructor or init), in a file embedded
+// with //go:embed (into a string or []byte, or read by name from an
+// embed.FS, also through a helper such as script("claim")), loaded with
+// SCRIPT LOAD and run by its SHA, or in an exported variable of another
+// package (scripts.Claim), whose source travels as a fact. A helper
+// given the script (runScript(ctx, s, keys, args...)), or a type of the
+// package that wraps it (newScript(rdb, src) and its Run), is read at
+// each call with the script its caller gives it. A GET in Go and then a
+// SET script, or a GET script and then a SET in Go, are two steps. gorm's FirstOrCreate of a dedup model is
 // both steps in one call.
 //
 // Records kept in process memory count too: a map that is a package

@@ -68,6 +68,10 @@ type Effect struct {
 	// is the library call that sends it. Which record it touches is read
 	// at each call, from the argument given there.
 	Forward int
+	// Script marks a Lua script the function runs for its caller: the
+	// script, its keys and its arguments are the caller's (see
+	// match.ScriptForward), read at each call.
+	Script *match.ScriptForward
 	// Where is the place of the access itself, file:line, for messages.
 	Where string
 }
@@ -88,6 +92,10 @@ func (s *Summary) String() string {
 			parts = append(parts, fmt.Sprintf("forward %s[%d]", e.What, e.Forward-1))
 			continue
 		}
+		if e.Script != nil {
+			parts = append(parts, fmt.Sprintf("script[%d]", e.Script.Script))
+			continue
+		}
 		if e.External {
 			parts = append(parts, "external "+e.What)
 			if len(e.Params) > 0 {
@@ -99,6 +107,21 @@ func (s *Summary) String() string {
 	}
 	return "effects(" + strings.Join(parts, ", ") + ")"
 }
+
+// Script is the source of the Lua script an exported package variable
+// holds (a go-redis Script made by NewScript, or the script's text), as
+// match.KeptVar reads it. It is exported as a fact on the variable, so a
+// repository that runs scripts.Claim from another package reads the
+// script as it would one of its own.
+type Script struct {
+	Src  string
+	Keys int // redigo's count of keys; -1 where the script does not say
+}
+
+// AFact marks Script as an analysis fact.
+func (*Script) AFact() {}
+
+func (s *Script) String() string { return fmt.Sprintf("script(%d bytes)", len(s.Src)) }
 
 // Use is an effect as one call in the function being checked performs it.
 type Use struct {
@@ -128,7 +151,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "idemkiteffect",
 	Doc:        "summarises what each function does to stored records (reads, writes, claims, deletes) and which side effects it causes",
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(Summary)},
+	FactTypes:  []analysis.Fact{new(Summary), new(Script)},
 	ResultType: reflect.TypeFor[*Result](),
 }
 
@@ -167,12 +190,38 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	r.exportScripts()
 	for fn := range r.decls {
 		if s := r.summarize(fn); len(s.Effects) > 0 {
 			pass.ExportObjectFact(fn, s)
 		}
 	}
 	return r, nil
+}
+
+// exportScripts exports a Script fact for each exported package variable
+// that holds a Lua script.
+func (r *Result) exportScripts() {
+	scope := r.pass.Pkg.Scope()
+	for _, name := range scope.Names() {
+		v, ok := scope.Lookup(name).(*types.Var)
+		if !ok || !v.Exported() {
+			continue
+		}
+		src, keys, ok := match.KeptVar(r.pass.Fset, r.pass.TypesInfo, v, r.script)
+		if ok {
+			r.pass.ExportObjectFact(v, &Script{Src: src, Keys: keys})
+		}
+	}
+}
+
+// script reads the Script fact of another package's variable.
+func (r *Result) script(v *types.Var) (string, int, bool) {
+	var s Script
+	if v.Pkg() == nil || v.Pkg() == r.pass.Pkg || !r.pass.ImportObjectFact(v, &s) {
+		return "", 0, false
+	}
+	return s.Src, s.Keys, true
 }
 
 // library reports whether the package's own code is not worth
@@ -243,9 +292,21 @@ func (r *Result) SummaryOf(fn *types.Func) *Summary {
 	return out
 }
 
+// classify reads the records call accesses as match does, and a script
+// kept in another package's variable as its facts say.
+func (r *Result) classify(call *ast.CallExpr) []match.Access {
+	if accesses := match.ClassifyAll(r.pass.Fset, r.pass.TypesInfo, call); len(accesses) > 0 {
+		return accesses
+	}
+	if a, ok := match.ScriptAccess(r.pass.Fset, r.pass.TypesInfo, call, r.script); ok {
+		return []match.Access{a}
+	}
+	return nil
+}
+
 func (r *Result) compute(call *ast.CallExpr) []Use {
 	info := r.pass.TypesInfo
-	if accesses := match.ClassifyAll(r.pass.Fset, info, call); len(accesses) > 0 {
+	if accesses := r.classify(call); len(accesses) > 0 {
 		uses := make([]Use, len(accesses))
 		for i, a := range accesses {
 			uses[i] = Use{
@@ -309,6 +370,15 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 			if e.Forward > 0 {
 				if u, ok := r.forwarded(call, fn, e); ok {
 					uses = append(uses, u)
+				}
+				continue
+			}
+			if e.Script != nil {
+				if a, ok := match.ForwardedScript(r.pass.Fset, info, call, fn, *e.Script, r.script); ok {
+					uses = append(uses, Use{
+						Effect: Effect{Op: a.Op, What: a.What, Record: a.Record, Target: a.Target, Where: e.Where},
+						Keys:   a.Keys, Dest: a.Dest, Call: call, Callee: fn, Access: a,
+					})
 				}
 				continue
 			}
@@ -424,10 +494,12 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		}
 		uses := r.Of(call)
 		if len(uses) == 0 {
-			if e, ok := r.forwards(call, params, defs); ok {
-				if !slices.ContainsFunc(s.Effects, func(x Effect) bool { return sameEffect(x, e) }) {
-					s.Effects = append(s.Effects, e)
-				}
+			e, ok := r.forwards(call, params, defs)
+			if !ok {
+				e, ok = r.forwardsScript(call, params, sig.Recv())
+			}
+			if ok && !slices.ContainsFunc(s.Effects, func(x Effect) bool { return sameEffect(x, e) }) {
+				s.Effects = append(s.Effects, e)
 			}
 		}
 		for _, u := range uses {
@@ -773,7 +845,7 @@ func hasEffects(ss []*Summary) bool {
 }
 
 func sameEffect(a, b Effect) bool {
-	return a.Op == b.Op && a.Forward == b.Forward && a.What == b.What && a.Record == b.Record && a.External == b.External && a.ViaReceiver == b.ViaReceiver &&
+	return a.Op == b.Op && a.Forward == b.Forward && (a.Script == nil) == (b.Script == nil) && a.What == b.What && a.Record == b.Record && a.External == b.External && a.ViaReceiver == b.ViaReceiver &&
 		a.Where == b.Where && slices.Equal(a.Params, b.Params)
 }
 
@@ -949,6 +1021,108 @@ func (r *Result) forwards(call *ast.CallExpr, params map[*types.Var]int, defs De
 		if i, ok := param(call.Args[e.Forward-1]); ok {
 			return Effect{Forward: i + 1, What: e.What, Where: e.Where}, true
 		}
+	}
+	return Effect{}, false
+}
+
+// forwardsScript reports whether call runs a Lua script that the function
+// being summarised got from its caller (see match.ForwardsScript), itself
+// or through a helper that does: runScript(ctx, s, keys, args...) given
+// its own parameters. The effect says where the caller gives each part.
+func (r *Result) forwardsScript(call *ast.CallExpr, params map[*types.Var]int, recv *types.Var) (Effect, bool) {
+	info := r.pass.TypesInfo
+	if f, ok := match.ForwardsScript(info, call, params, recv); ok {
+		return Effect{Script: &f, What: "script", Where: r.where(call.Pos())}, true
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || (fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())) {
+		return Effect{}, false
+	}
+	s := r.SummaryOf(fn)
+	if s == nil {
+		return Effect{}, false
+	}
+	// paramOf maps an expression of the call to the summarised
+	// function's own parameter, -1 for its receiver, -2 for neither;
+	// param maps what call gives the helper's parameter i (-1: its
+	// receiver) so.
+	paramOf := func(e ast.Expr) int {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return -2
+		}
+		v, _ := info.Uses[id].(*types.Var)
+		if j, ok := params[v]; ok && v != nil {
+			return j
+		}
+		if recv != nil && v == recv {
+			return -1
+		}
+		return -2
+	}
+	param := func(i int) int {
+		switch {
+		case i == -1:
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+				return paramOf(sel.X)
+			}
+		case i >= 0 && i < len(call.Args):
+			return paramOf(call.Args[i])
+		}
+		return -2
+	}
+	for _, e := range s.Effects {
+		if e.Script == nil {
+			continue
+		}
+		in, out := *e.Script, *e.Script
+		if out.Script = param(in.Script); out.Script == -2 || out.Script == -1 && out.Field == "" {
+			continue
+		}
+		out.KeyParams = nil
+		keys := in.KeyParams
+		if in.Keys >= 0 {
+			out.Keys = param(in.Keys)
+			if out.Keys < 0 {
+				// run(ctx, s, []string{key}, ...): the keys of the call's own
+				// slice, each a parameter
+				out.Keys, keys = -1, nil
+				if in.Keys >= len(call.Args) {
+					continue
+				}
+				lit, ok := ast.Unparen(call.Args[in.Keys]).(*ast.CompositeLit)
+				if !ok || len(lit.Elts) == 0 {
+					continue
+				}
+				for _, elt := range lit.Elts {
+					out.KeyParams = append(out.KeyParams, paramOf(elt))
+				}
+			}
+		}
+		for _, k := range keys {
+			out.KeyParams = append(out.KeyParams, param(k))
+		}
+		if slices.ContainsFunc(out.KeyParams, func(k int) bool { return k < 0 }) {
+			continue
+		}
+		out.Args, out.Spread = nil, false
+		for n, a := range in.Args {
+			switch {
+			case in.Spread && n == len(in.Args)-1 && call.Ellipsis.IsValid():
+				p := param(a)
+				out.Args = append(out.Args, max(p, -1))
+				out.Spread = p >= 0
+			case in.Spread && n == len(in.Args)-1:
+				for j := a; j < len(call.Args); j++ {
+					out.Args = append(out.Args, max(param(j), -1))
+				}
+			case a >= 0:
+				out.Args = append(out.Args, max(param(a), -1))
+			default:
+				out.Args = append(out.Args, -1)
+			}
+		}
+		return Effect{Script: &out, What: e.What, Where: e.Where}, true
 	}
 	return Effect{}, false
 }

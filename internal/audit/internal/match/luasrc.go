@@ -50,7 +50,16 @@ type bound struct {
 	info *types.Info
 	fset *gotoken.FileSet
 	args map[*types.Var]string
+	// foreign answers for another package's variable (scripts.Claim)
+	// what its package's facts say it holds; nil where none are read.
+	foreign Foreign
 }
+
+// Foreign returns the Lua source a package variable of another package
+// holds, as that package's analysis found it and exported it as a fact
+// (see KeptVar), with redigo's count of keys (-1 where the script does
+// not say); ok is false when it holds none the analysis could read.
+type Foreign func(v *types.Var) (src string, keys int, ok bool)
 
 // sources reads a kept script's source as scriptCall asks for it.
 func (b bound) sources() scriptSources {
@@ -72,13 +81,16 @@ func (b bound) keptSource(e ast.Expr, depth int) (src string, keys int, ok bool)
 	}
 	call, isCall := ast.Unparen(e).(*ast.CallExpr)
 	if !isCall {
+		if v := b.imported(e); v != nil {
+			return b.foreign(v)
+		}
 		return oneOf(heldValues(info, e), func(v ast.Expr) (string, int, bool) { return b.keptSource(v, depth+1) })
 	}
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	if fn == nil || fn.Signature().Recv() != nil {
 		return "", 0, false
 	}
-	if inner, values, ok := b.helper(call, fn); ok {
+	if inner, values, ok := b.helper(call, fn, depth); ok {
 		return oneOf(values, func(v ast.Expr) (string, int, bool) { return inner.keptSource(v, depth+1) })
 	}
 	switch {
@@ -173,7 +185,7 @@ func sprintf(format string, args []string) (string, bool) {
 // a script for its caller (func script(name string) *redis.Script, or
 // mustRead(name) string): what its return statements give back first,
 // with its parameters bound to the constant strings the call passes.
-func (b bound) helper(call *ast.CallExpr, fn *types.Func) (bound, []ast.Expr, bool) {
+func (b bound) helper(call *ast.CallExpr, fn *types.Func, depth int) (bound, []ast.Expr, bool) {
 	if fn.Pkg() == nil || fn.Signature().Recv() != nil || fn.Signature().Results().Len() == 0 {
 		return bound{}, nil, false
 	}
@@ -186,10 +198,10 @@ func (b bound) helper(call *ast.CallExpr, fn *types.Func) (bound, []ast.Expr, bo
 	if decl == nil || decl.Body == nil {
 		return bound{}, nil, false
 	}
-	inner := bound{info: b.info, fset: b.fset, args: map[*types.Var]string{}}
+	inner := bound{info: b.info, fset: b.fset, args: map[*types.Var]string{}, foreign: b.foreign}
 	params := fn.Signature().Params()
 	for i := 0; i < params.Len() && i < len(call.Args); i++ {
-		if s, ok := b.text(call.Args[i]); ok {
+		if s, ok := b.keptText(call.Args[i], depth+1); ok {
 			inner.args[params.At(i)] = s
 		}
 	}
@@ -243,7 +255,7 @@ func (b bound) keptText(e ast.Expr, depth int) (string, bool) {
 			return b.keptText(call.Args[0], depth+1) // string(b), []byte(s)
 		}
 		if fn, _ := typeutil.Callee(info, call).(*types.Func); fn != nil {
-			if inner, values, ok := b.helper(call, fn); ok {
+			if inner, values, ok := b.helper(call, fn, depth); ok {
 				src, _, ok := oneOf(values, func(v ast.Expr) (string, int, bool) {
 					s, ok := inner.keptText(v, depth+1)
 					return s, 0, ok
@@ -252,6 +264,10 @@ func (b bound) keptText(e ast.Expr, depth int) (string, bool) {
 			}
 		}
 		return b.embeddedRead(call)
+	}
+	if v := b.imported(e); v != nil {
+		src, _, ok := b.foreign(v)
+		return src, ok
 	}
 	if v := heldVar(info, e); v != nil {
 		if src, ok := b.embedded(v, ""); ok {
@@ -356,6 +372,14 @@ func heldValues(info *types.Info, e ast.Expr) []ast.Expr {
 		}
 		return nil
 	}
+	return varValues(info, v)
+}
+
+// varValues returns every value the package variable or field v is given
+// in the package: its declaration's value, each assignment to it and each
+// composite literal that sets it. Nil when one of them is not its own (a
+// second result).
+func varValues(info *types.Info, v *types.Var) []ast.Expr {
 	var values []ast.Expr
 	for n := range info.Scopes {
 		file, ok := n.(*ast.File)
@@ -597,4 +621,332 @@ func (b bound) dirOf(file *ast.File) string {
 		return ""
 	}
 	return filepath.Dir(f.Name())
+}
+
+// imported returns the package variable of another package e names
+// (scripts.Claim), when foreign facts are read; nil otherwise.
+func (b bound) imported(e ast.Expr) *types.Var {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if b.foreign == nil || !ok {
+		return nil
+	}
+	if x, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || !isPkgName(b.info, x) {
+		return nil
+	}
+	v, _ := b.info.Uses[sel.Sel].(*types.Var)
+	return v
+}
+
+func isPkgName(info *types.Info, id *ast.Ident) bool {
+	_, ok := info.Uses[id].(*types.PkgName)
+	return ok
+}
+
+// KeptVar returns the Lua source the exported package variable v holds,
+// for its package to export as a fact that the packages using it read
+// back through a Foreign: a go-redis or redigo Script or a rueidis Lua
+// made from a source keptSource reads (with redigo's count of keys, -1
+// where the script does not say), or a string or []byte of a script's
+// text (constant, embedded, read by a helper). foreign reads the
+// variables of the packages v's own is made from.
+func KeptVar(fset *gotoken.FileSet, info *types.Info, v *types.Var, foreign Foreign) (src string, keys int, ok bool) {
+	if !v.Exported() || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return "", 0, false
+	}
+	b := bound{info: info, fset: fset, foreign: foreign}
+	if scriptType(v.Type()) {
+		return oneOf(varValues(info, v), func(e ast.Expr) (string, int, bool) { return b.keptSource(e, 1) })
+	}
+	if !textType(v.Type()) || !scriptImports(v.Pkg()) {
+		return "", 0, false
+	}
+	src, ok = b.embedded(v, "")
+	if !ok {
+		src, _, ok = oneOf(varValues(info, v), func(e ast.Expr) (string, int, bool) {
+			s, ok := b.keptText(e, 1)
+			return s, 0, ok
+		})
+	}
+	if !ok || !luaCallRE.MatchString(src) {
+		return "", 0, false
+	}
+	return src, -1, true
+}
+
+// scriptType reports whether t is a script value the libraries make:
+// go-redis's or redigo's *Script, rueidis's *Lua.
+func scriptType(t types.Type) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	switch n.Obj().Pkg().Path() {
+	case redisPath, redisV8Path, redigoPath:
+		return n.Obj().Name() == "Script"
+	case rueidisPath:
+		return n.Obj().Name() == "Lua"
+	}
+	return false
+}
+
+// scriptImports reports whether a package imports what a script's text
+// is kept for or with: a Redis library, or embed. Only such a package's
+// text variables are read, as go vet runs the analysis on every
+// dependency.
+func scriptImports(p *types.Package) bool {
+	return slices.ContainsFunc(p.Imports(), func(i *types.Package) bool {
+		switch i.Path() {
+		case redisPath, redisV8Path, redigoPath, rueidisPath, "embed":
+			return true
+		}
+		return false
+	})
+}
+
+// textType reports whether t is a string or a []byte.
+func textType(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&types.IsString != 0
+	case *types.Slice:
+		b, ok := u.Elem().Underlying().(*types.Basic)
+		return ok && b.Kind() == types.Byte
+	}
+	return false
+}
+
+// ScriptAccess reads a call that runs a Lua script kept away from it, as
+// classifyMore does, reading another package's variables through
+// foreign: rdb.Get then scripts.MarkDone.Run(ctx, rdb, keys, ...) are a
+// GET and a SET.
+func ScriptAccess(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, foreign Foreign) (Access, bool) {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || foreign == nil {
+		return Access{}, false
+	}
+	run, ok := scriptCall(info, call, fn.Origin(), bound{info: info, fset: fset, foreign: foreign}.sources())
+	if !ok {
+		return Access{}, false
+	}
+	c, ok := scriptCommand(run, fn.Origin())
+	if !ok {
+		return Access{}, false
+	}
+	return redisAccess(info, call, c)
+}
+
+// A service often runs its scripts through a helper of its own: a
+// function given the script (runScript(ctx, s *redis.Script, keys
+// []string, args ...any)), or a type that wraps it (type Script struct{
+// s *redis.Script }, made by newScript(rdb, src), run by its Run). The
+// helper's body does not know the script; its callers do. ScriptForward
+// says where the helper takes the script, its keys and its arguments
+// from, and ForwardedScript reads each call of the helper as the command
+// the script it is given amounts to.
+
+// ScriptForward says where a helper that runs a Lua script for its
+// caller takes it from: parameters by index.
+type ScriptForward struct {
+	// Script is the parameter that holds the script, or its source text
+	// when Text; -1 for the receiver.
+	Script int
+	// Field is the name of the field of Script's value that holds the
+	// script, or "".
+	Field string
+	Text  bool
+	// Keys is the parameter that holds the keys slice, or -1 when the
+	// helper makes the slice of KeyParams.
+	Keys      int
+	KeyParams []int
+	// Args are the parameters each argument of the script is given by,
+	// -1 for one the helper makes; Spread marks a last one that is a
+	// variadic parameter spread into the call.
+	Args   []int
+	Spread bool
+}
+
+// ForwardsScript reports whether call, in the body of a function whose
+// parameters have the indices params and whose receiver is recv, runs a
+// script through go-redis that the function's caller gives it: a
+// Script's Run, Eval or EvalSha (and their RO forms) on a parameter or a
+// field of one or of the receiver, or a client's Eval of a parameter's
+// text, with keys from the parameters.
+func ForwardsScript(info *types.Info, call *ast.CallExpr, params map[*types.Var]int, recv *types.Var) (ScriptForward, bool) {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || fn.Signature().Recv() == nil || !(inPackage(fn, redisPath) || inPackage(fn, redisV8Path)) || len(call.Args) < 3 {
+		return ScriptForward{}, false
+	}
+	param := func(e ast.Expr) int {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok {
+				if i, ok := params[v]; ok {
+					return i
+				}
+				if recv != nil && v == recv {
+					return -1
+				}
+			}
+		}
+		return -2
+	}
+	var f ScriptForward
+	var script ast.Expr
+	switch typeName(fn.Signature().Recv().Type()) {
+	case "Script":
+		if !slices.Contains([]string{"Run", "RunRO", "Eval", "EvalRO", "EvalSha", "EvalShaRO"}, fn.Name()) {
+			return ScriptForward{}, false
+		}
+		script = receiverOf(call)
+		if sel, ok := ast.Unparen(script).(*ast.SelectorExpr); ok {
+			if s, ok := info.Selections[sel]; ok && s.Kind() == types.FieldVal {
+				script, f.Field = sel.X, sel.Sel.Name
+			}
+		}
+	default:
+		if fn.Name() != "Eval" && fn.Name() != "EvalRO" {
+			return ScriptForward{}, false
+		}
+		script, f.Text = call.Args[1], true
+	}
+	if f.Script = param(script); f.Script == -2 || f.Script == -1 && f.Field == "" {
+		return ScriptForward{}, false
+	}
+	f.Keys = param(call.Args[2])
+	if f.Keys < 0 {
+		elems := sliceElems(info, call.Args[2])
+		for _, e := range elems {
+			if i := param(e); i >= 0 {
+				f.KeyParams = append(f.KeyParams, i)
+			} else {
+				return ScriptForward{}, false
+			}
+		}
+		if len(elems) == 0 {
+			return ScriptForward{}, false
+		}
+		f.Keys = -1
+	}
+	for _, a := range call.Args[3:] {
+		f.Args = append(f.Args, max(param(a), -1))
+	}
+	f.Spread = call.Ellipsis.IsValid() && len(f.Args) > 0 && f.Args[len(f.Args)-1] >= 0
+	return f, true
+}
+
+// ForwardedScript reads a call of a helper fn that runs the script f
+// says for its caller, as the command the script the call gives it
+// amounts to on its key; foreign reads other packages' variables.
+func ForwardedScript(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, fn *types.Func, f ScriptForward, foreign Foreign) (Access, bool) {
+	arg := func(i int) ast.Expr {
+		if i == -1 {
+			return receiverOf(call)
+		}
+		if i >= 0 && i < len(call.Args) && !(call.Ellipsis.IsValid() && i == len(call.Args)-1 && i == fn.Signature().Params().Len()-1) {
+			return call.Args[i]
+		}
+		return nil
+	}
+	b := bound{info: info, fset: fset, foreign: foreign}
+	script := arg(f.Script)
+	if script == nil {
+		return Access{}, false
+	}
+	var run scriptRun
+	var ok bool
+	switch {
+	case f.Field != "":
+		run.src, _, ok = b.fieldSource(script, f.Field, 0)
+	case f.Text:
+		run.src, ok = b.keptText(script, 0)
+	default:
+		run.src, _, ok = b.keptSource(script, 0)
+	}
+	if !ok {
+		return Access{}, false
+	}
+	if f.Keys >= 0 {
+		if f.Keys >= len(call.Args) {
+			return Access{}, false
+		}
+		run.keys = sliceElems(info, call.Args[f.Keys])
+	} else {
+		for _, i := range f.KeyParams {
+			k := arg(i)
+			if k == nil {
+				return Access{}, false
+			}
+			run.keys = append(run.keys, k)
+		}
+	}
+	if len(run.keys) == 0 {
+		return Access{}, false
+	}
+	for n, i := range f.Args {
+		switch {
+		case f.Spread && n == len(f.Args)-1:
+			if call.Ellipsis.IsValid() && i < len(call.Args) {
+				run.args = append(run.args, sliceElems(info, call.Args[i])...)
+			} else if i < len(call.Args) {
+				run.args = append(run.args, call.Args[i:]...)
+			}
+		case i >= 0:
+			run.args = append(run.args, arg(i))
+		default:
+			run.args = append(run.args, nil)
+		}
+	}
+	c, ok := scriptCommand(run, fn)
+	if !ok {
+		return Access{}, false
+	}
+	return redisAccess(info, call, c)
+}
+
+// fieldSource returns the source of the script the field named name of
+// e's value holds: e's value followed back (a variable, a field, a
+// helper of the package such as newScript(rdb, src), with its
+// parameters bound, a pointer) to a struct literal that sets the field.
+func (b bound) fieldSource(e ast.Expr, name string, depth int) (string, int, bool) {
+	if depth > maxKeptDepth {
+		return "", 0, false
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.UnaryExpr:
+		if x.Op == gotoken.AND {
+			return b.fieldSource(x.X, name, depth+1)
+		}
+		return "", 0, false
+	case *ast.CompositeLit:
+		t := b.info.TypeOf(x)
+		if t == nil {
+			return "", 0, false
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			return "", 0, false
+		}
+		for i := range st.NumFields() {
+			if f := st.Field(i); f.Name() == name {
+				if value := fieldIn(b.info, x, f); value != nil {
+					return b.keptSource(value, depth+1)
+				}
+			}
+		}
+		return "", 0, false
+	case *ast.CallExpr:
+		fn, _ := typeutil.Callee(b.info, x).(*types.Func)
+		if fn == nil {
+			return "", 0, false
+		}
+		inner, values, ok := b.helper(x, fn, depth)
+		if !ok {
+			return "", 0, false
+		}
+		return oneOf(values, func(v ast.Expr) (string, int, bool) { return inner.fieldSource(v, name, depth+1) })
+	}
+	return oneOf(heldValues(b.info, e), func(v ast.Expr) (string, int, bool) { return b.fieldSource(v, name, depth+1) })
 }
