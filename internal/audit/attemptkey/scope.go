@@ -556,9 +556,12 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 	visit = func(n ast.Node, loops int) bool {
 		switch n := n.(type) {
 		case *ast.ForStmt, *ast.RangeStmt:
-			turns := loops + 1
-			if c.itemLoop(n) {
-				turns = loops // a new item each turn, handed over once
+			// Only a turn of a retry loop runs the function again for the same
+			// work; a loop over items, a count of workers started (go fn(...)) or
+			// things to make hands each turn something else.
+			turns := loops
+			if c.retryTurns(n) {
+				turns = loops + 1
 			}
 			ast.Inspect(n, func(m ast.Node) bool {
 				if m == n {
@@ -588,6 +591,21 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 	ast.Inspect(decl.Body, func(n ast.Node) bool { return n == nil || visit(n, 0) })
 	c.retries[fn] = out
 	return out
+}
+
+// retryTurns reports a loop whose turns are attempts of one action: a
+// retry loop (see retryLoop), a range over a count that looks like one, or
+// over backoff delays; not a loop that takes a new item each turn.
+func (c *checker) retryTurns(n ast.Node) bool {
+	info := c.pass.TypesInfo
+	switch n := n.(type) {
+	case *ast.ForStmt:
+		return !c.itemLoop(n) && retryLoop(info, n.Cond, n.Body)
+	case *ast.RangeStmt:
+		k, _ := rangeRole(info, n)
+		return k == retry
+	}
+	return false
 }
 
 // registered finds the functions of the package handed over by name as
