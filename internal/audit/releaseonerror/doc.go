@@ -58,7 +58,15 @@
 // mutex, a method of the claim's result that gives it back
 // (lease.Release()), a local closure that does one of these (release :=
 // func() { ... }), or a deferred function literal that does. Work handed to
-// a goroutine that completes or releases the key owns it from there. A
+// a goroutine that completes or releases the key owns it from there, and
+// the walk follows the key into it (a function literal, or a function of
+// the package given the key): a failing return there with the key held is
+// reported, at the go statement when it lies in another function. A claim
+// helper that writes more than one record under the key (a lock and a
+// pending record beside it) is known by which records it writes, and a
+// release helper by which it deletes, as analysis facts: a release that
+// deletes only some of them (the lock) is reported, since the record left
+// refuses every retry until its TTL. A
 // branch on the claim's own result prunes the walk: the path on which the
 // claim failed (its error, or a predicate of it such as errors.Is(err,
 // redis.Nil) or rueidis.IsRedisNil(err)), or found the key taken, has

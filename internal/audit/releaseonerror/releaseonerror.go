@@ -61,12 +61,19 @@ type checker struct {
 // others as related places.
 func (a *checker) report(f *claim.Func, c *claim.Claim, leaks []claim.Exit) {
 	first := leaks[0]
+	if first.Partial != nil {
+		a.reportPartial(c, first, leaks[1:])
+		return
+	}
 	what := "this error return"
 	if first.Continue != nil {
 		what = "this continue after a failure"
 	}
 	if first.Failure != nil {
 		what = "this " + a.status(first.Failure) + " response"
+	}
+	if first.Go != nil {
+		what = fmt.Sprintf("the goroutine started here returns on a failure at %s and so", a.where(first.Return.Pos()))
 	}
 	more := ""
 	if n := len(leaks) - 1; n == 1 {
@@ -86,6 +93,34 @@ func (a *checker) report(f *claim.Func, c *claim.Claim, leaks []claim.Exit) {
 	}
 	if fix, ok := a.fix(f, c); ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}
+	}
+	a.r.Report(d)
+}
+
+// reportPartial reports a release that gives back only some of the
+// records a claim helper wrote under the key: the others (a pending
+// record beside a lock) refuse every retry until their TTL.
+func (a *checker) reportPartial(c *claim.Claim, e claim.Exit, more []claim.Exit) {
+	call := e.Partial
+	name := types.ExprString(call.Fun)
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		name = sel.Sel.Name
+	}
+	var left []string
+	for _, w := range c.Left(call) {
+		left = append(left, fmt.Sprintf("the record its %s wrote (%s)", w.What, strings.TrimPrefix(w.Record, "iface ")))
+	}
+	d := analysis.Diagnostic{
+		Pos: call.Pos(),
+		End: call.End(),
+		Message: fmt.Sprintf("this %s gives back only part of what %s at %s wrote under the key: %s stays, so every retry is refused as in progress until its TTL runs out; on a failure delete every record the claim wrote, or call a release that does (releaseonerror)",
+			name, c.What, a.where(c.Call.Pos()), strings.Join(left, " and ")),
+		Related: []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}},
+	}
+	for _, x := range more {
+		if x.Pos() != ast.Node(call) {
+			d.Related = append(d.Related, analysis.RelatedInformation{Pos: x.Pos().Pos(), End: a.end(x.Pos()), Message: "also leaves it held"})
+		}
 	}
 	a.r.Report(d)
 }

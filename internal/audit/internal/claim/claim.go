@@ -21,7 +21,11 @@
 // an error with nil tells `return err` on a failing path from the same
 // statement on a path where err is known to be nil. A release may be made
 // through a local closure, a deferred function literal, the unlock a lock
-// helper returned, or a goroutine that completes or releases the key.
+// helper returned, or a goroutine that completes or releases the key; the
+// walk follows the key into such a goroutine for its failing returns. A
+// helper's Records fact (RecordsAnalyzer) says which records it writes or
+// deletes under its key, so that a release of only some of what a claim
+// wrote is a path that leaves the key held.
 package claim
 
 import (
@@ -51,7 +55,7 @@ import (
 var Analyzer = &analysis.Analyzer{
 	Name:       "idemkitclaim",
 	Doc:        "follows idempotency key claims through each function's control flow",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, directive.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, directive.Analyzer, RecordsAnalyzer},
 	Run:        run,
 	ResultType: reflect.TypeFor[*Result](),
 }
@@ -123,6 +127,12 @@ type Claim struct {
 	// Mutex marks a lock taken by a method of a mutex value (redsync's
 	// m.Lock()): an Unlock of the same value releases it.
 	Mutex bool
+	// Records are the records a claim helper writes under the key when it
+	// takes it, as its Records fact lists them, when it writes more than
+	// one: a release of only some of them leaves the others in place.
+	Records []Write
+	// left are the records a partial release leaves, by its call.
+	left map[*ast.CallExpr][]Write
 	// Record names what a Store claim took, as match.Classify names it;
 	// a delete or write of the same record and key settles it.
 	Record string
@@ -185,10 +195,26 @@ type Exit struct {
 	// Deferred is what the calls deferred before this exit do to the
 	// claim when the function returns.
 	Deferred Settle
+	// Partial is the release on the way that gave back only some of the
+	// records the claim wrote (Claim.Left names the others): the path
+	// is failing, since it released, and leaves them held.
+	Partial *ast.CallExpr
+	// Go is the go statement whose goroutine, given the claim, returns
+	// on a failure at Return (in the function it runs) with the key held.
+	Go *ast.GoStmt
 }
+
+// Left returns the records a partial release leaves in place.
+func (c *Claim) Left(call *ast.CallExpr) []Write { return c.left[call] }
 
 // Pos is where an exit is reported: the failing response, or the return.
 func (e Exit) Pos() ast.Node {
+	if e.Partial != nil {
+		return e.Partial
+	}
+	if e.Go != nil {
+		return e.Go
+	}
 	if e.Failure != nil {
 		return e.Failure
 	}
@@ -208,6 +234,7 @@ func run(pass *analysis.Pass) (any, error) {
 		lits:    map[*types.Var]*ast.FuncLit{},
 		inLit:   map[*ast.FuncLit]bool{},
 		values:  map[*types.Var]ast.Expr{},
+		records: pass.ResultOf[RecordsAnalyzer].(*recordsResult),
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	s.closures(ins)
@@ -365,7 +392,8 @@ type scope struct {
 	inLit map[*ast.FuncLit]bool // the literals being looked into, against recursion
 	// values are the local variables set once, to their value: a key
 	// built once (key := "cooldown:" + email) is read through them.
-	values map[*types.Var]ast.Expr
+	values  map[*types.Var]ast.Expr
+	records *recordsResult
 }
 
 // keyText is a key expression as written, read through a variable set
@@ -500,7 +528,19 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		if f.Inferred && c.Key != nil && slices.ContainsFunc(match.Words(s.keyText(c.Key)+" "+fn.Name()), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil // a rate limit or cache entry set through a helper
 		}
+		if r := s.records.of(fn); r != nil && r.Claim {
+			c.Records = r.Writes
+		}
 		return c
+	}
+	if fn := callee(info, call); fn != nil {
+		if r := s.records.of(fn); r != nil && r.Claim && r.Key < len(call.Args) {
+			// a helper that takes the key and writes a record beside it
+			// (a lock and a pending record), and so is no claim helper
+			// by the directive's reading, which wants one record
+			return &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(), Key: call.Args[r.Key], Records: r.Writes,
+				Lock: directive.Lockish(fn.Name()) || directive.Lockish(directive.ReceiverName(fn))}
+		}
 	}
 	if c := s.transition(call); c != nil {
 		return c

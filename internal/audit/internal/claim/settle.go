@@ -18,6 +18,9 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 	info := s.pass.TypesInfo
 	if k, fn := s.dirs.Call(info, call); fn != nil && k&(directive.Release|directive.Complete) != 0 {
 		if f, _ := s.dirs.Fact(fn); !f.Inferred || s.sameKey(c, call, f) {
+			if s.partial(c, call) != nil {
+				return 0 // the walk notes what it leaves
+			}
 			return settleOf(k)
 		}
 	}
@@ -180,7 +183,9 @@ func (s *scope) keyVars(e ast.Expr) map[types.Object]bool {
 			}
 		}
 		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := s.pass.TypesInfo.Uses[id].(*types.Var); ok && !v.IsField() && !types.IsInterface(v.Type()) {
+			// (a parameter's own identifier, a definition, stands for the
+			// key a goroutine is given: see walker.goroutine)
+			if v, ok := s.pass.TypesInfo.ObjectOf(id).(*types.Var); ok && !v.IsField() && !types.IsInterface(v.Type()) {
 				out[v] = true
 			}
 		}

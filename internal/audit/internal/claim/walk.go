@@ -30,6 +30,7 @@ type state struct {
 	nilErrs  uint64
 	deferred Settle        // what the calls deferred so far do to the claim
 	failure  *ast.CallExpr // a 5xx response written on the way
+	partial  *ast.CallExpr // a release on the way that left some of the claim's records
 }
 
 type visit struct {
@@ -49,6 +50,12 @@ type walker struct {
 	// loops are the for and range statements whose body holds the claim:
 	// back at one's head, the turn that made the claim is over.
 	loops map[ast.Stmt]bool
+	// from is where the walk began: the end of the claim, or the start of
+	// the body of a goroutine the claim was handed to. A branch on a
+	// failure after it is a failing one.
+	from token.Pos
+	// depth counts the goroutines the walk has followed the claim into.
+	depth int
 }
 
 // walk follows c through g and records its exits. It returns false for a
@@ -73,7 +80,7 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return false
 	}
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
-		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.Call)}
+		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.Call), from: c.Call.End()}
 	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}
 	if i == len(b.Nodes)-1 && isCond(b) {
 		w.branch(b, st)
@@ -391,7 +398,7 @@ func (w *walker) turnEnds(b *cfg.Block, st state) {
 	if !ok || br.Tok != token.CONTINUE {
 		return
 	}
-	w.exits[Exit{Continue: br, Failure: st.failure, Error: true, Deferred: st.deferred}] = true
+	w.exits[Exit{Continue: br, Failure: st.failure, Error: true, Deferred: st.deferred, Partial: st.partial}] = true
 }
 
 // branch follows each side of b's condition on which the claim may be held.
@@ -413,13 +420,21 @@ func (w *walker) step(n ast.Node, st state) (_ state, stop bool) {
 		return st, false
 	case *ast.GoStmt:
 		// Work handed to a goroutine that completes or releases the key
-		// owns the claim from here.
-		return st, w.s.settles(w.c, n.Call) != 0
+		// owns the claim from here: the walk follows it there, to the
+		// failures on which the goroutine returns with the key held.
+		if w.s.settles(w.c, n.Call) == 0 {
+			return st, false
+		}
+		w.goroutine(n)
+		return st, true
+	}
+	st = w.notePartial(n, st)
+	switch n := n.(type) {
 	case *ast.ReturnStmt:
 		if w.settledBy(n) {
 			return st, true
 		}
-		e := Exit{Return: n, Failure: st.failure, Error: w.failing(n, st), Deferred: st.deferred}
+		e := Exit{Return: n, Failure: st.failure, Error: st.partial != nil || w.failing(n, st), Deferred: st.deferred, Partial: st.partial}
 		if w.returnsClaim(n) {
 			w.c.handed = append(w.c.handed, e) // the caller's from here; handoffs reads it
 		} else {
@@ -658,7 +673,7 @@ func (w *walker) inFailureBranch(ret *ast.ReturnStmt) bool {
 		case *ast.FuncLit:
 			return false
 		case *ast.IfStmt:
-			if n.Pos() > w.c.Call.End() {
+			if n.Pos() > w.from {
 				if side, ok := w.errorSide(n.Cond); ok {
 					in := n.Body
 					if !side {
@@ -671,7 +686,7 @@ func (w *walker) inFailureBranch(ret *ast.ReturnStmt) bool {
 				}
 			}
 		case *ast.CaseClause:
-			if n.Pos() > w.c.Call.End() {
+			if n.Pos() > w.from {
 				for _, e := range n.List {
 					if side, ok := w.errorSide(e); ok && side {
 						found = true
@@ -1105,4 +1120,98 @@ func (w *walker) fillsValue(n ast.Node) bool {
 		}
 	}
 	return false
+}
+
+// notePartial notes in st the first call in n that releases only some of
+// the records the claim wrote (see scope.partial).
+func (w *walker) notePartial(n ast.Node, st state) state {
+	if st.partial != nil || len(w.c.Records) < 2 {
+		return st
+	}
+	inspectBody(n, func(call *ast.CallExpr) {
+		if st.partial != nil {
+			return
+		}
+		if left := w.s.partial(w.c, call); left != nil {
+			if w.c.left == nil {
+				w.c.left = map[*ast.CallExpr][]Write{}
+			}
+			w.c.left[call], st.partial = left, call
+		}
+	})
+	return st
+}
+
+// goroutine follows the claim into the goroutine g starts, which settles
+// it on some path: a function literal, or a function of the package given
+// the key (go s.work(ctx, key, job)). The goroutine's failing returns
+// with the key held are the claim's error exits; those in another
+// function are reported at g.
+func (w *walker) goroutine(g *ast.GoStmt) {
+	if w.depth > 1 {
+		return
+	}
+	c := w.c
+	var f *Func
+	var graph *cfg.CFG
+	if lit, ok := ast.Unparen(g.Call.Fun).(*ast.FuncLit); ok {
+		sig, ok := w.info.TypeOf(lit).(*types.Signature)
+		if !ok {
+			return
+		}
+		f, graph = &Func{Node: lit, Body: lit.Body, Sig: sig}, w.s.cfgs.FuncLit(lit)
+	} else if fn := typeutil.StaticCallee(w.info, g.Call); fn != nil && w.s.decls[fn.Origin()] != nil && c.Key != nil {
+		d := w.s.decls[fn.Origin()]
+		key := w.s.paramFor(d, g.Call, c.Key)
+		if key == nil {
+			return
+		}
+		// the claim as the callee sees it: its key is the parameter
+		// given the caller's, matched by the variables built from it
+		via := c.Via
+		if via == Redis {
+			via = Directive
+		}
+		c = &Claim{Call: c.Call, Via: via, Callee: c.Callee, What: c.What, Key: key, Table: c.Table, Tables: c.Tables,
+			Lock: c.Lock, Record: c.Record, Stmt: c.Stmt, Records: c.Records, left: c.left,
+			held: map[*types.Var]bool{}, own: map[*types.Var]bool{}}
+		f, graph = &Func{Node: d, Body: d.Body, Sig: fn.Signature()}, w.s.cfgs.FuncDecl(d)
+	}
+	if graph == nil || len(graph.Blocks) == 0 {
+		return
+	}
+	sub := &walker{s: w.s, f: f, c: c, info: w.info, caseTag: caseTags(f.Body), bits: map[*types.Var]uint64{},
+		seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: map[ast.Stmt]bool{}, from: f.Body.Pos(), depth: w.depth + 1}
+	sub.block(graph.Blocks[0], state{})
+	if c != w.c && c.left != nil {
+		w.c.left = c.left
+	}
+	_, isDecl := f.Node.(*ast.FuncDecl)
+	for e := range sub.exits {
+		if !e.Error {
+			continue // what a goroutine answers nobody replays
+		}
+		if isDecl {
+			e.Go = g
+		}
+		w.exits[e] = true
+	}
+}
+
+// paramFor returns the identifier of the parameter of d that call passes
+// key to (or a value key is built from), or nil.
+func (s *scope) paramFor(d *ast.FuncDecl, call *ast.CallExpr, key ast.Expr) *ast.Ident {
+	var names []*ast.Ident
+	for _, field := range d.Type.Params.List {
+		if len(field.Names) == 0 {
+			names = append(names, nil)
+		}
+		names = append(names, field.Names...)
+	}
+	for i, a := range call.Args {
+		if i < len(names) && names[i] != nil && names[i].Name != "_" && !match.IsContext(s.pass.TypesInfo.TypeOf(a)) && s.overlap(key, a) {
+			return names[i]
+		}
+	}
+	return nil
 }

@@ -40,3 +40,84 @@ func (d *Dedup) Take(ctx context.Context, id string) (bool, error) {
 func (d *Dedup) Forget(ctx context.Context, id string) error {
 	return d.rdb.Del(context.WithoutCancel(ctx), "dedup:"+id).Err()
 }
+
+// Records is a store that keeps, under each key, a lock and a record of
+// the request beside it.
+type Records interface {
+	TryLock(ctx context.Context, key string, ttl time.Duration) (bool, error)
+	Unlock(ctx context.Context, key string) error
+	Set(ctx context.Context, rec *Record, ttl time.Duration) error
+	Delete(ctx context.Context, key string) error
+}
+
+// Record is what Records keeps under a key.
+type Record struct {
+	Key, Status string
+	Body        []byte
+}
+
+// Keeper takes keys for a middleware.
+type Keeper struct{ store Records }
+
+// Lock takes the key's lock and writes a pending record beside it.
+func (k *Keeper) Lock(ctx context.Context, key string) error {
+	ok, err := k.store.TryLock(ctx, key, time.Minute)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrLocked
+	}
+	if err := k.store.Set(ctx, &Record{Key: key, Status: "pending"}, 24*time.Hour); err != nil {
+		_ = k.store.Unlock(ctx, key)
+		return err
+	}
+	return nil
+}
+
+// Unlock gives back the key's lock, and only the lock.
+func (k *Keeper) Unlock(ctx context.Context, key string) error {
+	return k.store.Unlock(ctx, key)
+}
+
+// Abandon gives back the lock and deletes the pending record.
+func (k *Keeper) Abandon(ctx context.Context, key string) error {
+	if err := k.store.Delete(ctx, key); err != nil {
+		return err
+	}
+	return k.store.Unlock(ctx, key)
+}
+
+// Store writes the response and gives back the lock.
+func (k *Keeper) Store(ctx context.Context, key string, body []byte) error {
+	if err := k.store.Set(ctx, &Record{Key: key, Status: "done", Body: body}, 24*time.Hour); err != nil {
+		return err
+	}
+	return k.store.Unlock(ctx, key)
+}
+
+// Pending takes a lock and keeps a pending record beside it.
+type Pending struct{ rdb *redis.Client }
+
+// Begin takes a Redis lock and writes a pending record under the key.
+func (d *Pending) Begin(ctx context.Context, id string) (bool, error) {
+	ok, err := d.rdb.SetNX(ctx, "lock:"+id, 1, time.Minute).Result()
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := d.rdb.Set(ctx, "req:"+id, "pending", 24*time.Hour).Err(); err != nil {
+		d.rdb.Del(ctx, "lock:"+id)
+		return false, err
+	}
+	return true, nil
+}
+
+// Unlock deletes the lock Begin took.
+func (d *Pending) Unlock(ctx context.Context, id string) {
+	d.rdb.Del(ctx, "lock:"+id)
+}
+
+// Drop deletes both of Begin's keys.
+func (d *Pending) Drop(ctx context.Context, id string) {
+	d.rdb.Del(ctx, "lock:"+id, "req:"+id)
+}
