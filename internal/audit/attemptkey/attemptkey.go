@@ -113,6 +113,7 @@ type checker struct {
 	returns    map[*types.Func]*origin       // what fresh value a function returns; nil for none
 	params     map[*types.Func]map[int]reach // which parameters reach a sink, and which sink
 	makes      map[*types.Func]*made         // functions that make a key and send it; nil for none
+	minted     map[*types.Func]*minted       // constructors returning a record with a fresh ID; nil for none
 	retries    map[*types.Func][]bool        // which func-typed parameters a package function calls in a loop
 	roles      map[*ast.FuncDecl]map[*ast.FuncLit]scope
 	jobs       map[*types.Func]bool                 // functions a scheduler runs; nil until registered looks
@@ -139,6 +140,7 @@ func run(pass *analysis.Pass) (any, error) {
 		returns: map[*types.Func]*origin{},
 		params:  map[*types.Func]map[int]reach{},
 		makes:   map[*types.Func]*made{},
+		minted:  map[*types.Func]*minted{},
 		relays:  map[*ast.FuncDecl]*types.Var{},
 		impls:   map[*types.Func][]*types.Func{},
 		retries: map[*types.Func][]bool{},
@@ -240,6 +242,13 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			}
 		}
 	}
+	var sends *sent
+	sent := func() *sent {
+		if sends == nil {
+			sends = c.sendsIn(decl.Body)
+		}
+		return sends
+	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || reported[call] {
@@ -248,6 +257,7 @@ func (c *checker) check(decl *ast.FuncDecl) {
 		c.retriedRefs(call)
 		fn, m := c.callMakes(call)
 		if m == nil {
+			reported[call] = c.mintedSent(decl, call, sent)
 			return true
 		}
 		if sc := c.scopeAt(decl, call.Pos()); sc != nil && allowed(m.only, sc.kind) {

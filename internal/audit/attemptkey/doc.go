@@ -22,10 +22,17 @@
 // It is reported when it reaches an idempotency sink within one attempt that
 // made it:
 //
-//   - a turn of a retry loop: a for loop with no condition, or one whose
-//     condition counts attempts or tries, or whose body waits (a sleep, a
-//     backoff, time.After) or leaves on success (if err == nil { return });
-//     a range over a count that does the same, or over backoff delays. A
+//   - a turn of a retry loop: a for loop whose condition or counter
+//     counts attempts or tries, one that goes round again only after a
+//     failure (it leaves on success, if err == nil { return }, or at the
+//     end of every turn that did not continue, or it waits only in an
+//     if err != nil branch), one that waits by the clock (a sleep,
+//     time.After) and sends the same thing again on every turn (only
+//     values held from before the loop besides the key), one that waits
+//     on a backoff, or one with no condition that does not wait; a range
+//     over a count that does the same, or over backoff delays. A loop
+//     that waits and then sends something new (a poll's rows, a reading
+//     of the clock) runs on a schedule instead. A
 //     loop over items, or over a count of things to make, is none, and so
 //     is a loop whose turn takes a new input before it sends anything: a
 //     receive whose value the turn uses (p, ok := <-in; case job :=
@@ -57,7 +64,11 @@
 //     ("the hourly job that..."), a method of a type whose name ends in Job
 //     or Cron, a function literal given to AddFunc, Every or a cron package,
 //     a function of the package given to one by name or called by such a
-//     literal, a ticker loop;
+//     literal, a ticker loop; in a loop whose select takes both inputs
+//     (case msg := <-in:) and ticks (case <-ticker.C:) before it sends
+//     anything, each case is a turn of its own: the ticker's case a
+//     scheduled run, an input's case one operation for that input (a
+//     delivery when it is a message);
 //   - a pass of an outbox relay over a stored record: a function taking a
 //     record with an ID field (an outbox row, an event; not a message a
 //     queue delivered), or a range loop over such records, that marks the
@@ -81,7 +92,11 @@
 // The key may be made in a function the attempt calls, at any depth in the
 // package and across packages (an exported function's fresh result, the key
 // it makes and sends, and the parameters that reach a sink in it travel as
-// facts): the call is reported, in the attempt. A call through an interface
+// facts): the call is reported, in the attempt. So is a call of a
+// constructor that returns a record with a fresh ID of its own (newJob
+// returning Job{ID: uuid.NewString()}, through another constructor, or
+// across packages as a fact) when the attempt, a retry or a relay, sends
+// what it returns without giving it an ID or a key first. A call through an interface
 // (a relay's publisher port, r.pub.Publish) is followed into the methods
 // that implement it on the types of the package and of the packages it
 // imports, leaving out fakes declared in _test.go files. A key built from a value
@@ -123,8 +138,11 @@
 // (ID, UUID, JobID of a Job) or event's or message's ID of a record of any
 // other type that the function sends (hands, or what it is marshalled
 // into, to a call named for sending: Enqueue, Publish, Send,
-// WriteMessages), the own ID only when the record carries no such key,
-// in a retry or a relay; an AMQP Publishing's MessageId
+// WriteMessages, or to a durable enqueue named otherwise: go-redis's
+// XAdd, LPush and RPush, river's Client.Insert and InsertTx), the own ID
+// only when the record carries no such key, in a retry or a relay; the
+// same entries of a map so sent (XAddArgs Values' "event_id", or its
+// "id" when it carries no key); asynq's TaskID, in a retry or a relay; an AMQP Publishing's MessageId
 // (rabbitmq/amqp091-go, streadway/amqp) and a Kafka header whose key names
 // such an ID (message-id, event_id; segmentio/kafka-go, confluent-kafka-go,
 // sarama), in a retry or a relay; a watermill message's UUID

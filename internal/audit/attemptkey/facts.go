@@ -21,6 +21,10 @@ type keyFact struct {
 	Process   bool   // what Returns names is made once per process
 	Makes     string // "uuid.NewString at send.go:12, reaching the Idempotency-Key header at send.go:14"
 	MakesOnly []kind // the attempts in which Makes is a mistake; nil for all
+	// Mints is the fresh ID of the record it returns ("uuid.NewString at
+	// jobs.go:12"), held in the record's field MintsField.
+	Mints      string
+	MintsField string
 	// Params are the parameters that reach a sink, in the order of their index: a slice, not a
 	// map, so that the fact encodes the same every time (gob writes a map in iteration order).
 	Params []paramReach
@@ -55,6 +59,9 @@ func (f *keyFact) String() string {
 	if f.Makes != "" {
 		parts = append(parts, "makes "+f.Makes)
 	}
+	if f.Mints != "" {
+		parts = append(parts, fmt.Sprintf("returns a record whose %s is %s", f.MintsField, f.Mints))
+	}
 	for _, p := range f.Params {
 		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", p.Index, p.Reach.What))
 	}
@@ -62,8 +69,8 @@ func (f *keyFact) String() string {
 }
 
 // exportFacts exports a keyFact for each exported function of the package
-// that returns a fresh value, makes and sends a key, or hands a parameter
-// to a sink.
+// that returns a fresh value or a record with a fresh ID, makes and sends
+// a key, or hands a parameter to a sink.
 func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 	for _, decl := range decls {
 		fn := c.pass.TypesInfo.Defs[decl.Name].(*types.Func)
@@ -77,7 +84,10 @@ func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 		if m := c.makesKey(fn); m != nil {
 			f.Makes, f.MakesOnly = m.what, m.only
 		}
-		if f.Returns != "" || f.Makes != "" || len(f.Params) > 0 {
+		if m := c.mints(fn); m != nil {
+			f.Mints, f.MintsField = m.what, m.field
+		}
+		if f.Returns != "" || f.Makes != "" || f.Mints != "" || len(f.Params) > 0 {
 			c.pass.ExportObjectFact(fn, f)
 		}
 	}

@@ -327,20 +327,14 @@ func leavesTurnOnSuccess(body *ast.BlockStmt) bool {
 	return found
 }
 
-// successCond reports a condition that a turn succeeded: err == nil, or
-// one joined to others by &&.
+// successCond reports a condition that holds when a turn succeeded:
+// err == nil, or one joined to others by && or || (if err == nil ||
+// attempt == max { return err }).
 func successCond(cond ast.Expr) bool {
-	for c := ast.Unparen(cond); ; {
-		if errNil(c) {
-			return true
-		}
-		b, ok := c.(*ast.BinaryExpr)
-		if !ok || b.Op != token.LAND {
-			return false
-		}
-		if errNil(b.Y) {
-			return true
-		}
-		c = ast.Unparen(b.X)
+	c := ast.Unparen(cond)
+	if errNil(c) {
+		return true
 	}
+	b, ok := c.(*ast.BinaryExpr)
+	return ok && (b.Op == token.LAND || b.Op == token.LOR) && (successCond(b.X) || successCond(b.Y))
 }

@@ -66,10 +66,21 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 		}
 		switch n := n.(type) {
 		case *ast.ForStmt:
+			if cl, item, ok := selectTurn(info, n, pos); ok {
+				// a select taking inputs and ticks: each case is its own turn
+				switch {
+				case cl == nil:
+				case item == nil:
+					sc = &scope{node: cl, kind: scheduled, what: "ticker case"}
+				case message(item) != notMessage:
+					sc = &scope{node: cl, kind: delivery, what: "case receiving messages", msgs: []types.Type{item}}
+				}
+				break
+			}
 			switch item, items := takesItem(info, n.Cond, n.Body); {
-			case ticks(info, n.Body) && n.Cond == nil && !leavesOnSuccess(n.Body):
+			case periodic(info, n):
 				sc = &scope{node: n, kind: scheduled, what: "ticker loop"}
-			case retryLoop(info, n.Cond, n.Body):
+			case retryLoop(info, n, n.Cond, n.Body):
 				sc = &scope{node: n, kind: retry, what: "retry loop"}
 			case items && message(item) != notMessage:
 				sc = &scope{node: n, kind: delivery, what: "loop over received messages", msgs: []types.Type{item}}
@@ -242,7 +253,7 @@ func rangeRole(info *types.Info, n *ast.RangeStmt) (kind, string) {
 		return 0, ""
 	}
 	if b, ok := t.Underlying().(*types.Basic); ok {
-		if b.Info()&types.IsInteger != 0 && retryLoop(info, n.X, n.Body) {
+		if b.Info()&types.IsInteger != 0 && retryLoop(info, n, n.X, n.Body) {
 			return retry, "retry loop"
 		}
 		return 0, ""
@@ -312,13 +323,18 @@ func elem(t types.Type) types.Type {
 	return nil
 }
 
-// retryLoop reports a loop that repeats one action until it works: a loop
-// with no condition, one whose condition counts attempts or retries, or
-// one whose body waits between turns (time.Sleep, a backoff) or leaves on
-// success (if err == nil { return }). A loop over items (i < len(x)), a
-// count of things to make, or a loop whose turn takes a new input
-// (takesItem) is none, unless its condition counts attempts.
-func retryLoop(info *types.Info, cond ast.Expr, body *ast.BlockStmt) bool {
+// retryLoop reports a loop that repeats one action until it works: one
+// whose condition counts attempts or retries, one that goes round again
+// only when a turn fails (it leaves on success, if err == nil { return },
+// or at the end of a turn that did not continue, or it waits only after a
+// failure), one that waits between turns (time.Sleep, a backoff,
+// <-time.After) and sends the same thing again on each (sameEachTurn),
+// or a loop with no condition that does not wait. A loop over items (i <
+// len(x)), a count of things to make, or a loop whose turn takes a new
+// input (takesItem) is none, unless its condition counts attempts; nor is
+// one that waits and then sends something new, which repeats on a
+// schedule (periodic).
+func retryLoop(info *types.Info, loop ast.Node, cond ast.Expr, body *ast.BlockStmt) bool {
 	switch {
 	case cond != nil && walksCollection(cond):
 		return false
@@ -328,7 +344,28 @@ func retryLoop(info *types.Info, cond ast.Expr, body *ast.BlockStmt) bool {
 	if _, items := takesItem(info, cond, body); items {
 		return false
 	}
-	return cond == nil || waitsOrSucceeds(info, body)
+	switch {
+	case repeatsOnFailure(info, body), countsOwnTries(loop):
+		return true
+	case waitsOnClock(info, body):
+		return sameEachTurn(info, loop, body)
+	case waits(info, body):
+		return true // a backoff's or a helper's pause
+	}
+	return cond == nil
+}
+
+// countsOwnTries reports a loop whose own counter is named for attempts
+// or tries (for attempt := 1; ; attempt++, for attempt := range 3).
+func countsOwnTries(loop ast.Node) bool {
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		a, ok := l.Init.(*ast.AssignStmt)
+		return ok && slices.ContainsFunc(a.Lhs, countsTries)
+	case *ast.RangeStmt:
+		return l.Key != nil && countsTries(l.Key)
+	}
+	return false
 }
 
 // countsTries reports a loop condition that counts attempts or tries
@@ -353,25 +390,53 @@ func countsTries(cond ast.Expr) bool {
 // backoff's, a helper's pause(ctx, attempt).
 var waitWords = []string{"sleep", "backoff", "pause", "wait", "jitter", "delay"}
 
-// waitsOrSucceeds reports a loop body that waits between turns or leaves
-// the loop when an attempt succeeds.
-func waitsOrSucceeds(info *types.Info, body *ast.BlockStmt) bool {
+// waits reports a loop body that waits between turns: a sleep, a
+// backoff, time.After or a timer, or a receive from a ticker.
+func waits(info *types.Info, body ast.Node) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.CallExpr:
-			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok {
-				found = found || fn.Pkg() != nil && fn.Pkg().Path() == "time" && (fn.Name() == "After" || fn.Name() == "NewTimer") ||
-					slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(waitWords, w) })
-			}
-		case *ast.IfStmt:
-			found = found || errNil(n.Cond) && leaves(n.Body)
+			found = found || waitCall(info, n)
 		}
 		return !found
 	})
-	return found
+	return found || ticks(info, body)
+}
+
+// waitsOnClock reports a loop body that waits by the clock: time.Sleep,
+// time.After, a timer, a receive from a ticker.
+func waitsOnClock(info *types.Info, body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "time" {
+				switch fn.Name() {
+				case "Sleep", "After", "NewTimer", "Tick":
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found || ticks(info, body)
+}
+
+// waitCall reports a call that waits or makes something to wait on:
+// time.After, time.NewTimer, or one named for waiting (time.Sleep,
+// b.Backoff(), pause(ctx, attempt)).
+func waitCall(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return false
+	}
+	return fn.Pkg() != nil && fn.Pkg().Path() == "time" && (fn.Name() == "After" || fn.Name() == "NewTimer") ||
+		slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(waitWords, w) })
 }
 
 // leavesOnSuccess reports a loop body that returns or breaks when a turn
@@ -394,9 +459,11 @@ func leavesOnSuccess(body *ast.BlockStmt) bool {
 // errNil reports a condition err == nil.
 func errNil(cond ast.Expr) bool {
 	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
-	if !ok || b.Op != token.EQL {
-		return false
-	}
+	return ok && b.Op == token.EQL && errCompare(b)
+}
+
+// errCompare reports a comparison of an error variable with nil.
+func errCompare(b *ast.BinaryExpr) bool {
 	x, ok1 := ast.Unparen(b.X).(*ast.Ident)
 	y, ok2 := ast.Unparen(b.Y).(*ast.Ident)
 	return ok1 && ok2 && y.Name == "nil" && strings.HasSuffix(strings.ToLower(x.Name), "err")
@@ -419,7 +486,7 @@ func leaves(b *ast.BlockStmt) bool {
 
 // ticks reports a loop body that waits on a time channel (a ticker's C,
 // time.After): each turn of the loop is a scheduled run.
-func ticks(info *types.Info, body *ast.BlockStmt) bool {
+func ticks(info *types.Info, body ast.Node) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		if found {
@@ -600,7 +667,7 @@ func (c *checker) retryTurns(n ast.Node) bool {
 	info := c.pass.TypesInfo
 	switch n := n.(type) {
 	case *ast.ForStmt:
-		return !c.itemLoop(n) && retryLoop(info, n.Cond, n.Body)
+		return !c.itemLoop(n) && retryLoop(info, n, n.Cond, n.Body)
 	case *ast.RangeStmt:
 		k, _ := rangeRole(info, n)
 		return k == retry

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 
@@ -20,13 +21,14 @@ import (
 type sent struct {
 	lits  map[*ast.CompositeLit]string // literals sent, with the call that sends them
 	vars  map[types.Object]string      // variables sent, likewise
+	calls map[*ast.CallExpr]string     // calls whose results are sent (newJob(...)), likewise
 	keyed map[types.Object]bool        // variables holding a record with a key field set (v.EventID = ...)
 }
 
 // sendsIn finds what body sends.
 func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 	info := c.pass.TypesInfo
-	s := &sent{lits: map[*ast.CompositeLit]string{}, vars: map[types.Object]string{}, keyed: map[types.Object]bool{}}
+	s := &sent{lits: map[*ast.CompositeLit]string{}, vars: map[types.Object]string{}, calls: map[*ast.CallExpr]string{}, keyed: map[types.Object]bool{}}
 	mark := func(e ast.Node, by string) {
 		ast.Inspect(e, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -35,6 +37,10 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 			case *ast.CompositeLit:
 				if _, ok := s.lits[n]; !ok {
 					s.lits[n] = by
+				}
+			case *ast.CallExpr:
+				if _, ok := s.calls[n]; !ok {
+					s.calls[n] = by
 				}
 			case *ast.Ident:
 				if v, ok := info.Uses[n].(*types.Var); ok && !v.IsField() {
@@ -54,7 +60,7 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && sendCall(fn) {
+			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && sendCall(info, fn, n) {
 				for _, a := range n.Args {
 					mark(a, fn.Name())
 				}
@@ -79,8 +85,13 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 			if sel, ok := ast.Unparen(l).(*ast.SelectorExpr); ok && dedupField(sel.Sel.Name) {
 				s.keyed[v] = true // job.IdempotencyKey = ...
 			}
+			if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok && entryMap(info.TypeOf(ix.X)) {
+				if k, ok := match.ConstString(info, ix.Index); ok && dedupField(k) {
+					s.keyed[v] = true // values["event_id"] = ...
+				}
+			}
 			if i < len(a.rhs) {
-				if lit := recordLit(a.rhs[i]); lit != nil && keyedLit(lit) {
+				if lit := recordLit(a.rhs[i]); lit != nil && keyedLit(info, lit) {
 					s.keyed[v] = true // job := Job{ID: ..., EventID: ...}
 				}
 			}
@@ -101,11 +112,11 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 			if by == "" {
 				continue
 			}
-			before := len(s.vars) + len(s.lits)
+			before := len(s.vars) + len(s.lits) + len(s.calls)
 			for _, r := range a.rhs {
 				mark(r, by)
 			}
-			changed = changed || len(s.vars)+len(s.lits) != before
+			changed = changed || len(s.vars)+len(s.lits)+len(s.calls) != before
 		}
 	}
 	return s
@@ -113,9 +124,29 @@ func (c *checker) sendsIn(body *ast.BlockStmt) *sent {
 
 // sendCall reports a call that passes what it is given on to a broker, a
 // queue or a peer: one named for it (Publish, Enqueue, SendMessage,
-// Produce) or kafka-go's WriteMessages.
-func sendCall(fn *types.Func) bool {
-	return sendName(fn.Name()) || fn.Name() == "WriteMessages"
+// Produce), kafka-go's WriteMessages, or a durable enqueue named for
+// something else (enqueues).
+func sendCall(info *types.Info, fn *types.Func, call *ast.CallExpr) bool {
+	return sendName(fn.Name()) || fn.Name() == "WriteMessages" || enqueues(info, fn, call)
+}
+
+// enqueues reports a call that puts what it is given on a queue a worker
+// takes it from, though it is not named for sending: go-redis's XADD of a
+// stream entry and LPUSH or RPUSH of a list's (a job marshalled into it),
+// and river's Client.Insert, InsertTx, InsertMany and InsertManyTx of a
+// job's args.
+func enqueues(info *types.Info, fn *types.Func, call *ast.CallExpr) bool {
+	if r, ok := match.Redis(info, call); ok && !r.Script {
+		return r.Op == match.RedisPush || r.Op == match.RedisXAdd
+	}
+	return riverInsert(fn)
+}
+
+// riverInsert reports river's Client.Insert and its kin, which store a
+// job for its workers: github.com/riverqueue/river.
+func riverInsert(fn *types.Func) bool {
+	return fn.Pkg() != nil && fn.Pkg().Path() == "github.com/riverqueue/river" &&
+		strings.HasPrefix(fn.Name(), "Insert") && isNamed(recvType(fn), "github.com/riverqueue/river", "Client")
 }
 
 // recordLit returns the composite literal e is, or points to; nil for
@@ -143,16 +174,35 @@ func dedupField(name string) bool {
 }
 
 // keyedLit reports a literal that sets a field its receiver may drop a
-// repeat by (IdempotencyKey, EventID, ExecutionKey).
-func keyedLit(lit *ast.CompositeLit) bool {
+// repeat by (IdempotencyKey, EventID, ExecutionKey), or a map literal
+// with such an entry ("event_id": ...).
+func keyedLit(info *types.Info, lit *ast.CompositeLit) bool {
 	return slices.ContainsFunc(lit.Elts, func(e ast.Expr) bool {
 		kv, ok := e.(*ast.KeyValueExpr)
 		if !ok {
 			return false
 		}
-		id, ok := kv.Key.(*ast.Ident)
-		return ok && dedupField(id.Name)
+		if id, ok := kv.Key.(*ast.Ident); ok {
+			return dedupField(id.Name)
+		}
+		k, ok := match.ConstString(info, kv.Key)
+		return ok && dedupField(k)
 	})
+}
+
+// entryMap reports a map keyed by strings: a record spelled as a map
+// (go-redis's XAddArgs Values, a JSON body), whose entries are its
+// fields.
+func entryMap(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	m, ok := t.Underlying().(*types.Map)
+	if !ok {
+		return false
+	}
+	b, ok := m.Key().Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
 }
 
 // sentID reports whether field of a sent record of type typ is the ID its

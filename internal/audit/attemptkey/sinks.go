@@ -41,8 +41,9 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 			name := typeName(t)
 			msg := message(t) != notMessage
 			record := match.DedupName(name)
-			by, keyed := "", keyedLit(n)
-			if sentRecord(t) {
+			by, keyed := "", keyedLit(info, n)
+			entries := entryMap(t)
+			if sentRecord(t) || entries {
 				by = sentBy(n, nil)
 			}
 			if hs, ok := c.brokerHeader(n); ok {
@@ -53,9 +54,15 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					id, ok := kv.Key.(*ast.Ident)
 					switch {
 					case !ok:
-						// a request body's "idempotency_key": ...
-						if k, ok := match.ConstString(info, kv.Key); ok && match.KeyName(k) {
+						k, ok := match.ConstString(info, kv.Key)
+						switch {
+						case ok && match.KeyName(k):
+							// a request body's "idempotency_key": ...
 							out = append(out, sink{node: kv, value: kv.Value, what: "the " + k + " entry", lit: n})
+						case ok && entries && by != "" && sentID("", k, keyed):
+							// a stream entry's "event_id" (XADD's Values), a map's
+							// own "id": as a sent record's ID
+							out = append(out, sink{node: kv, value: kv.Value, what: fmt.Sprintf("the %q entry of a map sent by %s", k, by), only: []kind{retry, relay}, lit: n})
 						}
 					case amqpMessageID(t, id.Name):
 						// the ID an AMQP consumer (or the broker's deduplication
@@ -103,6 +110,13 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 						out = append(out, sink{node: n, value: v, what: "the " + name + " header"})
 					} else if _, ok := info.TypeOf(l.X).Underlying().(*types.Map); ok && match.DedupName(text(l.X)) {
 						out = append(out, sink{node: n, value: l.Index, what: "the key of " + types.ExprString(l.X)}) // seen[key] = true
+					} else if k, ok := match.ConstString(info, l.Index); ok && entryMap(info.TypeOf(l.X)) && !isNamed(info.TypeOf(l.X), wmMessage, "Metadata") {
+						// values["event_id"] = uuid.NewString(); rdb.XAdd(ctx, &redis.XAddArgs{Values: values})
+						if v := effect.RootVar(info, l.X); v != nil {
+							if by := sentBy(nil, v); by != "" && sentID("", k, keyedVar(v)) {
+								out = append(out, sink{node: n, value: n.Rhs[i], what: fmt.Sprintf("the %q entry of a map sent by %s", k, by), only: []kind{retry, relay}})
+							}
+						}
 					}
 				}
 			}
@@ -190,6 +204,11 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	}
 	if natsMsgID(fn) && len(call.Args) == 1 {
 		return []sink{{node: call, value: call.Args[0], what: "the NATS message ID (" + fn.Name() + ")"}}
+	}
+	if asynqTaskID(fn) && len(call.Args) == 1 {
+		// asynq refuses a task whose ID it holds: its dedup key, and a new
+		// task's own ID too
+		return []sink{{node: call, value: call.Args[0], what: "the asynq task ID (TaskID)", only: []kind{retry, relay}}}
 	}
 	if r, ok := match.Redis(info, call); ok && r.Op != match.RedisDel {
 		switch {
@@ -351,6 +370,12 @@ func natsMsgID(fn *types.Func) bool {
 		return false
 	}
 	return fn.Name() == "MsgId" || fn.Name() == "WithMsgID"
+}
+
+// asynqTaskID reports asynq.TaskID, the option naming a task, by which
+// asynq refuses a second one (github.com/hibiken/asynq).
+func asynqTaskID(fn *types.Func) bool {
+	return fn.Pkg() != nil && fn.Pkg().Path() == "github.com/hibiken/asynq" && fn.Name() == "TaskID"
 }
 
 // headerSet reports Set or Add of an Idempotency-Key (or another

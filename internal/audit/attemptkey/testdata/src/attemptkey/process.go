@@ -83,7 +83,7 @@ type Order2 struct {
 	ID string
 }
 
-func NewOrder2() *Order2 { return &Order2{ID: uuid.NewString()} }
+func NewOrder2() *Order2 { return &Order2{ID: uuid.NewString()} } // want NewOrder2:"returns a record whose ID is uuid.NewString at process.go:\\d+"
 
 func (o *Order2) DedupKey() string { return "dedup:" + o.ID }
 

@@ -1,0 +1,397 @@
+package attemptkey
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// selectTurn reads a loop whose turn is a select with both a case that
+// takes an input (case msg := <-in:) and one that waits on a ticker or a
+// time (case <-ticker.C:), before the turn sends anything: a batcher, a
+// worker that also flushes or sweeps on a schedule. Such a loop is no
+// attempt of anything; each case is a turn of its own: an input case is
+// one operation for the input it takes, a ticker case a scheduled run.
+// It returns the case holding pos (nil when pos is elsewhere in the loop)
+// and, for an input case, the type of what it takes; ok is false for
+// another loop.
+func selectTurn(info *types.Info, loop *ast.ForStmt, pos token.Pos) (clause *ast.CommClause, item types.Type, ok bool) {
+	t := turn{info: info, body: loop.Body}
+	var sel *ast.SelectStmt
+	for _, st := range loop.Body.List {
+		if s, isSel := st.(*ast.SelectStmt); isSel {
+			sel = s
+			break
+		}
+		if callsSend(st) {
+			return nil, nil, false // an answer awaited after a send, or a wait after it
+		}
+	}
+	if sel == nil {
+		return nil, nil, false
+	}
+	inputs, timers := 0, 0
+	for _, st := range sel.Body.List {
+		cc := st.(*ast.CommClause)
+		in, timer := t.commInput(cc), timeComm(info, cc.Comm)
+		switch {
+		case timer:
+			timers++
+		case in != nil:
+			inputs++
+		}
+		if within(cc, pos) {
+			clause, item = cc, in
+			if timer {
+				item = nil
+			} else if in == nil {
+				clause = nil // ctx.Done(), a quit channel, a default
+			}
+		}
+	}
+	return clause, item, inputs > 0 && timers > 0
+}
+
+// callsSend reports a statement that calls something named for sending.
+func callsSend(st ast.Stmt) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && sendName(calledName(call)) {
+			found = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !found && !lit
+	})
+	return found
+}
+
+// commInput returns the type of the input a select case takes (case job
+// := <-jobs:, case m, ok := <-sub:) when the case uses it; nil for another
+// case.
+func (t turn) commInput(cc *ast.CommClause) types.Type {
+	a, ok := cc.Comm.(*ast.AssignStmt)
+	if !ok || len(a.Rhs) != 1 || !t.take(a.Rhs[0]) {
+		return nil
+	}
+	id, ok := a.Lhs[0].(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	obj := t.info.ObjectOf(id)
+	used := false
+	ast.Inspect(cc, func(n ast.Node) bool {
+		if u, ok := n.(*ast.Ident); ok && u != id && t.info.Uses[u] == obj {
+			used = true
+		}
+		return !used
+	})
+	if !used {
+		return nil
+	}
+	return t.info.TypeOf(id)
+}
+
+// timeComm reports a select case that receives from a time channel: a
+// ticker's or a timer's C, time.After.
+func timeComm(info *types.Info, comm ast.Stmt) bool {
+	var x ast.Expr
+	switch c := comm.(type) {
+	case *ast.ExprStmt:
+		x = c.X
+	case *ast.AssignStmt:
+		if len(c.Rhs) == 1 {
+			x = c.Rhs[0]
+		}
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return false
+	}
+	ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan)
+	return ok && isNamed(ch.Elem(), "time", "Time")
+}
+
+// periodic reports a loop that runs on a schedule: one with no condition,
+// or one that only asks whether to go on (for ctx.Err() == nil), whose
+// turns wait on a ticker, a timer, time.After or a sleep and go round
+// again whatever they did. A loop that goes round again only after a
+// failure retries (repeatsOnFailure); one that waits on time.After or
+// sleeps and sends the same thing again on every turn retries too
+// (sameEachTurn): a resend after a wait. A ticker's turn is a run of its
+// own whatever it sends.
+func periodic(info *types.Info, loop *ast.ForStmt) bool {
+	if loop.Init != nil || loop.Post != nil || countsTries(loop.Cond) || loop.Cond != nil && walksCollection(loop.Cond) {
+		return false
+	}
+	if !waitsOnClock(info, loop.Body) || repeatsOnFailure(info, loop.Body) || countsOwnTries(loop) {
+		return false
+	}
+	if ticker(info, loop.Body) {
+		return true
+	}
+	if _, items := takesItem(info, loop.Cond, loop.Body); items {
+		return false
+	}
+	return !sameEachTurn(info, loop, loop.Body)
+}
+
+// ticker reports a loop body that receives from a ticker's or a timer's
+// C: a scheduled turn.
+func ticker(info *types.Info, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			if sel, ok := ast.Unparen(n.X).(*ast.SelectorExpr); ok && n.Op == token.ARROW && sel.Sel.Name == "C" {
+				t := info.TypeOf(sel.X)
+				found = found || isNamed(t, "time", "Ticker") || isNamed(t, "time", "Timer")
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// repeatsOnFailure reports a loop body that goes round again only when a
+// turn fails: it leaves when one succeeds (if err == nil { return }), or
+// at the end of every turn that did not continue (if err != nil {
+// <-time.After(d); continue }; break), or it waits only in a failure's
+// branch (if err != nil { time.Sleep(d) }).
+func repeatsOnFailure(info *types.Info, body *ast.BlockStmt) bool {
+	if leavesOnSuccess(body) {
+		return true
+	}
+	if n := len(body.List); n > 0 {
+		switch last := body.List[n-1].(type) {
+		case *ast.ReturnStmt:
+			return true
+		case *ast.BranchStmt:
+			if last.Tok == token.BREAK {
+				return true
+			}
+		}
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			return n == body
+		case *ast.IfStmt:
+			found = found || errNotNil(n.Cond) && waits(info, n.Body)
+		}
+		return !found
+	})
+	return found
+}
+
+// errNotNil reports a condition err != nil, or one joined to others by
+// || or &&.
+func errNotNil(cond ast.Expr) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	switch b.Op {
+	case token.LOR, token.LAND:
+		return errNotNil(b.X) || errNotNil(b.Y)
+	case token.NEQ:
+		return errCompare(b)
+	}
+	return false
+}
+
+// sameEachTurn reports a loop turn that sends the same thing again: the
+// calls it makes with a fresh value (the key), or names for sending, are
+// otherwise given values held from before the loop (an event, a body, a
+// parameter) and what the turn makes from those alone, and at least one
+// such value that is not the receiver's. A turn that reads the clock,
+// takes an input, uses the loop's own variables or sends only from a
+// nested loop sends something new each time: a heartbeat, a poll, a
+// batch.
+func sameEachTurn(info *types.Info, loop ast.Node, body *ast.BlockStmt) bool {
+	t := turn{info: info, body: body}
+	own := map[types.Object]bool{} // the loop's own variables: a counter, a range's
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		if a, ok := l.Init.(*ast.AssignStmt); ok {
+			for _, x := range a.Lhs {
+				if id, ok := x.(*ast.Ident); ok && info.Defs[id] != nil {
+					own[info.Defs[id]] = true
+				}
+			}
+		}
+	case *ast.RangeStmt:
+		for _, x := range []ast.Expr{l.Key, l.Value} {
+			if id, ok := x.(*ast.Ident); ok && info.Defs[id] != nil {
+				own[info.Defs[id]] = true
+			}
+		}
+	}
+	assigned := map[types.Object][]ast.Expr{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if a, ok := n.(*ast.AssignStmt); ok {
+			for i, l := range a.Lhs {
+				if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) != nil {
+					var r ast.Expr // v, err := f(): f() for each
+					if len(a.Rhs) == len(a.Lhs) {
+						r = a.Rhs[i]
+					} else if len(a.Rhs) == 1 {
+						r = a.Rhs[0]
+					}
+					assigned[info.ObjectOf(id)] = append(assigned[info.ObjectOf(id)], r)
+				}
+			}
+		}
+		return true
+	})
+	var sends []*ast.CallExpr
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			return false // their turns are their own
+		case *ast.CallExpr:
+			if sendName(calledName(n)) || freshIn(info, n) {
+				sends = append(sends, n)
+				return false
+			}
+		}
+		return true
+	})
+	if len(sends) == 0 {
+		return false
+	}
+	held := false  // a value of the operation, not only the receiver's fields
+	clock := false // whether a clock reading is a new turn's mark, not the key
+	visiting := map[types.Object]bool{}
+	var same func(e ast.Expr) bool
+	same = func(e ast.Expr) bool {
+		if e == nil {
+			return false
+		}
+		ok := true
+		ast.Inspect(e, func(n ast.Node) bool {
+			if !ok {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.KeyValueExpr:
+				if _, field := n.Key.(*ast.Ident); field {
+					ok = same(n.Value) // a field's name is no value
+					return false
+				}
+			case *ast.CallExpr:
+				if clockReading(info, n) {
+					ok = !clock // a timestamp beside another key: a new turn
+					return false
+				}
+				if _, fresh := match.Fresh(info, n); fresh {
+					return false // the key itself
+				}
+				if t.take(n) {
+					ok = false
+				}
+			case *ast.SelectorExpr:
+				if _, isSel := info.Selections[n]; !isSel {
+					return false // pkg.Name
+				}
+				if id, isID := ast.Unparen(n.X).(*ast.Ident); isID {
+					if v, isVar := info.Uses[id].(*types.Var); isVar && v.Kind() == types.RecvVar {
+						return false // the receiver's field: the same, but no value of its own
+					}
+				}
+			case *ast.UnaryExpr:
+				if n.Op == token.ARROW {
+					ok = false
+				}
+			case *ast.Ident:
+				v, isVar := info.Uses[n].(*types.Var)
+				switch {
+				case !isVar || v.IsField():
+				case own[v]:
+					ok = false
+				case !within(body, v.Pos()):
+					if v.Kind() != types.RecvVar && !isContext(v.Type()) {
+						held = true
+					}
+				case visiting[v]:
+				default:
+					visiting[v] = true
+					for _, r := range assigned[v] {
+						ok = ok && same(r)
+					}
+					if len(assigned[v]) == 0 {
+						ok = false // filled in the turn: rows.Scan(&v)
+					}
+				}
+			}
+			return ok
+		})
+		return ok
+	}
+	for _, call := range sends {
+		clock = keyedBesidesClock(info, call)
+		for _, a := range call.Args {
+			if !same(a) {
+				return false
+			}
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && !same(sel.X) {
+			return false
+		}
+	}
+	return held
+}
+
+// clockReading reports time.Now or time.Since.
+func clockReading(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	return ok && fn.Pkg() != nil && fn.Pkg().Path() == "time" && (fn.Name() == "Now" || fn.Name() == "Since")
+}
+
+// keyedBesidesClock reports a call given a fresh value that is no clock
+// reading (a UUID): a timestamp beside it marks what the turn sends as
+// new, while a timestamp alone may be the key itself.
+func keyedBesidesClock(info *types.Info, call *ast.CallExpr) bool {
+	found := false
+	ast.Inspect(call, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && c != call && !clockReading(info, c) {
+			if _, fresh := match.Fresh(info, c); fresh {
+				found = true
+			}
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !found && !lit
+	})
+	return found
+}
+
+// freshIn reports a call given a fresh value made in its arguments:
+// post(ctx, body, uuid.NewString()), Publish(ctx, Job{ID: ulid.Make()...}).
+func freshIn(info *types.Info, call *ast.CallExpr) bool {
+	found := false
+	for _, a := range call.Args {
+		ast.Inspect(a, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if _, fresh := match.Fresh(info, c); fresh {
+					found = true
+				}
+			}
+			_, lit := n.(*ast.FuncLit)
+			return !found && !lit
+		})
+	}
+	return found
+}
+
+// isContext reports a context.Context, which every call is given.
+func isContext(t types.Type) bool {
+	return isNamed(t, "context", "Context")
+}
