@@ -139,9 +139,9 @@ type fn struct {
 	unlocks []unlock
 	// serializable marks a function that runs a SERIALIZABLE transaction.
 	serializable bool
-	tags         map[ast.Expr]ast.Expr // case expressions to their switch's tag
-	gateTaint    *taint                // the taint of the read gate is looking at
-
+	tags         map[ast.Expr]ast.Expr       // case expressions to their switch's tag
+	gateTaint    *taint                      // the taint of the read gate is looking at
+	preds        map[*cfg.Block][]*cfg.Block // each block's predecessors, for reachingDefs
 }
 
 // add records e with the values its key is made of.
@@ -299,13 +299,14 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 			return false
 		}
 	case w.use.Appends:
-	case (strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map ")) && f.derived(rd, w):
+	case inMemory(w.use.Record) && f.derived(rd, w):
 		// the loaded list with one more ID: of two callers that both
 		// pass the check, one's addition is lost, as with an append
 	default:
 		late = f.lockedLate(rd, w, gate, side)
 		if late == nil && f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
-			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) {
+			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) &&
+			!(inMemory(w.use.Record) && f.handsOut(w) != nil) {
 			return false
 		}
 	}
@@ -1193,6 +1194,10 @@ func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock) {
 	if w.use.Callee != nil && !w.use.Shape {
 		target = fmt.Sprintf("%s (by %s, at %s)", target, w.use.Callee.Name(), w.use.Where)
 	}
+	var made ast.Expr // the new object of a get-or-create
+	if inMemory(w.use.Record) {
+		made = f.handsOut(w)
+	}
 	var msg string
 	switch {
 	case atomic:
@@ -1209,15 +1214,22 @@ func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock) {
 		}
 		msg = fmt.Sprintf("%s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (%s, before the work) and skip the work when nothing was claimed",
 			subject, checkWhat, at, between.use.What, claimAdvice(w.use.Record))
-	case (strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map ")) && f.derived(rd, w):
+	case inMemory(w.use.Record) && f.derived(rd, w):
 		advice := "CompareAndSwap from the loaded value, going on only when it swaps (or LoadOrStore of the item's own key)"
 		if strings.HasPrefix(w.use.Record, "map ") {
 			advice = "one critical section from the lookup through the store, or a second look under the write lock"
 		}
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: both find the item missing from what they loaded, both go on, and one's update is lost; use %s",
 			w.use.What, target, checkWhat, at, advice)
+	case made != nil:
+		advice := "LoadOrStore of the new one, going on with the value it returns (the one already there when its loaded result is true)"
+		if strings.HasPrefix(w.use.Record, "map ") {
+			advice = claimAdvice(w.use.Record)
+		}
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent caller: both find nothing and both make a new %s, and the map keeps one while the other caller goes on with its own; use %s",
+			w.use.What, target, checkWhat, at, types.TypeString(f.pass.TypesInfo.TypeOf(made), types.RelativeTo(f.pass.Pkg)), advice)
 	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo ") || strings.HasPrefix(w.use.Record, "ent ") ||
-		strings.HasPrefix(w.use.Record, "syncmap ") || strings.HasPrefix(w.use.Record, "map "):
+		inMemory(w.use.Record):
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use %s", w.use.What, target, checkWhat, at, claimAdvice(w.use.Record))
 	case w.use.What == "INSERT":
 		msg = fmt.Sprintf("INSERT into %s after the %s at %s races with a concurrent retry; use INSERT ... ON CONFLICT DO NOTHING and treat no row inserted as already done", target, checkWhat, at)
@@ -1268,7 +1280,10 @@ func calleeName(e ast.Expr) string {
 }
 
 // derived reports whether w stores a value made from what rd loaded: a
-// list with one more ID, an entry with its state moved on.
+// list with one more ID, an entry with its state moved on. The taint is
+// flow-insensitive, so the stored value is followed back along the paths
+// to w: a variable that held what was loaded but was given a new value
+// on the way (op = newOperation() after a miss) stores the new value.
 func (f *fn) derived(rd, w *event) bool {
 	v := f.stored(w)
 	if v == nil {
@@ -1278,7 +1293,273 @@ func (f *fn) derived(rd, w *event) bool {
 	if loadsValue(rd) {
 		t = f.loadedTaint(rd)
 	}
-	return f.mentions(v, t)
+	i := slices.Index(w.block.Nodes, w.node)
+	if i < 0 || w.node == rd.node {
+		return f.mentions(v, t)
+	}
+	return f.madeFrom(v, rd, t, w.block, i, 0)
+}
+
+// madeFrom reports whether e, evaluated before node i of block b, uses a
+// variable of t that holds, on some path there, what rd found: the read
+// reaches it with no other assignment between, or the assignment that
+// does is itself made from what rd found.
+func (f *fn) madeFrom(e ast.Node, rd *event, t *taint, b *cfg.Block, i, depth int) bool {
+	if depth > 4 {
+		return f.mentions(e, t)
+	}
+	found := false
+	ast.Inspect(e, func(x ast.Node) bool {
+		id, ok := x.(*ast.Ident)
+		if found || !ok {
+			return !found
+		}
+		v, ok := f.pass.TypesInfo.Uses[id].(*types.Var)
+		if !ok || !t.vars[v] {
+			return true
+		}
+		found = slices.ContainsFunc(f.reachingDefs(v, b, i, rd), func(d def) bool {
+			return d.src == rd.node || d.src != nil && f.madeFrom(d.src, rd, t, d.b, d.i, depth+1)
+		})
+		return !found
+	})
+	return found
+}
+
+// def is an assignment of a variable: what it assigns from (nil for a
+// declaration without a value), and where it is, node i of block b.
+type def struct {
+	src ast.Node
+	b   *cfg.Block
+	i   int
+}
+
+// reachingDefs returns the assignments of v nearest to node i of block b
+// on each path back to it: what v can hold there. A path that reaches the
+// read rd where it gives v its value ends there, with rd's node as src.
+func (f *fn) reachingDefs(v *types.Var, b *cfg.Block, i int, rd *event) []def {
+	if f.preds == nil {
+		f.preds = map[*cfg.Block][]*cfg.Block{}
+		for _, x := range f.g.Blocks {
+			for _, s := range x.Succs {
+				f.preds[s] = append(f.preds[s], x)
+			}
+		}
+	}
+	var out []def
+	seen := map[*cfg.Block]bool{}
+	var back func(b *cfg.Block, i int)
+	back = func(b *cfg.Block, i int) {
+		for j := i - 1; j >= 0; j-- {
+			n := b.Nodes[j]
+			if rd != nil && n == rd.node && f.gives(rd, v) {
+				out = append(out, def{src: n, b: b, i: j})
+				return
+			}
+			if src, ok := f.assigns(n, v); ok {
+				out = append(out, def{src: src, b: b, i: j})
+				return
+			}
+		}
+		for _, p := range f.preds[b] {
+			if !seen[p] {
+				seen[p] = true
+				back(p, len(p.Nodes))
+			}
+		}
+	}
+	back(b, i)
+	return out
+}
+
+// gives reports whether the read rd leaves what it found in v: v is
+// assigned its result, or is its destination (Scan(&v)), or the receiver
+// of a method that loads into it.
+func (f *fn) gives(rd *event, v *types.Var) bool {
+	info := f.pass.TypesInfo
+	if _, ok := f.assigns(rd.node, v); ok {
+		return true
+	}
+	if slices.ContainsFunc(rd.use.Dest, func(d ast.Expr) bool { return effect.RootVar(info, d) == v }) {
+		return true
+	}
+	if call, ok := rd.at.(*ast.CallExpr); ok && rd.use.ViaReceiver {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			return effect.RootVar(info, sel.X) == v
+		}
+	}
+	return false
+}
+
+// assigns reports whether the node n of the control-flow graph gives v a
+// new value, and what from: the right-hand side, the collection a range
+// loop walks, a call given &v. A field's or an element's assignment
+// changes v's value without replacing it.
+func (f *fn) assigns(n ast.Node, v *types.Var) (ast.Node, bool) {
+	info := f.pass.TypesInfo
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == v
+	}
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		for j, l := range n.Lhs {
+			if !is(l) {
+				continue
+			}
+			switch {
+			case n.Tok != token.ASSIGN && n.Tok != token.DEFINE:
+				return n, true // v += x
+			case len(n.Lhs) == len(n.Rhs):
+				return n.Rhs[j], true
+			}
+			return n.Rhs[0], true
+		}
+	case *ast.ValueSpec:
+		for j, name := range n.Names {
+			if !is(name) {
+				continue
+			}
+			switch len(n.Values) {
+			case 0:
+				return nil, true
+			case len(n.Names):
+				return n.Values[j], true
+			}
+			return n.Values[0], true
+		}
+	case *ast.Ident:
+		if is(n) {
+			if over := f.rangeOver(n); over != nil {
+				return over, true // a range loop's key or value
+			}
+		}
+		return nil, false // a condition: if ok
+	case *ast.IncDecStmt:
+		if is(n.X) {
+			return n, true
+		}
+	}
+	address := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if _, ok := x.(*ast.FuncLit); ok {
+			return false
+		}
+		if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.AND && is(u.X) {
+			address = true
+		}
+		return !address
+	})
+	return n, address // Scan(&v), json.Unmarshal(b, &v)
+}
+
+// rangeOver returns the collection walked by the range loop whose key or
+// value id is.
+func (f *fn) rangeOver(id *ast.Ident) ast.Node {
+	var over ast.Node
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if r, ok := n.(*ast.RangeStmt); ok && (r.Key == id || r.Value == id) {
+			over = r.X
+		}
+		return over == nil
+	})
+	return over
+}
+
+// handsOut returns the new object w stores when the function goes on
+// with it: a get-or-create whose constructor's result (newOperation(...),
+// &worker{...}) holds a lock, a channel or a cancel func, and is returned
+// or used after the store. Two callers that both miss make two; the map
+// keeps one and the other caller goes on with its own, two workers where
+// there should be one. Unlike a cache fill's, what each caller holds is
+// one of a kind, so the hit side returning what it found does not make it
+// harmless.
+func (f *fn) handsOut(w *event) ast.Expr {
+	info := f.pass.TypesInfo
+	id, ok := ast.Unparen(f.stored(w)).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	i := slices.Index(w.block.Nodes, w.node)
+	if !ok || i < 0 {
+		return nil
+	}
+	var made ast.Expr
+	for _, d := range f.reachingDefs(v, w.block, i, nil) {
+		if e, ok := d.src.(ast.Expr); ok && f.newObject(e) {
+			made = e
+		}
+	}
+	if made == nil {
+		return nil
+	}
+	used := &taint{vars: map[*types.Var]bool{v: true}}
+	for _, b := range f.g.Blocks {
+		if !b.Live || b != w.block && !f.reaches(w.block, b, nil) {
+			continue
+		}
+		for _, n := range b.Nodes {
+			if (b != w.block || n.Pos() > w.node.End()) && f.mentions(n, used) {
+				return made
+			}
+		}
+	}
+	return nil
+}
+
+// newObject reports whether e makes an object whose identity counts: the
+// address of a composite literal, or what a constructor returns (a call
+// that looks nothing up), a pointer to a struct that holds what the
+// holders of one value coordinate through.
+func (f *fn) newObject(e ast.Expr) bool {
+	info := f.pass.TypesInfo
+	switch x := ast.Unparen(e).(type) {
+	case *ast.UnaryExpr:
+		if _, ok := ast.Unparen(x.X).(*ast.CompositeLit); !ok || x.Op != token.AND {
+			return false
+		}
+	case *ast.CallExpr:
+		if _, ok := typeutil.Callee(info, x).(*types.Func); !ok || f.lookup(x) {
+			return false
+		}
+	default:
+		return false
+	}
+	p, ok := types.Unalias(info.TypeOf(e)).(*types.Pointer)
+	if !ok {
+		return false
+	}
+	s, ok := p.Elem().Underlying().(*types.Struct)
+	return ok && coordinates(s, 0)
+}
+
+// coordinates reports whether a struct holds, itself or in a struct field,
+// a lock, a WaitGroup or Once, an atomic, a channel or a cancel func:
+// state that two copies of one object would each keep on their own.
+func coordinates(s *types.Struct, depth int) bool {
+	for i := range s.NumFields() {
+		t := types.Unalias(s.Field(i).Type())
+		if p, ok := t.(*types.Pointer); ok {
+			t = types.Unalias(p.Elem())
+		}
+		if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil {
+			switch path, name := n.Obj().Pkg().Path(), n.Obj().Name(); {
+			case path == "sync" || path == "sync/atomic",
+				path == "context" && (name == "CancelFunc" || name == "CancelCauseFunc"):
+				return true
+			}
+		}
+		switch u := s.Field(i).Type().Underlying().(type) {
+		case *types.Chan:
+			return true
+		case *types.Struct:
+			if depth < 2 && coordinates(u, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // where names a position as file:line, the file by its base name.
@@ -1516,6 +1797,12 @@ func (f *fn) allots(call *ast.CallExpr, keys map[*types.Var]bool) bool {
 func isTime(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time"
+}
+
+// inMemory reports whether record is kept in process memory: a map
+// behind a mutex, or a sync.Map.
+func inMemory(record string) bool {
+	return strings.HasPrefix(record, "syncmap ") || strings.HasPrefix(record, "map ")
 }
 
 // claimAdvice names the atomic insert-if-absent of the store a record

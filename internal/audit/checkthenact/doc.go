@@ -84,11 +84,18 @@
 // overwritten with a value made from what its lookup found (the list
 // with one more ID) is reported as an append is, on any record name: of
 // two callers that both pass the check, both go on and one's addition is
-// lost. Besides the cases above, such an overwrite
+// lost. Made from means on the way to the store: the lookup's variable
+// given a new value after a miss (op = newOperation(id)) stores the new
+// value. Besides the cases above, such an overwrite
 // is reported when it stores a value the caller handed out apart from
 // the key: a function value's (nextPager()), an interface method's (the
-// next free courier of a pool), a counter's next number or a random ID.
-// Two callers that both miss hand out two, and the map keeps one.
+// next free courier of a pool), a counter's next number or a random ID,
+// or a new object the function goes on with, returned or used after the
+// store (a get-or-create of a per-tenant worker), whose struct holds a
+// lock, a channel, an atomic or a cancel func, even when the hit side
+// returns what it found. Two callers that both miss hand out two, and
+// the map keeps one. A value worked out from the key and cached (the
+// quota of a tenant's plan) is the same whoever stores it.
 //
 // In process (idemkit audit) a call through an interface takes the
 // effects of the module's methods that implement it; under go vet, which
