@@ -28,11 +28,16 @@
 //     end of every turn that did not continue, or it waits only in an
 //     if err != nil branch), one that waits by the clock (a sleep,
 //     time.After) and sends the same thing again on every turn (only
-//     values held from before the loop besides the key), one that waits
-//     on a backoff, or one with no condition that does not wait; a range
-//     over a count that does the same, or over backoff delays. A loop
-//     that waits and then sends something new (a poll's rows, a reading
-//     of the clock) runs on a schedule instead. A
+//     values held from before the loop besides the key) unless it runs
+//     until stopped, one that waits on a backoff, or one with no
+//     condition that does not wait; a range over a count that does the
+//     same, or over backoff delays. A loop that waits and then sends
+//     something new (a poll's rows, a reading of the clock) runs on a
+//     schedule instead, and so does one that runs until stopped: no
+//     counter, no condition its turns decide, and no way out but a stop
+//     (ctx.Done(), a quit channel) or a failure (if err != nil { return
+//     err }); a heartbeat or an announcement sends on success too, each
+//     beat a record of its own. A
 //     loop over items, or over a count of things to make, is none, and so
 //     is a loop whose turn takes a new input before it sends anything: a
 //     receive whose value the turn uses (p, ok := <-in; case job :=

@@ -348,7 +348,8 @@ func retryLoop(info *types.Info, loop ast.Node, cond ast.Expr, body *ast.BlockSt
 	case repeatsOnFailure(info, body), countsOwnTries(loop):
 		return true
 	case waitsOnClock(info, body):
-		return sameEachTurn(info, loop, body)
+		f, isFor := loop.(*ast.ForStmt)
+		return !(isFor && runsUntilStopped(info, f)) && sameEachTurn(info, loop, body)
 	case waits(info, body):
 		return true // a backoff's or a helper's pause
 	}

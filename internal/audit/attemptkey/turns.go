@@ -121,7 +121,8 @@ func timeComm(info *types.Info, comm ast.Stmt) bool {
 // again whatever they did. A loop that goes round again only after a
 // failure retries (repeatsOnFailure); one that waits on time.After or
 // sleeps and sends the same thing again on every turn retries too
-// (sameEachTurn): a resend after a wait. A ticker's turn is a run of its
+// (sameEachTurn), unless it runs until stopped: a resend after a wait
+// that leaves once a turn gets through. A ticker's turn is a run of its
 // own whatever it sends.
 func periodic(info *types.Info, loop *ast.ForStmt) bool {
 	if loop.Init != nil || loop.Post != nil || countsTries(loop.Cond) || loop.Cond != nil && walksCollection(loop.Cond) {
@@ -136,7 +137,159 @@ func periodic(info *types.Info, loop *ast.ForStmt) bool {
 	if _, items := takesItem(info, loop.Cond, loop.Body); items {
 		return false
 	}
-	return !sameEachTurn(info, loop, loop.Body)
+	return runsUntilStopped(info, loop) || !sameEachTurn(info, loop, loop.Body)
+}
+
+// runsUntilStopped reports a loop that sends on success too: no counter,
+// a condition (if any) that reads nothing its turns assign (ctx.Err() ==
+// nil, not a sent flag or the last error), and no way out but a stop (a
+// receive from ctx.Done() or a quit channel, if ctx.Err() != nil,
+// errors.Is(err, context.Canceled)) or a failure (if err != nil { return
+// err }). A retry leaves once a turn gets through, or goes round only
+// when one did not; a heartbeat or an announcement goes round after
+// every turn, so each turn is a new operation with a record of its own,
+// whatever it is built from.
+func runsUntilStopped(info *types.Info, loop *ast.ForStmt) bool {
+	if loop.Init != nil || loop.Post != nil {
+		return false
+	}
+	if loop.Cond != nil {
+		assigned := map[types.Object]bool{}
+		ast.Inspect(loop.Body, func(n ast.Node) bool {
+			var lhs []ast.Expr
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				lhs = n.Lhs
+			case *ast.IncDecStmt:
+				lhs = []ast.Expr{n.X}
+			}
+			for _, l := range lhs {
+				switch l := ast.Unparen(l).(type) {
+				case *ast.Ident:
+					assigned[info.ObjectOf(l)] = true
+				case *ast.SelectorExpr:
+					assigned[info.ObjectOf(l.Sel)] = true
+				}
+			}
+			return true
+		})
+		reads := false
+		ast.Inspect(loop.Cond, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && assigned[info.ObjectOf(id)] {
+				reads = true
+			}
+			return !reads
+		})
+		if reads {
+			return false
+		}
+	}
+	only := true // every way out is a stop or a failure
+	var walk func(n ast.Node, guarded, nested bool)
+	walk = func(n ast.Node, guarded, nested bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if !only || m == nil || m == n {
+				return only && m != nil
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				only = guarded
+			case *ast.BranchStmt:
+				// an unlabelled break in a nested loop, switch or select
+				// leaves only that
+				if m.Tok == token.GOTO || m.Tok == token.BREAK && (m.Label != nil || !nested) {
+					only = guarded
+				}
+			case *ast.IfStmt:
+				walk(m.Body, guarded || stopCond(info, m.Cond), nested)
+				if m.Else != nil {
+					walk(m.Else, guarded || errNil(m.Cond), nested)
+				}
+				return false
+			case *ast.SelectStmt:
+				for _, st := range m.Body.List {
+					cc := st.(*ast.CommClause)
+					for _, b := range cc.Body {
+						walk(b, guarded || stopComm(info, cc.Comm), true)
+					}
+				}
+				return false
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt:
+				walk(m, guarded, true)
+				return false
+			}
+			return true
+		})
+	}
+	walk(loop.Body, false, false)
+	return only
+}
+
+// stopCond reports an if condition that holds only when the work stops or
+// failed: err != nil, ctx.Err() != nil, errors.Is(err, context.Canceled),
+// or these joined so that success never satisfies them.
+func stopCond(info *types.Info, cond ast.Expr) bool {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.BinaryExpr:
+		switch c.Op {
+		case token.LAND:
+			return stopCond(info, c.X) || stopCond(info, c.Y)
+		case token.LOR:
+			return stopCond(info, c.X) && stopCond(info, c.Y)
+		case token.NEQ:
+			if errCompare(c) {
+				return true
+			}
+			call, ok := ast.Unparen(c.X).(*ast.CallExpr)
+			sel, ok2 := ast.Unparen(c.Y).(*ast.Ident)
+			return ok && ok2 && sel.Name == "nil" && ctxErr(info, call)
+		}
+	case *ast.CallExpr:
+		// errors.Is(err, context.Canceled)
+		fn, ok := typeutil.Callee(info, c).(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "Is" || len(c.Args) != 2 {
+			return false
+		}
+		v, ok := info.Uses[selIdent(c.Args[1])].(*types.Var)
+		return ok && v.Pkg() != nil && v.Pkg().Path() == "context"
+	}
+	return false
+}
+
+// ctxErr reports a call ctx.Err() on a context.
+func ctxErr(info *types.Info, call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Err" && isContext(info.TypeOf(sel.X))
+}
+
+// selIdent returns the name a selector selects (context.Canceled's
+// Canceled), or the identifier itself.
+func selIdent(e ast.Expr) *ast.Ident {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return e.Sel
+	case *ast.Ident:
+		return e
+	}
+	return nil
+}
+
+// stopComm reports a select case that waits for a stop: a receive whose
+// value is dropped from a channel that carries no time (ctx.Done(), a
+// quit channel).
+func stopComm(info *types.Info, comm ast.Stmt) bool {
+	x, ok := comm.(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	u, ok := ast.Unparen(x.X).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return false
+	}
+	ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan)
+	return ok && !isNamed(ch.Elem(), "time", "Time")
 }
 
 // ticker reports a loop body that receives from a ticker's or a timer's
@@ -162,7 +315,9 @@ func ticker(info *types.Info, body *ast.BlockStmt) bool {
 // turn fails: it leaves when one succeeds (if err == nil { return }), or
 // at the end of every turn that did not continue (if err != nil {
 // <-time.After(d); continue }; break), or it waits only in a failure's
-// branch (if err != nil { time.Sleep(d) }).
+// branch (if err != nil { time.Sleep(d) }). One that also waits after a
+// success (a heartbeat that beats sooner after a failed beat) goes round
+// either way.
 func repeatsOnFailure(info *types.Info, body *ast.BlockStmt) bool {
 	if leavesOnSuccess(body) {
 		return true
@@ -177,17 +332,25 @@ func repeatsOnFailure(info *types.Info, body *ast.BlockStmt) bool {
 			}
 		}
 	}
-	found := false
+	onFailure, besides := false, false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
-			return n == body
+			return false
 		case *ast.IfStmt:
-			found = found || errNotNil(n.Cond) && waits(info, n.Body)
+			if errNotNil(n.Cond) {
+				onFailure = onFailure || waits(info, n.Body)
+				besides = besides || n.Else != nil && waits(info, n.Else)
+				return false
+			}
+		case *ast.CallExpr:
+			besides = besides || waitCall(info, n)
+		case *ast.UnaryExpr:
+			besides = besides || n.Op == token.ARROW && ticks(info, n)
 		}
-		return !found
+		return !besides
 	})
-	return found
+	return onFailure && !besides
 }
 
 // errNotNil reports a condition err != nil, or one joined to others by
