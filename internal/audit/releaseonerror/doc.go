@@ -31,11 +31,16 @@
 // unlock function, or an interface method whose name and signature say so
 // (Claim, TryLock, SetNX, TryMark). Helpers are known in any package: what
 // they do travels as an analysis fact, inferred or annotated. A Lua script
-// whose source is a constant in sight (go-redis's NewScript or Eval,
-// redigo's NewScript, rueidis's NewLuaScript) is the command it amounts to
-// on the key it is given: a SET NX, SETNX or HSETNX, or an EXISTS or GET
-// test that returns before a SET, is a claim; a DEL, alone or after its
-// value is compared with an argument, a release; a SET without a
+// (go-redis's NewScript or Eval, redigo's NewScript, rueidis's
+// NewLuaScript) is the command it amounts to on the key it is given,
+// wherever its source is kept: a constant in sight, a field, an embedded
+// file, an exported variable of another package (scripts.Claim.Run),
+// whose source travels as a fact, or a script given to a helper
+// (runScript(ctx, s, keys, args...)) or to a wrapper type with its own
+// Run, read at each call with the script the caller gives it. A SET NX,
+// SETNX or HSETNX, or an EXISTS or GET test that returns before a SET, is
+// a claim; a DEL, alone or after its value is compared with an argument
+// (a compare-and-delete release script), a release; a SET without a
 // condition, a completion.
 //
 // From the claim the check walks the function's control-flow graph, as

@@ -255,7 +255,9 @@ func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, boo
 		return analysis.SuggestedFix{}, false
 	}
 	sel, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr)
-	if !ok || len(c.Call.Args) == 0 {
+	if !ok || len(c.Call.Args) == 0 || !a.hasDel(sel.X) {
+		// a script's Run (scripts.Claim.Run, a wrapper's) is made on no
+		// client to send the DEL through
 		return analysis.SuggestedFix{}, false
 	}
 	ctx := types.ExprString(c.Call.Args[0])
@@ -269,6 +271,18 @@ func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, boo
 		Message:   "Defer a Del of the key when the function returns an error",
 		TextEdits: []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(text)}},
 	}, true
+}
+
+// hasDel reports whether the value a claim is made on has a Del method:
+// a go-redis client, not a script.
+func (a *checker) hasDel(x ast.Expr) bool {
+	t := a.pass.TypesInfo.TypeOf(x)
+	if t == nil {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Del")
+	_, ok := obj.(*types.Func)
+	return ok
 }
 
 // results returns the variables the claim's statement sets.

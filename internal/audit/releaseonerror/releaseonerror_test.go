@@ -11,7 +11,7 @@ import (
 
 func Test(t *testing.T) {
 	t.Parallel()
-	analysistest.RunWithSuggestedFixes(t, audittest.Dir(t), releaseonerror.Analyzer, "releaseonerror")
+	analysistest.RunWithSuggestedFixes(t, audittest.Dir(t), releaseonerror.Analyzer, "releaseonerror", "scriptclaims")
 }
 
 // TestCatalogExamples checks that idemkit rules shows a bad example the

@@ -6,8 +6,10 @@
 // package, known by its //idemkit:claim directive, by its body or by an
 // interface method's shape (directive's facts) — and walks every path
 // from there to a return, noting where the claim is released, completed
-// or handed on, and whether the return is an error path. releaseonerror
-// reads the error paths, cacheresponse the others; deciding that once
+// or handed on, and whether the return is an error path. A Lua script is
+// read as the command it amounts to wherever it is kept, as effect reads
+// it: in another package's variable, or given to a helper or a wrapper
+// that runs it (see Result.Redis). releaseonerror reads the error paths, cacheresponse the others; deciding that once
 // here keeps the two checks from reporting the same path.
 //
 // The walk is vet's lostcancel: a depth-first search of the go/cfg graph
@@ -47,6 +49,7 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
@@ -55,7 +58,7 @@ import (
 var Analyzer = &analysis.Analyzer{
 	Name:       "idemkitclaim",
 	Doc:        "follows idempotency key claims through each function's control flow",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, directive.Analyzer, RecordsAnalyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, directive.Analyzer, RecordsAnalyzer, effect.Analyzer},
 	Run:        run,
 	ResultType: reflect.TypeFor[*Result](),
 }
@@ -235,6 +238,7 @@ func run(pass *analysis.Pass) (any, error) {
 		inLit:   map[*ast.FuncLit]bool{},
 		values:  map[*types.Var]ast.Expr{},
 		records: pass.ResultOf[RecordsAnalyzer].(*recordsResult),
+		scripts: pass.ResultOf[effect.Analyzer].(*effect.Result),
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	s.closures(ins)
@@ -394,6 +398,26 @@ type scope struct {
 	// built once (key := "cooldown:" + email) is read through them.
 	values  map[*types.Var]ast.Expr
 	records *recordsResult
+	// scripts reads the Lua scripts match.Redis cannot see, as effect
+	// does: kept in a field or an embedded file, in another package's
+	// variable, or given to a helper or wrapper that runs them.
+	scripts *effect.Result
+}
+
+// Redis returns the Redis command call is, as match.Redis reads it, or
+// the command a Lua script it runs amounts to wherever the script is
+// kept (see effect.Result.Script): scripts.Claim.Run(ctx, rdb, keys,
+// ...), runScript(ctx, scripts.Release, keys, token) and a wrapper's
+// Run are a SET NX, a DEL, a SET as a script in sight is.
+func (r *Result) Redis(call *ast.CallExpr) (match.RedisCall, bool) {
+	return r.scope.redis(call)
+}
+
+func (s *scope) redis(call *ast.CallExpr) (match.RedisCall, bool) {
+	if rc, ok := match.Redis(s.pass.TypesInfo, call); ok {
+		return rc, true
+	}
+	return s.scripts.Script(call)
 }
 
 // keyText is a key expression as written, read through a variable set
@@ -507,7 +531,7 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 // classify returns the claim call makes, or nil.
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
-	if rc, ok := match.Redis(info, call); ok && !(rc.Script && !goRedis(callee(info, call))) {
+	if rc, ok := s.redis(call); ok && !(rc.Script && otherClient(callee(info, call))) {
 		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd {
 			return nil
 		}
@@ -592,14 +616,25 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 	return nil
 }
 
-// goRedis reports a function of go-redis: a script run through redigo or
-// rueidis is a claim of the store, released by the DEL of its client.
+// goRedis reports a function of go-redis.
 func goRedis(fn *types.Func) bool {
 	if fn == nil || fn.Pkg() == nil {
 		return false
 	}
 	p := fn.Pkg().Path()
 	return strings.HasPrefix(p, "github.com/redis/go-redis/") || strings.HasPrefix(p, "github.com/go-redis/redis/")
+}
+
+// otherClient reports a function of redigo or rueidis: a script run
+// through one is a claim of the store, released by the DEL of its
+// client. A helper or wrapper that runs one for its caller does so
+// through go-redis (see match.ForwardsScript).
+func otherClient(fn *types.Func) bool {
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	p := fn.Pkg().Path()
+	return strings.HasPrefix(p, "github.com/gomodule/redigo/") || strings.HasPrefix(p, "github.com/redis/rueidis")
 }
 
 // lockLibraries are the Redis lock clients whose acquiring calls are

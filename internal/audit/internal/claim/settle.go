@@ -25,7 +25,7 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 		}
 	}
 	// the Redis command call is, read once for command and script
-	rc, isRedis := match.Redis(info, call)
+	rc, isRedis := s.redis(call)
 	onKey := isRedis && c.Key != nil && s.sameRedisKey(c, rc.Key)
 	if out := s.command(c, call, rc, onKey); out != 0 {
 		return out
@@ -429,7 +429,7 @@ func (s *scope) summary(fn *types.Func) *effects {
 				e.complete = e.complete || k&directive.Complete != 0
 			}
 		}
-		if rc, ok := match.Redis(info, call); ok {
+		if rc, ok := s.redis(call); ok {
 			e.redisDel = e.redisDel || rc.Op == match.RedisDel
 			e.redisSet = e.redisSet || rc.Op == match.RedisSet
 		}

@@ -304,6 +304,36 @@ func (r *Result) classify(call *ast.CallExpr) []match.Access {
 	return nil
 }
 
+// Script reads a call that runs a Lua script out of match.Redis's sight
+// as the command the script amounts to on its key, as Of reads it: a
+// script kept in the package (a field, an embedded file) or in another
+// package's variable (scripts.Claim.Run), as its facts say, or one given
+// to a helper or a wrapper type that runs it for its caller
+// (runScript(ctx, s, keys, args...), newScript(rdb, src).Run), read with
+// the script the call gives it. The checks that follow a claim read its
+// SET NX, DEL or SET from it as from a script in sight.
+func (r *Result) Script(call *ast.CallExpr) (match.RedisCall, bool) {
+	info := r.pass.TypesInfo
+	if c, ok := match.ScriptRedis(r.pass.Fset, info, call, r.script); ok {
+		return c, true
+	}
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type()) {
+		return match.RedisCall{}, false
+	}
+	if s := r.SummaryOf(fn); s != nil {
+		for _, e := range s.Effects {
+			if e.Script == nil {
+				continue
+			}
+			if c, ok := match.ForwardedRedis(r.pass.Fset, info, call, fn, *e.Script, r.script); ok {
+				return c, true
+			}
+		}
+	}
+	return match.RedisCall{}, false
+}
+
 func (r *Result) compute(call *ast.CallExpr) []Use {
 	info := r.pass.TypesInfo
 	if accesses := r.classify(call); len(accesses) > 0 {

@@ -724,19 +724,26 @@ func textType(t types.Type) bool {
 // foreign: rdb.Get then scripts.MarkDone.Run(ctx, rdb, keys, ...) are a
 // GET and a SET.
 func ScriptAccess(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, foreign Foreign) (Access, bool) {
-	fn, _ := typeutil.Callee(info, call).(*types.Func)
-	if fn == nil || foreign == nil {
-		return Access{}, false
-	}
-	run, ok := scriptCall(info, call, fn.Origin(), bound{info: info, fset: fset, foreign: foreign}.sources())
-	if !ok {
-		return Access{}, false
-	}
-	c, ok := scriptCommand(run, fn.Origin())
+	c, ok := ScriptRedis(fset, info, call, foreign)
 	if !ok {
 		return Access{}, false
 	}
 	return redisAccess(info, call, c)
+}
+
+// ScriptRedis is ScriptAccess's reading as the RedisCall it amounts to,
+// as Redis gives one for a script in sight: the checks that follow a
+// claim read its SET NX, DEL or SET, and what a SET stores, from it.
+func ScriptRedis(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, foreign Foreign) (RedisCall, bool) {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	if fn == nil || foreign == nil {
+		return RedisCall{}, false
+	}
+	run, ok := scriptCall(info, call, fn.Origin(), bound{info: info, fset: fset, foreign: foreign}.sources())
+	if !ok {
+		return RedisCall{}, false
+	}
+	return scriptCommand(run, fn.Origin())
 }
 
 // A service often runs its scripts through a helper of its own: a
@@ -841,6 +848,16 @@ func ForwardsScript(info *types.Info, call *ast.CallExpr, params map[*types.Var]
 // says for its caller, as the command the script the call gives it
 // amounts to on its key; foreign reads other packages' variables.
 func ForwardedScript(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, fn *types.Func, f ScriptForward, foreign Foreign) (Access, bool) {
+	c, ok := ForwardedRedis(fset, info, call, fn, f, foreign)
+	if !ok {
+		return Access{}, false
+	}
+	return redisAccess(info, call, c)
+}
+
+// ForwardedRedis is ForwardedScript's reading as the RedisCall it
+// amounts to (see ScriptRedis); its Method is the helper's name.
+func ForwardedRedis(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr, fn *types.Func, f ScriptForward, foreign Foreign) (RedisCall, bool) {
 	arg := func(i int) ast.Expr {
 		if i == -1 {
 			return receiverOf(call)
@@ -853,7 +870,7 @@ func ForwardedScript(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr
 	b := bound{info: info, fset: fset, foreign: foreign}
 	script := arg(f.Script)
 	if script == nil {
-		return Access{}, false
+		return RedisCall{}, false
 	}
 	var run scriptRun
 	var ok bool
@@ -866,24 +883,24 @@ func ForwardedScript(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr
 		run.src, _, ok = b.keptSource(script, 0)
 	}
 	if !ok {
-		return Access{}, false
+		return RedisCall{}, false
 	}
 	if f.Keys >= 0 {
 		if f.Keys >= len(call.Args) {
-			return Access{}, false
+			return RedisCall{}, false
 		}
 		run.keys = sliceElems(info, call.Args[f.Keys])
 	} else {
 		for _, i := range f.KeyParams {
 			k := arg(i)
 			if k == nil {
-				return Access{}, false
+				return RedisCall{}, false
 			}
 			run.keys = append(run.keys, k)
 		}
 	}
 	if len(run.keys) == 0 {
-		return Access{}, false
+		return RedisCall{}, false
 	}
 	for n, i := range f.Args {
 		switch {
@@ -899,11 +916,7 @@ func ForwardedScript(fset *gotoken.FileSet, info *types.Info, call *ast.CallExpr
 			run.args = append(run.args, nil)
 		}
 	}
-	c, ok := scriptCommand(run, fn)
-	if !ok {
-		return Access{}, false
-	}
-	return redisAccess(info, call, c)
+	return scriptCommand(run, fn)
 }
 
 // fieldSource returns the source of the script the field named name of
