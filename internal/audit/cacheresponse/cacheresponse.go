@@ -627,7 +627,7 @@ func (a *checker) checked(f *claim.Func, call *ast.CallExpr, status ast.Expr, v 
 // redisFlag reports a Redis SET of a claimed or idempotency key to a
 // constant in a function that answers with a response.
 func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
-	rc, ok := match.Redis(a.info, call)
+	rc, ok := a.claims.Redis(call)
 	if !ok || rc.Op != match.RedisSet {
 		return
 	}
@@ -786,7 +786,7 @@ func chainReceiver(call *ast.CallExpr) *ast.CallExpr {
 // (rueidis, redigo) that completes a claim in a function that answers
 // with a response.
 func (a *checker) storeFlag(f *claim.Func, call *ast.CallExpr) {
-	if rc, ok := match.Redis(a.info, call); ok && rc.Script {
+	if rc, ok := a.claims.Redis(call); ok && rc.Script {
 		return // redisFlag reads it
 	}
 	c := a.completes(f, call)
@@ -871,7 +871,7 @@ func (a *checker) readBefore(f *claim.Func, call *ast.CallExpr, key string) bool
 		if c.Pos() >= call.Pos() {
 			continue
 		}
-		if rc, ok := match.Redis(a.info, c); ok && (rc.Op == match.RedisGet || rc.Op == match.RedisExists) && types.ExprString(rc.Key) == key {
+		if rc, ok := a.claims.Redis(c); ok && (rc.Op == match.RedisGet || rc.Op == match.RedisExists) && types.ExprString(rc.Key) == key {
 			return true
 		}
 	}

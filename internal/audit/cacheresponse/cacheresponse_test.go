@@ -11,7 +11,7 @@ import (
 
 func Test(t *testing.T) {
 	t.Parallel()
-	analysistest.Run(t, audittest.Dir(t), cacheresponse.Analyzer, "cacheresponse")
+	analysistest.Run(t, audittest.Dir(t), cacheresponse.Analyzer, "cacheresponse", "scriptdone")
 }
 
 // TestCatalogExamples checks that idemkit rules shows a bad example the

@@ -13,7 +13,9 @@
 // it reports:
 //
 //   - a SET of a claimed or idempotency key to a constant ("done", 1,
-//     true), through go-redis, redigo or rueidis: a flag, not the response;
+//     true), through go-redis, redigo or rueidis, or by a Lua script
+//     wherever it is kept (in another package's variable, given to a
+//     helper that runs it): a flag, not the response;
 //   - an HSET of the claimed key that writes status fields and no
 //     response field;
 //   - an UPDATE of the claimed or idempotency table, or a gorm Update,
