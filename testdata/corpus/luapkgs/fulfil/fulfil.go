@@ -112,6 +112,7 @@ func (s *Shipments) Ship(ctx context.Context, orderID, address string) (Label, e
 // before booking: one attempt gets the reservation.
 //
 // corpus: ok checkthenact
+// corpus: bug releaseonerror
 // modelled on: XdpCs/redis-lock lua.go (scripts kept in package variables made by redis.NewScript, run from elsewhere)
 func (s *Shipments) ShipReserved(ctx context.Context, orderID, address, token string) (Label, error) {
 	key := "reserve:" + orderID
@@ -151,6 +152,7 @@ func (s *Shipments) Rebook(ctx context.Context, orderID, address string) error {
 // before booking.
 //
 // corpus: ok checkthenact
+// corpus: bug releaseonerror
 // modelled on: hibiken/asynq internal/rdb/rdb.go (runScript(ctx, op, script *redis.Script, keys, args...) helper)
 func (s *Shipments) ReserveThenBook(ctx context.Context, orderID, address, token string) (Label, error) {
 	key := "reserve:" + orderID
@@ -184,6 +186,7 @@ func (s *Shipments) Relabel(ctx context.Context, orderID, address string) (Label
 // and SETEX in one script) before booking.
 //
 // corpus: ok checkthenact
+// corpus: bug releaseonerror
 // modelled on: alejandro-carstens/gocache lua_scripts.go (an Add script: exists < 1 and setex)
 func (s *Shipments) BookOnce(ctx context.Context, orderID, address string) (Label, error) {
 	key := "booking:" + orderID
