@@ -146,8 +146,9 @@
 // WriteMessages, or to a durable enqueue named otherwise: go-redis's
 // XAdd, LPush and RPush, river's Client.Insert and InsertTx), the own ID
 // only when the record carries no such key, in a retry or a relay; the
-// same entries of a map so sent (XAddArgs Values' "event_id", or its
-// "id" when it carries no key); asynq's TaskID, in a retry or a relay; an AMQP Publishing's MessageId
+// same entries of a map so sent (XAddArgs Values' "event_id" or
+// "msg_id", or its "id", "job_id", "task_id" or "command_id" when it
+// carries no key; an "order_id" refers to another entity); asynq's TaskID, in a retry or a relay; an AMQP Publishing's MessageId
 // (rabbitmq/amqp091-go, streadway/amqp) and a Kafka header whose key names
 // such an ID (message-id, event_id; segmentio/kafka-go, confluent-kafka-go,
 // sarama), in a retry or a relay; a watermill message's UUID

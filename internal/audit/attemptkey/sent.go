@@ -169,7 +169,7 @@ var routeWords = []string{"partition", "routing", "route", "shard", "sort", "ord
 // EventID), or another key that is no routing key (ExecutionKey).
 func dedupField(name string) bool {
 	w := match.Words(name)
-	return match.KeyColumn(name) ||
+	return match.KeyColumn(name) || msgID(name) ||
 		len(w) > 1 && w[len(w)-1] == "key" && !slices.ContainsFunc(w, func(w string) bool { return slices.Contains(routeWords, w) })
 }
 
@@ -211,6 +211,31 @@ func entryMap(t types.Type) bool {
 // such field (keyed), the record's own ID.
 func sentID(typ, field string, keyed bool) bool {
 	return match.KeyColumn(field) || !keyed && ownIDField(typ, field)
+}
+
+// workWords name what a sent map stands for when its ID is named for it:
+// a job, a task, a command.
+var workWords = []string{"job", "task", "command", "cmd"}
+
+// entryID reports whether entry k of a sent map (a stream entry's Values,
+// a JSON body) is the ID its receiver drops a copy by: one named for a key
+// or an event's or message's ID ("event_id", "msg_id",
+// "idempotency_key"), or, when the map carries no such entry (keyed),
+// its own ID: "id", or one named for the job, task or command the map is
+// ("job_id", "task_id"). A map has no type to name its own ID, and an
+// entry naming another entity ("order_id") is a reference.
+func entryID(k string, keyed bool) bool {
+	if match.KeyColumn(k) || msgID(k) {
+		return true
+	}
+	w := match.Words(k)
+	return !keyed && (ownIDField("", k) || len(w) == 2 && w[1] == "id" && slices.Contains(workWords, w[0]))
+}
+
+// msgID reports a message's ID under its short name (msg_id, MsgID), a
+// message_id.
+func msgID(name string) bool {
+	return slices.Equal(match.Words(name), []string{"msg", "id"})
 }
 
 // ownIDField reports a field of a record type that is the record's own

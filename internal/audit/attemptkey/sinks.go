@@ -59,7 +59,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 						case ok && match.KeyName(k):
 							// a request body's "idempotency_key": ...
 							out = append(out, sink{node: kv, value: kv.Value, what: "the " + k + " entry", lit: n})
-						case ok && entries && by != "" && sentID("", k, keyed):
+						case ok && entries && by != "" && entryID(k, keyed):
 							// a stream entry's "event_id" (XADD's Values), a map's
 							// own "id": as a sent record's ID
 							out = append(out, sink{node: kv, value: kv.Value, what: fmt.Sprintf("the %q entry of a map sent by %s", k, by), only: []kind{retry, relay}, lit: n})
@@ -113,7 +113,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 					} else if k, ok := match.ConstString(info, l.Index); ok && entryMap(info.TypeOf(l.X)) && !isNamed(info.TypeOf(l.X), wmMessage, "Metadata") {
 						// values["event_id"] = uuid.NewString(); rdb.XAdd(ctx, &redis.XAddArgs{Values: values})
 						if v := effect.RootVar(info, l.X); v != nil {
-							if by := sentBy(nil, v); by != "" && sentID("", k, keyedVar(v)) {
+							if by := sentBy(nil, v); by != "" && entryID(k, keyedVar(v)) {
 								out = append(out, sink{node: n, value: n.Rhs[i], what: fmt.Sprintf("the %q entry of a map sent by %s", k, by), only: []kind{retry, relay}})
 							}
 						}

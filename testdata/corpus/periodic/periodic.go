@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/redis/go-redis/v9"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -158,4 +159,39 @@ func (p *Presence) announceUntilHeard(ctx context.Context, addr string) error {
 		}
 	}
 	return err
+}
+
+// Tasks feeds the workers' Redis list with JSON tasks.
+type Tasks struct {
+	rdb *redis.Client
+}
+
+// pushTask pushes a task until Redis takes it, naming the task anew on
+// each attempt: a push that landed but timed out runs the task twice.
+//
+// corpus: bug attemptkey
+// modelled on: RussellLuo/gotask examples/redis/README.md (tasks RPUSHed to the worker's list as JSON carrying their own uuid, name and args)
+func (t *Tasks) pushTask(ctx context.Context, name string, args map[string]any) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		body := mustJSON(map[string]any{"task_id": uuid.NewString(), "name": name, "args": args})
+		if err = t.rdb.RPush(ctx, "tasks", body).Err(); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Second)
+	}
+	return err
+}
+
+// pushSweeps pushes a new sweep task every minute until stopped: each
+// push is a sweep of its own, and a failed one is followed by the next.
+//
+// corpus: ok attemptkey
+// modelled on: RussellLuo/gotask examples/redis/README.md (tasks RPUSHed to the worker's list as JSON carrying their own uuid, name and args)
+func (t *Tasks) pushSweeps(ctx context.Context, args map[string]any) {
+	for ctx.Err() == nil {
+		body := mustJSON(map[string]any{"task_id": uuid.NewString(), "name": "sweep", "args": args})
+		_ = t.rdb.RPush(ctx, "tasks", body).Err()
+		time.Sleep(time.Minute)
+	}
 }
