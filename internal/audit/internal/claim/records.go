@@ -153,8 +153,7 @@ func touchesStore(info *types.Info, decl *ast.FuncDecl, r *recordsResult) bool {
 
 // recordsInference reads one body.
 type recordsInference struct {
-	info *types.Info
-	keys map[*types.Var]int // key parameters, and locals built from them
+	directive.KeyParams // key parameters, and locals built from them (record := &Record{Key: req.Key})
 }
 
 // inferRecords returns what decl claims, writes and deletes under a key
@@ -165,7 +164,7 @@ type recordsInference struct {
 // when every record it touches under the key is named.
 func inferRecords(pass *analysis.Pass, dirs *directive.Directives, r *recordsResult, decl *ast.FuncDecl, fn *types.Func) *Records {
 	info := pass.TypesInfo
-	in := &recordsInference{info: info, keys: map[*types.Var]int{}}
+	in := &recordsInference{directive.KeyParams{Info: info, Keys: map[*types.Var]int{}}}
 	params := fn.Signature().Params()
 	for i := range params.Len() {
 		p := params.At(i)
@@ -175,12 +174,12 @@ func inferRecords(pass *analysis.Pass, dirs *directive.Directives, r *recordsRes
 		if _, isFunc := p.Type().Underlying().(*types.Signature); isFunc {
 			continue
 		}
-		in.keys[p] = i
+		in.Keys[p] = i
 	}
-	if len(in.keys) == 0 {
+	if len(in.Keys) == 0 {
 		return nil
 	}
-	in.derive(decl.Body)
+	in.Derive(decl.Body)
 	out := &Records{Key: -1}
 	claimKey, unknown := -1, false
 	addWrite := func(w Write) {
@@ -202,13 +201,13 @@ func inferRecords(pass *analysis.Pass, dirs *directive.Directives, r *recordsRes
 		key := -1
 		note := func(e ast.Expr) {
 			if key < 0 {
-				key = in.param(e)
+				key = in.Param(e)
 			}
 		}
 		// a go-redis DEL of several keys frees each
 		if rc, ok := match.Redis(info, call); ok && rc.Op == match.RedisDel && !rc.Script && len(call.Args) > 2 && !call.Ellipsis.IsValid() {
 			for _, a := range call.Args[1:] {
-				if k := in.param(a); k >= 0 {
+				if k := in.Param(a); k >= 0 {
 					if out.Key < 0 {
 						out.Key = k
 					}
@@ -256,7 +255,7 @@ func inferRecords(pass *analysis.Pass, dirs *directive.Directives, r *recordsRes
 			return true
 		}
 		// a helper whose records are known
-		if f := r.of(callee); f != nil && f.Key >= 0 && f.Key < len(call.Args) && in.param(call.Args[f.Key]) >= 0 {
+		if f := r.of(callee); f != nil && f.Key >= 0 && f.Key < len(call.Args) && in.Param(call.Args[f.Key]) >= 0 {
 			if out.Key < 0 {
 				out.Key = key
 			}
@@ -335,61 +334,6 @@ var (
 	freeWords  = []string{"unlock", "release", "del", "delete", "remove", "free", "unmark", "forget"}
 	writeWords = []string{"set", "save", "store", "put"}
 )
-
-// derive adds the locals set from the key parameters, or from locals
-// already added, to in.keys: record := &Record{Key: req.Key}.
-func (in *recordsInference) derive(body *ast.BlockStmt) {
-	for changed := true; changed; {
-		changed = false
-		ast.Inspect(body, func(n ast.Node) bool {
-			as, ok := n.(*ast.AssignStmt)
-			if !ok {
-				return true
-			}
-			for i, l := range as.Lhs {
-				v, ok := in.info.ObjectOf(identOf(l)).(*types.Var)
-				if !ok || v == nil {
-					continue
-				}
-				if _, done := in.keys[v]; done {
-					continue
-				}
-				rhs := as.Rhs[0]
-				if len(as.Lhs) == len(as.Rhs) {
-					rhs = as.Rhs[i]
-				}
-				if p := in.param(rhs); p >= 0 {
-					in.keys[v], changed = p, true
-				}
-			}
-			return true
-		})
-	}
-}
-
-func identOf(e ast.Expr) *ast.Ident {
-	id, _ := ast.Unparen(e).(*ast.Ident)
-	if id == nil {
-		return &ast.Ident{}
-	}
-	return id
-}
-
-// param returns the index of the key parameter e is built from, or -1.
-func (in *recordsInference) param(e ast.Expr) int {
-	at := -1
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && at < 0 {
-			if v, ok := in.info.Uses[id].(*types.Var); ok {
-				if p, ok := in.keys[v]; ok {
-					at = p
-				}
-			}
-		}
-		return at < 0
-	})
-	return at
-}
 
 // partial returns the records of c that call, a release, leaves in
 // place when it gives back some of the others: c wrote more than one

@@ -145,9 +145,8 @@ func insertsInProgress(info *types.Info, call *ast.CallExpr, sc match.SQLCall) b
 // from its parameters.
 type inference struct {
 	fset  *token.FileSet
-	info  *types.Info
 	known func(*types.Func) (Fact, bool)
-	keys  map[*types.Var]int // parameters a key may be built from, and locals built from them, to the parameter's index
+	KeyParams
 	// errOnly are the calls of which only Err is read: a SetNX whose bool
 	// is dropped says nothing about whether it took the key.
 	errOnly map[*ast.CallExpr]bool
@@ -171,7 +170,7 @@ func infer(fset *token.FileSet, info *types.Info, decl *ast.FuncDecl, fn *types.
 	if !candidate(info, decl, fn, known) {
 		return Fact{}, false
 	}
-	in := &inference{fset: fset, info: info, known: known, keys: map[*types.Var]int{}, errOnly: map[*ast.CallExpr]bool{}}
+	in := &inference{fset: fset, known: known, KeyParams: KeyParams{Info: info, Keys: map[*types.Var]int{}}, errOnly: map[*ast.CallExpr]bool{}}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Err" {
 			if call, ok := ast.Unparen(sel.X).(*ast.CallExpr); ok {
@@ -183,13 +182,13 @@ func infer(fset *token.FileSet, info *types.Info, decl *ast.FuncDecl, fn *types.
 	params := fn.Signature().Params()
 	for i := range params.Len() {
 		if keyParam(fn.Pkg(), params.At(i).Type()) {
-			in.keys[params.At(i)] = i
+			in.Keys[params.At(i)] = i
 		}
 	}
-	if len(in.keys) == 0 {
+	if len(in.Keys) == 0 {
 		return Fact{}, false
 	}
-	in.derive(decl.Body)
+	in.Derive(decl.Body)
 	f := Fact{Inferred: true, Key: -1}
 	var claimAt, claimEnd token.Pos
 	var claimKey string
@@ -248,7 +247,7 @@ func infer(fset *token.FileSet, info *types.Info, decl *ast.FuncDecl, fn *types.
 	case unlock && slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(acquireWords, w) }):
 		f.Kind, f.Unlock = Claim, true
 		f.Lock = true
-		f.Key = slices.Min(mapValues(in.keys))
+		f.Key = slices.Min(mapValues(in.Keys))
 	default:
 		return Fact{}, false
 	}
@@ -320,9 +319,18 @@ func keyParam(pkg *types.Package, t types.Type) bool {
 	return true
 }
 
-// derive adds the locals set from the key parameters, or from locals
-// already added, to in.keys.
-func (in *inference) derive(body *ast.BlockStmt) {
+// KeyParams follows which values of a function body a key is built from:
+// Keys holds the parameters a key may be built from, and the locals built
+// from them, each with the parameter's index. Derive adds the locals; Param
+// tells which parameter an expression is built from.
+type KeyParams struct {
+	Info *types.Info
+	Keys map[*types.Var]int
+}
+
+// Derive adds the locals set from the key parameters, or from locals
+// already added, to Keys.
+func (k *KeyParams) Derive(body *ast.BlockStmt) {
 	for changed := true; changed; {
 		changed = false
 		ast.Inspect(body, func(n ast.Node) bool {
@@ -331,23 +339,23 @@ func (in *inference) derive(body *ast.BlockStmt) {
 				return true
 			}
 			for i, l := range as.Lhs {
-				id, ok := l.(*ast.Ident)
+				id, ok := ast.Unparen(l).(*ast.Ident)
 				if !ok {
 					continue
 				}
-				v, ok := in.info.ObjectOf(id).(*types.Var)
+				v, ok := k.Info.ObjectOf(id).(*types.Var)
 				if !ok {
 					continue
 				}
-				if _, done := in.keys[v]; done {
+				if _, done := k.Keys[v]; done {
 					continue
 				}
 				rhs := as.Rhs[0]
 				if len(as.Lhs) == len(as.Rhs) {
 					rhs = as.Rhs[i]
 				}
-				if p := in.param(rhs); p >= 0 {
-					in.keys[v], changed = p, true
+				if p := k.Param(rhs); p >= 0 {
+					k.Keys[v], changed = p, true
 				}
 			}
 			return true
@@ -355,13 +363,13 @@ func (in *inference) derive(body *ast.BlockStmt) {
 	}
 }
 
-// param returns the index of the key parameter e is built from, or -1.
-func (in *inference) param(e ast.Expr) int {
+// Param returns the index of the key parameter e is built from, or -1.
+func (k *KeyParams) Param(e ast.Expr) int {
 	at := -1
 	ast.Inspect(e, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && at < 0 {
-			if v, ok := in.info.Uses[id].(*types.Var); ok {
-				if p, ok := in.keys[v]; ok {
+			if v, ok := k.Info.Uses[id].(*types.Var); ok {
+				if p, ok := k.Keys[v]; ok {
 					at = p
 				}
 			}
@@ -375,9 +383,9 @@ func (in *inference) param(e ast.Expr) int {
 // kind, the parameter the key comes from, the SQL table, and the key as
 // written.
 func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what string) {
-	info := in.info
+	info := in.Info
 	if rc, ok := match.Redis(info, call); ok {
-		key = in.param(rc.Key)
+		key = in.Param(rc.Key)
 		if key < 0 {
 			return 0, -1, "", ""
 		}
@@ -401,7 +409,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		key = -1
 		for _, a := range call.Args {
 			if a != sc.Query && key < 0 {
-				key = in.param(a)
+				key = in.Param(a)
 			}
 		}
 		st := sc.Statement()
@@ -429,7 +437,7 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 		key = -1
 		for _, k := range a.Keys {
 			if key < 0 {
-				key = in.param(k)
+				key = in.Param(k)
 			}
 		}
 		if key < 0 {
@@ -466,11 +474,11 @@ func (in *inference) effect(call *ast.CallExpr) (k Kind, key int, table, what st
 	}
 	key = -1
 	if f.Key >= 0 && f.Key < len(call.Args) {
-		key = in.param(call.Args[f.Key])
+		key = in.Param(call.Args[f.Key])
 	} else {
 		for _, a := range call.Args {
 			if key < 0 {
-				key = in.param(a)
+				key = in.Param(a)
 			}
 		}
 	}
@@ -510,7 +518,7 @@ var metaWords = []string{"code", "status", "headers", "header", "at", "time", "s
 // which holds a response, an UPDATE assigning no response column, or a
 // call of a helper that is a status-only completion.
 func (in *inference) statusOnly(call *ast.CallExpr) bool {
-	info := in.info
+	info := in.Info
 	if rc, ok := match.Redis(info, call); ok {
 		switch rc.Op {
 		case match.RedisSet:
