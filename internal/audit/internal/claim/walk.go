@@ -907,6 +907,8 @@ func (w *walker) takenIf(y ast.Expr, eq bool) (taken, known bool) {
 		switch {
 		case !ok:
 			return false, false
+		case eq && n < 0:
+			return false, true // a script's "already there" (-1), never a count of rows inserted
 		case eq:
 			return n != 0, true // rows inserted
 		case n == 1:

@@ -158,3 +158,19 @@ func (w *worker) limited(ctx context.Context, id string) error {
 	}
 	return w.charge(ctx, id)
 }
+
+var errDuplicateTask = errors.New("task already queued")
+
+// enqueueUnique answers a duplicate when the script found the lock taken
+// (-1): that key is another caller's, and this one holds nothing to give
+// back. Modelled on hibiken/asynq internal/rdb/rdb.go (EnqueueUnique).
+func (w *worker) enqueueUnique(ctx context.Context, id, token string) error {
+	n, err := w.runScript(ctx, scripts.EnqueueUnique, []string{"unique:" + id, "task:" + id, "pending"}, token, 60)
+	if err != nil {
+		return err
+	}
+	if n == -1 {
+		return errDuplicateTask
+	}
+	return nil
+}

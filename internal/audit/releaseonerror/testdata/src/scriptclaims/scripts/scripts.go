@@ -18,6 +18,17 @@ return 0`
 var (
 	Claim   = redis.NewScript(`if redis.call("SETNX", KEYS[1], ARGV[1]) == 1 then redis.call("PEXPIRE", KEYS[1], ARGV[2]) return 1 end return 0`)
 	Release = redis.NewScript(ReleaseLua)
+	// EnqueueUnique takes a task's uniqueness lock and enqueues it: -1 when
+	// the lock is someone else's, 0 when the task ID is taken, 1 when queued.
+	EnqueueUnique = redis.NewScript(`local ok = redis.call("SET", KEYS[1], ARGV[1], "NX", "EX", ARGV[2])
+if not ok then
+  return -1
+end
+if redis.call("EXISTS", KEYS[2]) == 1 then
+  return 0
+end
+redis.call("LPUSH", KEYS[3], ARGV[1])
+return 1`)
 	// Limit counts the caller's requests in a window: no claim.
 	Limit = redis.NewScript(`local n = redis.call("INCR", KEYS[1]) if n == 1 then redis.call("EXPIRE", KEYS[1], ARGV[1]) end return n`)
 )
