@@ -393,39 +393,40 @@ var waitWords = []string{"sleep", "backoff", "pause", "wait", "jitter", "delay"}
 
 // waits reports a loop body that waits between turns: a sleep, a
 // backoff, time.After or a timer, or a receive from a ticker.
-func waits(info *types.Info, body ast.Node) bool {
+func waits(info *types.Info, body ast.Node) bool { return waitsBy(info, body, waitCall) }
+
+// waitsOnClock reports a loop body that waits by the clock: time.Sleep,
+// time.After, a timer, a receive from a ticker.
+func waitsOnClock(info *types.Info, body ast.Node) bool { return waitsBy(info, body, clockCall) }
+
+// waitsBy reports a loop body with a call that wait says waits, outside
+// function literals, or a receive from a ticker.
+func waitsBy(info *types.Info, body ast.Node, wait func(*types.Info, *ast.CallExpr) bool) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.CallExpr:
-			found = found || waitCall(info, n)
+			found = found || wait(info, n)
 		}
 		return !found
 	})
 	return found || ticks(info, body)
 }
 
-// waitsOnClock reports a loop body that waits by the clock: time.Sleep,
-// time.After, a timer, a receive from a ticker.
-func waitsOnClock(info *types.Info, body ast.Node) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.CallExpr:
-			if fn, ok := typeutil.Callee(info, n).(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "time" {
-				switch fn.Name() {
-				case "Sleep", "After", "NewTimer", "Tick":
-					found = true
-				}
-			}
-		}
-		return !found
-	})
-	return found || ticks(info, body)
+// clockCall reports a call of time.Sleep, time.After, time.NewTimer or
+// time.Tick.
+func clockCall(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "time" {
+		return false
+	}
+	switch fn.Name() {
+	case "Sleep", "After", "NewTimer", "Tick":
+		return true
+	}
+	return false
 }
 
 // waitCall reports a call that waits or makes something to wait on:
