@@ -304,6 +304,17 @@ func (r *Result) classify(call *ast.CallExpr) []match.Access {
 	return nil
 }
 
+// calleeSummary returns the function call calls and its summary, when it
+// is a function or a concrete method whose summary is known; an
+// interface's method has none.
+func (r *Result) calleeSummary(call *ast.CallExpr) (*types.Func, *Summary) {
+	fn, ok := typeutil.Callee(r.pass.TypesInfo, call).(*types.Func)
+	if !ok || fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type()) {
+		return nil, nil
+	}
+	return fn, r.SummaryOf(fn)
+}
+
 // Script reads a call that runs a Lua script out of match.Redis's sight
 // as the command the script amounts to on its key, as Of reads it: a
 // script kept in the package (a field, an embedded file) or in another
@@ -317,11 +328,7 @@ func (r *Result) Script(call *ast.CallExpr) (match.RedisCall, bool) {
 	if c, ok := match.ScriptRedis(r.pass.Fset, info, call, r.script); ok {
 		return c, true
 	}
-	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok || fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type()) {
-		return match.RedisCall{}, false
-	}
-	if s := r.SummaryOf(fn); s != nil {
+	if fn, s := r.calleeSummary(call); s != nil {
 		for _, e := range s.Effects {
 			if e.Script == nil {
 				continue
@@ -1036,11 +1043,7 @@ func (r *Result) forwards(call *ast.CallExpr, params map[*types.Var]int, defs De
 		}
 		return Effect{}, false
 	}
-	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok || (fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())) {
-		return Effect{}, false
-	}
-	s := r.SummaryOf(fn)
+	_, s := r.calleeSummary(call)
 	if s == nil {
 		return Effect{}, false
 	}
@@ -1064,11 +1067,7 @@ func (r *Result) forwardsScript(call *ast.CallExpr, params map[*types.Var]int, r
 	if f, ok := match.ForwardsScript(info, call, params, recv); ok {
 		return Effect{Script: &f, What: "script", Where: r.where(call.Pos())}, true
 	}
-	fn, ok := typeutil.Callee(info, call).(*types.Func)
-	if !ok || (fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type())) {
-		return Effect{}, false
-	}
-	s := r.SummaryOf(fn)
+	_, s := r.calleeSummary(call)
 	if s == nil {
 		return Effect{}, false
 	}
