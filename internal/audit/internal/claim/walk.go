@@ -1021,10 +1021,19 @@ func (w *walker) claimErr(e ast.Expr, st state) bool {
 		return true // rdb.SetArgs(...).Err()
 	} else if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok && v != nil && w.c.own[v] && sel.Sel.Name == "Error" {
 		return true // res.Error of a gorm Create
+	} else if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && v != nil && w.c.own[v] && len(call.Args) == 0 && isErrMethod(call.Fun) {
+		return true // cmd.Err() of cmd := rdb.SetNX(...)
 	} else if v == nil || v != w.c.err {
 		return false
 	}
 	return st.errLive
+}
+
+// isErrMethod reports whether fun is a method value named Err, as a
+// go-redis command's.
+func isErrMethod(fun ast.Expr) bool {
+	sel, ok := ast.Unparen(fun).(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Err"
 }
 
 func isBool(t types.Type) bool {

@@ -213,3 +213,47 @@ func cached(ctx context.Context, rdb *redis.Client, id, profile string) error {
 	}
 	return send(ctx, profile)
 }
+
+// Negative: the claim's command kept in a variable, its own error checked
+// through it (hookdeck/outpost's redislock): a claim that failed took
+// nothing.
+func tryClaimCmd(ctx context.Context, rdb *redis.Client, id string) (bool, error) {
+	result := rdb.SetNX(ctx, "dedup:"+id, 1, time.Hour)
+	if result.Err() != nil {
+		return false, result.Err()
+	}
+	return result.Val(), nil
+}
+
+// The same command variable, but the error returned is the work's, after
+// the claim was taken.
+func payCmd(ctx context.Context, rdb *redis.Client, id string) error {
+	result := rdb.SetNX(ctx, "idem:"+id, "in_progress", time.Hour)
+	if err := result.Err(); err != nil {
+		return err
+	}
+	if !result.Val() {
+		return errBusy
+	}
+	if err := send(ctx, id); err != nil {
+		return err // want `this error return leaves the key claimed by SetNX at redis.go:\d+ held`
+	}
+	return rdb.Set(ctx, "idem:"+id, "done", time.Hour).Err()
+}
+
+type cmdLock struct {
+	client redis.Cmdable
+	key    string
+	value  string
+	ttl    time.Duration
+}
+
+// Negative: as tryClaimCmd, through a redis.Cmdable, on a key the lock
+// keeps.
+func (l *cmdLock) AttemptLock(ctx context.Context) (bool, error) {
+	result := l.client.SetNX(ctx, l.key, l.value, l.ttl)
+	if result.Err() != nil {
+		return false, result.Err()
+	}
+	return result.Val(), nil
+}
