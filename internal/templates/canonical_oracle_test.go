@@ -131,6 +131,9 @@ func FuzzCanonicalMatchesOracle(f *testing.F) {
 	} {
 		f.Add([]byte(s), "t,a.b")
 	}
+	for _, tc := range oraclePathCases {
+		f.Add([]byte(tc.body), strings.Join(tc.exclude, ","))
+	}
 	f.Fuzz(func(t *testing.T, body []byte, excludeList string) {
 		var exclude []string
 		for e := range strings.SplitSeq(excludeList, ",") {
@@ -154,6 +157,63 @@ func FuzzCanonicalMatchesOracle(f *testing.F) {
 			t.Fatalf("CanonicalJSON(%q, %q)\n = %s\nwant %s (oracle)", body, exclude, got, want)
 		}
 	})
+}
+
+// oraclePathCases take the paths of the canonicaliser's member loop and of its reordering: names
+// read within the first word, after it or unescaped; values read inline (plain strings, short
+// integers, null, true) or not; members excluded first, in the middle, last, one after another,
+// around whitespace, inside reordered objects; names whose first 8 bytes (their sort keys) tie;
+// objects past the 32 members of the insertion sort.
+var oraclePathCases = []struct {
+	body    string
+	exclude []string
+}{
+	{`{"abcdefgh":1,"abcdefg":2,"abc\u0064":3,"ab":4,"abcdefghijklmnopq":5}`, nil},
+	{`{"b":null,"a":true,"c":false,"d":[null,true,false]}`, nil},
+	{`{"f":123456789012345,"e":1234567890123456,"d":7E1,"c":-0,"b":10.50,"a":0,"g":9007199254740992}`, nil},
+	{`{"a":9007199254740993}`, nil},
+	{`{"a":nul}`, nil},
+	{`{"b" : [ 1 ] , "a" : { "y":1 , "x":2 } }`, nil},
+	{`{"b":"x\u0041","a":"\n","c":"\u00e9t\u00e9"}`, nil},
+	{`{"a\ufb01":1,"a\ud83d\ude00":2,"a":3,"\ud83d\ude00":4,"\ufb01":5}`, nil},
+	{`{"prefix__b":1,"prefix__a":2,"prefix__":3}`, nil},
+	{`{"prefix__a":1,"b":2,"prefix__a":3}`, nil},
+	{`{"b":[{"a":2,"a0":3}],"a":{"a":1}}`, nil},
+	{`{"t" : 1 ,  "b":2,"a":3}`, []string{"t"}},
+	{`{"a0":1 , "b":2,"c":3}`, []string{"a0"}},
+	{`{"c":1,"t":{"x":[1,2]},"a":2}`, []string{"t"}},
+	{`{"b":1,"a":2,"t":3 }`, []string{"t"}},
+	{`{"z":0,"t":1,"u":[2],"a":3}`, []string{"t", "u"}},
+	{`{"t":1, "u":2 ,"b":3,"a":4}`, []string{"t", "u"}},
+	{`{"b":{"d":1,"t":2,"c":3},"a":0}`, []string{"b.t"}},
+	{`{"x":[{"t":1,"b":2,"a":3},{"b":4,"t":5}],"a":[]}`, []string{"x.t"}},
+	{oracleLargeObject(40), []string{"t"}},
+	{oracleLargeObject(32), []string{"t"}},
+	{oracleLargeObject(33) + " ", []string{"member_001"}},
+}
+
+// oracleLargeObject is an object of n members in reverse order whose names share their first 8
+// bytes, with an excluded one and a reordered object among them.
+func oracleLargeObject(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"t":1,"member_000_x":{"z":1,"y":2}`)
+	for i := n - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, `,"member_%03d":%d`, i, i)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// TestCanonicalPathsMatchOracle: the runtime and the oracle agree on oraclePathCases.
+func TestCanonicalPathsMatchOracle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range oraclePathCases {
+		got, err := idem.CanonicalJSON([]byte(tc.body), tc.exclude)
+		want, oerr := oracleCanonical([]byte(tc.body), tc.exclude)
+		if (err != nil) != (oerr != nil) || !bytes.Equal(got, want) {
+			t.Errorf("CanonicalJSON(%s, %q)\n = %s, %v\noracle %s, %v", tc.body, tc.exclude, got, err, want, oerr)
+		}
+	}
 }
 
 // exactDecimal reports whether the JSON number s has the value of the shortest decimal that

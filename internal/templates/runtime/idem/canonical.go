@@ -58,12 +58,12 @@ type canonicalizer struct {
 // member is an object member written to out, waiting for its object to close. It holds no
 // pointers, so that recording one costs no write barrier.
 type member struct {
-	key        uint64 // sortKey of the name
-	name       int    // the unescaped name: data[name:name+size], or c.names[...] if escaped
-	start, end int    // its `"name":value` in out
-	size       int32
-	escaped    bool // the name is in c.names
-	drop       bool // excluded: checked, not written
+	key     uint64 // sortKey of the name
+	name    int    // the unescaped name: data[name:name+size], or c.names[...] if escaped
+	start   int    // its `"name":value` in out; it ends where the next starts, or at the brace
+	size    int32
+	escaped bool // the name is in c.names
+	drop    bool // excluded: checked, not written
 }
 
 // maxPooledBuffer keeps the pool from holding on to the buffers of a rare huge document.
@@ -185,56 +185,57 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		return i + 1, nil
 	}
 	base := len(c.members)
-	// sorted stays true while each name comes after the one before, which leaves nothing to
-	// rearrange. dropComma is set when an excluded member was the first in the output so far:
-	// the comma after it must go too.
-	sorted, written, dropComma := true, 0, false
-	// The checks for the punctuation between tokens look for the expected byte first; only when
-	// it is not there is whitespace skipped (space) and the byte looked for again: a compact
-	// document has none.
+	// The loop keeps little state of its own, so that the common path spills none: each member
+	// is recorded as its name is read, and whether they came in order is seen once the object
+	// closes. The checks for the punctuation between tokens look for the expected byte first;
+	// only when it is not there is whitespace skipped (space) and the byte looked for again: a
+	// compact document has none.
 	for {
 		if uint(i) >= uint(len(d)) || d[i] != '"' {
 			if i = c.space(d, i); uint(i) >= uint(len(d)) || d[i] != '"' {
 				return i, errorAt(i, "expected a member name")
 			}
 		}
-		start := c.outLen(i)
+		n := len(c.members)
+		if n == cap(c.members) {
+			c.grow()
+		}
+		c.members = c.members[:n+1]
+		m := &c.members[n]
+		m.start, m.drop = c.outLen(i), false
 		// The name. Plain ASCII, the common case, is read here a word at a time and keyed from
-		// its first word; the rest goes through memberName. Calls are kept out of the common
-		// path of this loop, and so are slices: each spills the loop's state.
-		at, size, key, escaped := i+1, -1, uint64(0), false // the name: d[at:at+size], or c.names if escaped
-		if j := at; j+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[j:])
+		// its first word; the rest goes through memberName.
+		named := false
+		if j := i + 1; j+8 <= len(d) {
+			w := binary.LittleEndian.Uint64(d[j : j+8])
 			if s := special8(w); s != 0 {
-				if n := bits.TrailingZeros64(s) / 8; d[j+n] == '"' {
-					size, i = n, j+n+1
-					key = bits.ReverseBytes64(w & (1<<(8*n) - 1))
+				if k := bits.TrailingZeros64(s) / 8; byte(w>>(8*k)) == '"' {
+					m.key, m.name, m.size, m.escaped = bits.ReverseBytes64(w&(1<<(8*k)-1)), j, int32(k), false
+					i, named = j+k+1, true
 				}
-			} else if k, ok := plainEnd(d, j+8); ok {
-				size, i = k-j, k+1
-				key = bits.ReverseBytes64(w)
+			} else if k := plainEnd(d, j+8); uint(k) < uint(len(d)) && d[k] == '"' {
+				m.key, m.name, m.size, m.escaped = bits.ReverseBytes64(w), j, int32(k-j), false
+				i, named = k+1, true
 			}
 		}
-		if size < 0 {
+		if !named {
 			var err error
-			if at, size, key, escaped, i, err = c.memberName(i); err != nil {
+			if i, err = c.memberName(i, m); err != nil {
 				return i, err
 			}
+		}
+		var sub *excludeNode
+		if ex != nil {
+			sub = ex.child(c.nameOf(&c.members[n]))
 		}
 		if uint(i) >= uint(len(d)) || d[i] != ':' {
 			if i = c.space(d, i); uint(i) >= uint(len(d)) || d[i] != ':' {
 				return i, errorAt(i, "expected ':' after a member name")
 			}
 		}
-		var (
-			sub *excludeNode
-			err error
-		)
-		if ex != nil {
-			sub = ex.child(c.name(at, size, escaped))
-		}
 		// The value. Most are strings and numbers: they are read without value's dispatch, and
-		// a string of plain ASCII, canonical as it stands, without a call.
+		// a string of plain ASCII, a short integer or a literal, canonical as it stands, without
+		// a call.
 		var b byte
 		if i++; uint(i) < uint(len(d)) {
 			if b = d[i]; b <= ' ' {
@@ -243,61 +244,47 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 				}
 			}
 		}
+		var err error
 		switch {
 		case b == '"':
-			if k, ok := plainEnd(d, i+1); ok {
+			if k := plainEnd(d, i+1); uint(k) < uint(len(d)) && d[k] == '"' {
 				i = k + 1
 			} else {
 				_, _, i, err = c.string(i, false)
 			}
-		case b == '-' || b-'0' <= 9:
+		case b-'1' <= 8:
+			k := i + 1
+			for uint(k) < uint(len(d)) && d[k]-'0' <= 9 {
+				k++
+			}
+			if k-i <= exactDigits && (k == len(d) || d[k] != '.' && d[k]|0x20 != 'e') {
+				i = k
+			} else {
+				i, err = c.number(i)
+			}
+		case b == '-' || b == '0':
 			i, err = c.number(i)
+		case (b == 'n' || b == 't') && i+4 <= len(d) && (string(d[i:i+4]) == "null" || string(d[i:i+4]) == "true"):
+			i += 4 // canonical as it stands
+		case b == '{':
+			i, err = c.object(i, sub)
+		case b == '[':
+			i, err = c.array(i, sub)
 		default:
 			i, err = c.value(i, sub)
 		}
 		if err != nil {
 			return i, err
 		}
-		end := c.outLen(i)
-		drop := sub != nil && sub.drop
-		if drop {
-			// Out with the member, and with the comma before it if there is one.
-			c.flush(i)
-			if written > 0 {
-				c.out = c.out[:start-1]
-			} else {
-				c.out = c.out[:start]
-				dropComma = true
-			}
-		} else {
-			written++
+		if sub != nil && sub.drop {
+			i = c.drop(open, i)
 		}
-		n := len(c.members)
-		if n > base {
-			if p := &c.members[n-1]; p.key > key || p.key == key && compareUTF16(c.nameOf(p), c.name(at, size, escaped)) >= 0 {
-				sorted = false // or a duplicate, found once sorted
-			}
-		}
-		if n == cap(c.members) {
-			c.grow()
-		}
-		c.members = c.members[:n+1]
-		// Field by field: a composite literal is built on the stack and copied in 16-byte moves
-		// that read across the 8-byte stores just made, which stalls the copy on every member.
-		m := &c.members[n]
-		m.key, m.name, m.start, m.end = key, at, start, end
-		m.size, m.escaped, m.drop = int32(size), escaped, drop
 		if uint(i) >= uint(len(d)) || d[i] != ',' && d[i] != '}' {
 			if i = c.space(d, i); uint(i) >= uint(len(d)) {
 				return i, errorAt(i, "unterminated object")
 			}
 		}
 		if d[i] == ',' {
-			if dropComma {
-				c.flush(i)
-				c.run++
-				dropComma = false
-			}
 			i++
 			continue
 		}
@@ -306,10 +293,18 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		}
 		break
 	}
-	if !sorted {
-		c.flush(i)
-		if err := c.reorder(open, c.members[base:]); err != nil {
-			return i, err
+	// A member ends where the next one starts, before the comma, and the last one at the brace.
+	// (An excluded member started where the one after it starts, and the brace is where it
+	// started if it was the last.)
+	ms := c.members[base:]
+	closing := c.outLen(i)
+	for k := 1; k < len(ms); k++ {
+		if p, m := &ms[k-1], &ms[k]; p.key >= m.key && (p.key > m.key || c.compare(p, m) >= 0) {
+			c.flush(i)
+			if err := c.reorder(open, closing, ms); err != nil {
+				return i, err
+			}
+			break
 		}
 	}
 	c.members = c.members[:base]
@@ -317,24 +312,49 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 	return i + 1, nil
 }
 
-// plainEnd finds, a word at a time from d[i], the quote that ends a string of plain ASCII; ok is
-// false when something else needs attention first (an escape, a control or non-ASCII byte) or
-// the end of d is less than a word away, which string then handles.
-func plainEnd(d []byte, i int) (end int, ok bool) {
+// drop leaves out of the output the last member recorded, of the object opened at out[open],
+// which ends at i, with the comma before it, or after it if no member is written before it;
+// returns the position to read on from.
+//
+//go:noinline
+func (c *canonicalizer) drop(open, i int) int {
+	m := &c.members[len(c.members)-1]
+	m.drop = true
+	c.flush(i)
+	if m.start > open+1 {
+		c.out = c.out[:m.start-1]
+		return i
+	}
+	c.out = c.out[:m.start]
+	d := c.data
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
+	}
+	if c.run = i; i < len(d) && d[i] == ',' {
+		c.run++
+	}
+	return i
+}
+
+// plainEnd returns the position of the first byte from d[i] on that a string scan must stop at,
+// found a word at a time; or, if there is none, the position where less than a word of d is left.
+// Either way the bytes before it are plain: a string of plain ASCII ends there if a quote is
+// there; else string, which goes on byte by byte, has to read it.
+func plainEnd(d []byte, i int) int {
 	for ; i+8 <= len(d); i += 8 {
-		if s := special8(binary.LittleEndian.Uint64(d[i:])); s != 0 {
-			i += bits.TrailingZeros64(s) / 8
-			return i, d[i] == '"'
+		if s := special8(binary.LittleEndian.Uint64(d[i : i+8])); s != 0 {
+			return i + bits.TrailingZeros64(s)/8
 		}
 	}
-	return i, false
+	return i
 }
 
 //go:noinline
 func (c *canonicalizer) grow() { c.members = slices.Grow(c.members, 1) }
 
-// reorder sorts the members of the object opened at out[open] and rewrites them in that order.
-func (c *canonicalizer) reorder(open int, ms []member) error {
+// reorder sorts the members of the object opened at out[open] and closed at out[closing], and
+// rewrites them in that order.
+func (c *canonicalizer) reorder(open, closing int, ms []member) error {
 	if len(ms) <= len(c.order) {
 		// Insertion sort of the members' keys, each with its index: objects are small, and most
 		// names differ in their keys. Each member is compared with both its final neighbours
@@ -358,7 +378,7 @@ func (c *canonicalizer) reorder(open int, ms []member) error {
 			}
 			order[j] = k
 		}
-		c.rewrite(open, ms, order)
+		c.rewrite(open, closing, ms, order)
 		return nil
 	}
 	order := make([]sortEntry, len(ms))
@@ -371,7 +391,7 @@ func (c *canonicalizer) reorder(open int, ms []member) error {
 			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(m))
 		}
 	}
-	c.rewrite(open, ms, order)
+	c.rewrite(open, closing, ms, order)
 	return nil
 }
 
@@ -385,45 +405,51 @@ type sortEntry struct {
 // of what precedes them: to scratch, which then takes the place of out, when that is the shorter
 // copy (the object is most of the document so far); else back into out from a copy of the
 // object in scratch.
-func (c *canonicalizer) rewrite(open int, ms []member, order []sortEntry) {
+func (c *canonicalizer) rewrite(open, closing int, ms []member, order []sortEntry) {
 	body := open + 1
 	if body < len(c.out)-body {
 		dst := append(c.scratch[:0], c.out[:body]...)
-		c.out, c.scratch = appendMembers(dst, body, ms, order, c.out, 0), c.out
+		c.out, c.scratch = appendMembers(dst, body, closing, ms, order, c.out, 0), c.out
 		return
 	}
 	c.scratch = append(c.scratch[:0], c.out[body:]...)
-	c.out = appendMembers(c.out[:body], body, ms, order, c.scratch, body)
+	c.out = appendMembers(c.out[:body], body, closing, ms, order, c.scratch, body)
 }
 
 // appendMembers appends the members to dst in the given order, comma-separated; their spans are
-// in src, shifted by off.
-func appendMembers(dst []byte, body int, ms []member, order []sortEntry, src []byte, off int) []byte {
+// in src, shifted by off: each from its start to the comma before the next member's start, the
+// last to the brace at closing.
+func appendMembers(dst []byte, body, closing int, ms []member, order []sortEntry, src []byte, off int) []byte {
 	for _, o := range order {
-		if m := &ms[o.index]; !m.drop {
+		if k := int(o.index); !ms[k].drop {
 			if len(dst) > body {
 				dst = append(dst, ',')
 			}
-			dst = append(dst, src[m.start-off:m.end-off]...)
+			end := closing
+			if k+1 < len(ms) {
+				end = ms[k+1].start - 1
+			}
+			dst = append(dst, src[ms[k].start-off:end-off]...)
 		}
 	}
 	return dst
 }
 
-// memberName reads the member name at i that the common path of object did not: returns where
-// it is (in data, or in c.names if escaped), its length and sort key, and the position after it.
+// memberName reads the member name at i that the common path of object did not, into m: where
+// it is (in data, or in c.names if escaped), its length and sort key; returns the position after
+// it.
 //
 //go:noinline
-func (c *canonicalizer) memberName(i int) (at, size int, key uint64, escaped bool, next int, err error) {
+func (c *canonicalizer) memberName(i int, m *member) (next int, err error) {
 	name, escaped, next, err := c.string(i, true)
 	if err != nil {
-		return 0, 0, 0, false, next, err
+		return next, err
 	}
-	at = i + 1
+	m.name, m.size, m.key, m.escaped = i+1, int32(len(name)), sortKey(name), escaped
 	if escaped {
-		at = len(c.names) - len(name)
+		m.name = len(c.names) - len(name)
 	}
-	return at, len(name), sortKey(name), escaped, next, nil
+	return next, nil
 }
 
 // name is the unescaped member name at data[at:at+size], or at c.names[at:at+size] if escaped.
@@ -548,7 +574,7 @@ func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := w^(ones*'"'), w^(ones*'\\')
 	control := w - ones*0x20
-	return (control | (quote-ones)&^quote | (backslash-ones)&^backslash | w) & highs
+	return (control | (quote - ones) | (backslash - ones) | w) & highs
 }
 
 // string reads the string literal at i, which must be UTF-8 and pair the surrogates of its
@@ -561,7 +587,7 @@ func (c *canonicalizer) string(i int, name bool) (s []byte, escaped bool, next i
 	for {
 		// Eight bytes at a time to the first that needs attention; byte by byte near the end.
 		if j+8 <= len(d) {
-			m := special8(binary.LittleEndian.Uint64(d[j:]))
+			m := special8(binary.LittleEndian.Uint64(d[j : j+8]))
 			if m == 0 {
 				j += 8
 				continue

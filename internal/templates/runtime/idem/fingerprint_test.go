@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -469,5 +470,114 @@ func TestFingerprinterAllocates(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { f.Fingerprint("POST", "/charges", body1K, ct) }); n != 1 {
 			t.Errorf("Content-Type %s: %v allocations a fingerprint, want 1 (the string)", ct, n)
 		}
+	}
+}
+
+// TestCanonicalPaths holds each path of the canonicaliser's member loop and of its reordering to
+// the exact canonical form: names read in the loop's first word or after it, or through
+// memberName; values read inline (plain strings, short integers, null and true) or through a
+// call; members excluded first, in the middle, last, after whitespace, one after another and
+// inside reordered objects (a member's end is where the next one starts, so an excluded member
+// in between must leave that right); objects past the insertion sort's 32 members; names whose
+// keys tie.
+func TestCanonicalPaths(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, body string
+		exclude    []string
+		want       string
+		err        error
+	}{
+		{name: "names around a word", body: `{"abcdefgh":1,"abcdefg":2,"abc\u0064":3,"ab":4,"abcdefghijklmnopq":5}`,
+			want: `{"ab":4,"abcd":3,"abcdefg":2,"abcdefgh":1,"abcdefghijklmnopq":5}`},
+		{name: "short document", body: `{"b":1,"a":2}`, want: `{"a":2,"b":1}`},
+		{name: "literals", body: `{"b":null,"a":true,"c":false,"d":[null,true,false]}`,
+			want: `{"a":true,"b":null,"c":false,"d":[null,true,false]}`},
+		{name: "truncated null", body: `{"a":nul}`, err: ErrNotIJSON},
+		{name: "truncated true", body: `{"a":tru`, err: ErrNotIJSON},
+		{name: "long null", body: `{"a":nulll}`, err: ErrNotIJSON},
+		{name: "integers", body: `{"f":123456789012345,"e":1234567890123456,"d":7E1,"c":-0,"b":10.50,"a":0}`,
+			want: `{"a":0,"b":10.5,"c":0,"d":70,"e":1234567890123456,"f":123456789012345}`},
+		{name: "integer then fraction", body: `{"b":12.5e1,"a":3.25}`, want: `{"a":3.25,"b":125}`},
+		{name: "leading zero", body: `{"a":01}`, err: ErrNotIJSON},
+		{name: "16-digit integer that is not exact", body: `{"a":9007199254740993}`, err: ErrNotIJSON},
+		{name: "integer at the end", body: `{"a":12`, err: ErrNotIJSON},
+		{name: "integer then junk", body: `{"a":12x}`, err: ErrNotIJSON},
+		{name: "nested values with whitespace", body: `{"b" : [ 1 ] , "a" : { "y":1 , "x":2 } }`,
+			want: `{"a":{"x":2,"y":1},"b":[1]}`},
+		{name: "escapes in reordered members", body: `{"b":"x\u0041","a":"\n","c":"\u00e9t\u00e9"}`,
+			want: `{"a":"\n","b":"xA","c":"été"}`},
+		{name: "utf-16 order after a shared prefix", body: `{"a\ufb01":1,"a\ud83d\ude00":2,"a":3}`,
+			want: `{"a":3,"a😀":2,"aﬁ":1}`},
+		{name: "keys tie on a shared prefix", body: `{"prefix__b":1,"prefix__a":2,"prefix__":3}`,
+			want: `{"prefix__":3,"prefix__a":2,"prefix__b":1}`},
+		{name: "duplicates at different depths", body: `{"b":[{"a":2,"a0":3}],"a":{"a":1}}`,
+			want: `{"a":{"a":1},"b":[{"a":2,"a0":3}]}`},
+		{name: "duplicate with a tied key", body: `{"prefix__a":1,"b":2,"prefix__a":3}`, err: ErrNotIJSON},
+		{name: "exclude first before whitespace", body: `{"t" : 1 ,  "b":2,"a":3}`, exclude: []string{"t"},
+			want: `{"a":3,"b":2}`},
+		{name: "exclude first of a sorted object", body: `{"a0":1 , "b":2,"c":3}`, exclude: []string{"a0"},
+			want: `{"b":2,"c":3}`},
+		{name: "exclude in the middle", body: `{"c":1,"t":{"x":[1,2]},"a":2}`, exclude: []string{"t"},
+			want: `{"a":2,"c":1}`},
+		{name: "exclude last before whitespace", body: `{"b":1,"a":2,"t":3 }`, exclude: []string{"t"},
+			want: `{"a":2,"b":1}`},
+		{name: "exclude one after another", body: `{"z":0,"t":1,"u":[2],"a":3}`, exclude: []string{"t", "u"},
+			want: `{"a":3,"z":0}`},
+		{name: "exclude first ones of a reordered object", body: `{"t":1, "u":2 ,"b":3,"a":4}`, exclude: []string{"t", "u"},
+			want: `{"a":4,"b":3}`},
+		{name: "exclude all but one", body: `{"t":1,"b":2,"u":3}`, exclude: []string{"t", "u"}, want: `{"b":2}`},
+		{name: "exclude inside a reordered object", body: `{"b":{"d":1,"t":2,"c":3},"a":0}`, exclude: []string{"b.t"},
+			want: `{"a":0,"b":{"c":3,"d":1}}`},
+		{name: "exclude in reordered objects of an array", body: `{"x":[{"t":1,"b":2,"a":3},{"b":4,"t":5}],"a":[]}`,
+			exclude: []string{"x.t"}, want: `{"a":[],"x":[{"a":3,"b":2},{"b":4}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := CanonicalJSON([]byte(tc.body), tc.exclude)
+			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+				t.Fatalf("CanonicalJSON(%s) error = %v, want %v", tc.body, err, tc.err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("CanonicalJSON(%s)\n = %s\nwant %s", tc.body, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCanonicalLargeObjects: objects around and past the insertion sort's 32 members, in reverse
+// order, with an excluded member, a nested reordered object, and names whose keys (their first 8
+// bytes) all tie; and with a duplicate.
+func TestCanonicalLargeObjects(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{2, 31, 32, 33, 100} {
+		var body, want []string
+		for i := n - 1; i >= 0; i-- {
+			body = append(body, fmt.Sprintf(`"member_%03d":%d`, i, i))
+		}
+		for i := range n {
+			want = append(want, fmt.Sprintf(`"member_%03d":%d`, i, i))
+		}
+		in := `{"t":1,"member_000_x":{"z":1,"y":2},` + strings.Join(body, ",") + "}"
+		w := "{" + want[0] + `,"member_000_x":{"y":2,"z":1},` + strings.Join(want[1:], ",") + "}"
+		if got, err := CanonicalJSON([]byte(in), []string{"t"}); err != nil || string(got) != w {
+			t.Errorf("%d members:\n got %s, %v\nwant %s", n, got, err, w)
+		}
+		dup := "{" + strings.Join(body, ",") + `,"member_001":0}`
+		if _, err := CanonicalJSON([]byte(dup), nil); !errors.Is(err, ErrNotIJSON) {
+			t.Errorf("%d members with a duplicate: error %v, want ErrNotIJSON", n, err)
+		}
+	}
+}
+
+// TestCanonicalDeep: reordered objects nested deep, each closing after the ones inside it have
+// been rewritten.
+func TestCanonicalDeep(t *testing.T) {
+	t.Parallel()
+	const depth = 500
+	body := strings.Repeat(`{"b":[{"d":0,"c":`, depth) + "{}" + strings.Repeat(`}],"a":1}`, depth)
+	want := strings.Repeat(`{"a":1,"b":[{"c":`, depth) + "{}" + strings.Repeat(`,"d":0}]}`, depth)
+	if got, err := CanonicalJSON([]byte(body), []string{"b.x"}); err != nil || string(got) != want {
+		t.Errorf("CanonicalJSON(%.60s...) = %.60s..., %v; want %.60s...", body, got, err, want)
 	}
 }
