@@ -83,11 +83,55 @@ func (s *scope) doneSide(f *Func, c *Claim, is func(ast.Expr) bool, name string)
 		return found == nil
 	})
 	if found != nil {
-		if bodyDone, ok := s.earlySide(found, rest); ok {
+		if bodyDone, ok := s.earlySide(found, append(rest, continuation(f.Body, found)...)); ok {
 			return whenIn == bodyDone
 		}
 	}
 	return false
+}
+
+// continuation returns the statements that run after the block holding
+// target is done, innermost first: what follows each enclosing statement
+// in its own block, up to the function's body. An if whose body returns
+// early, nested in an else-if chain, is compared with the work that runs
+// after the whole chain, not only with the rest of its own branch.
+func continuation(body *ast.BlockStmt, target ast.Stmt) []ast.Stmt {
+	var path, found []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			path = path[:len(path)-1]
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok || found != nil || n.Pos() > target.Pos() || n.End() < target.End() {
+			return false
+		}
+		path = append(path, n)
+		if n == target {
+			found = slices.Clone(path)
+		}
+		return true
+	})
+	var out []ast.Stmt
+	// found[len-1] is target, and its own block's rest is the caller's.
+	for i := len(found) - 3; i >= 0; i-- {
+		var list []ast.Stmt
+		switch b := found[i].(type) {
+		case *ast.BlockStmt:
+			list = b.List
+		case *ast.CaseClause:
+			list = b.Body
+		case *ast.CommClause:
+			list = b.Body
+		default:
+			continue
+		}
+		for j, st := range list {
+			if st == found[i+1] {
+				out = append(out, list[j+1:]...)
+			}
+		}
+	}
+	return out
 }
 
 // sideOf returns the value the boolean is picks out has when cond holds:
@@ -176,6 +220,11 @@ func (s *scope) work(n ast.Node) int {
 		switch {
 		case !ok:
 			count++
+		case fn.Name() == "ServeHTTP" && fn.Signature().Recv() != nil:
+			count++ // the handler's run: the work itself, though net/http's
+		case fn.Signature().Recv() != nil && (slices.Contains(frameworkAnswers, fn.Name()) || slices.Contains(answerParts, fn.Name())):
+			// c.JSON(...), c.Header(k, v), c.Abort(): answering, through a
+			// web framework's context
 		case fn.Pkg() != nil && slices.Contains(plumbingPkgs, fn.Pkg().Path()):
 		case slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(quietWords, w) }):
 		case FailureStatus(info, call) != nil:
@@ -190,6 +239,10 @@ func (s *scope) work(n ast.Node) int {
 // plumbingPkgs are the standard packages whose calls do no work of their
 // own in a branch: errors, formatting, logging, answering.
 var plumbingPkgs = []string{"errors", "fmt", "log", "log/slog", "time", "strings", "strconv", "net/http", "encoding/json"}
+
+// answerParts are the methods of a web framework's context that set up
+// or end an answer without doing work: a header, an abort.
+var answerParts = []string{"Header", "SetHeader", "Abort", "AbortWithStatus", "AbortWithStatusJSON", "AbortWithError"}
 
 // quietWords name logging and metrics methods.
 var quietWords = []string{"log", "logf", "info", "infof", "infow", "debug", "debugf", "debugw", "warn", "warnf", "warnw", "warning",
