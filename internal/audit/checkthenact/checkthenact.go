@@ -531,7 +531,9 @@ func (f *fn) stored(w *event) ast.Expr {
 }
 
 // opaqueWork reports whether w's side of the gate calls a function value,
-// whose work the analysis cannot see: a callback the check guards.
+// or a method of an interface the module declares (moduleWork), whose
+// work the analysis cannot see: a callback or a processor the check
+// guards.
 func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
 	info := f.pass.TypesInfo
 	found := false
@@ -541,8 +543,9 @@ func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
 		}
 		for _, n := range b.Nodes {
 			ast.Inspect(n, func(x ast.Node) bool {
-				if _, ok := x.(*ast.FuncLit); ok {
-					return false
+				switch x.(type) {
+				case *ast.FuncLit, *ast.DeferStmt:
+					return false // runs elsewhere, or at the return: a span's end
 				}
 				call, ok := x.(*ast.CallExpr)
 				if !ok || ast.Expr(call) == w.at || ast.Expr(call) == rd.at {
@@ -551,7 +554,7 @@ func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
 				if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
 					return !found
 				}
-				if _, ok := typeutil.Callee(info, call).(*types.Var); ok {
+				if _, ok := typeutil.Callee(info, call).(*types.Var); ok || f.moduleWork(call) {
 					found = true
 				}
 				return !found
@@ -560,6 +563,50 @@ func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
 	}
 	return found
 }
+
+// moduleWork reports whether call runs work behind an interface declared
+// in the module being analysed: a consumer's Processor, a job's Handler,
+// whose implementations the team writes and whose effects the analysis
+// does not see. A dependency's interface (a Redis client, a broker) is
+// not: its calls are often idempotent themselves (asynq's SADD of a
+// queue's name under a memo of published queues). Nor are a method that
+// reads (Get, Load, Find, Is, Len, String) or one of a logger, a meter or
+// a tracer, named by the method or by its interface (Metrics.Inc,
+// Tracer.Start).
+func (f *fn) moduleWork(call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || effect.Stdlib(fn.Pkg().Path()) || !effect.OwnInterface(f.pass.Pkg, fn) {
+		return false
+	}
+	recv := fn.Signature().Recv()
+	if recv == nil || !types.IsInterface(recv.Type()) {
+		return false
+	}
+	if slices.ContainsFunc(f.eff.Of(call), func(u effect.Use) bool { return !u.External }) {
+		return false // a read, a write or a claim: paired on its own
+	}
+	ws := match.Words(fn.Name())
+	if len(ws) == 0 || slices.Contains(readWords, ws[0]) ||
+		slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(logWords, w) || slices.Contains(meterWords, w) }) {
+		return false
+	}
+	if n, ok := types.Unalias(recv.Type()).(*types.Named); ok {
+		return !slices.ContainsFunc(match.Words(n.Obj().Name()), func(w string) bool { return slices.Contains(instrumentWords, w) })
+	}
+	return true
+}
+
+// readWords begin the names of methods that read or describe rather than
+// act: getters, lookups, predicates, conversions.
+var readWords = []string{"get", "load", "find", "lookup", "fetch", "read", "list", "query", "count", "exists", "contains",
+	"is", "has", "can", "should", "len", "size", "string", "name", "key", "id", "peek", "check", "validate", "parse",
+	"marshal", "unmarshal", "encode", "decode", "format", "clone", "copy", "equal", "compare", "now", "since"}
+
+// meterWords name a meter's or a tracer's methods.
+var meterWords = []string{"inc", "incr", "increment", "dec", "observe", "gauge", "histogram", "counter", "span", "metric", "metrics", "measure", "timing", "elapsed"}
+
+// instrumentWords name the interfaces of loggers, meters and tracers.
+var instrumentWords = []string{"logger", "log", "metrics", "metric", "meter", "tracer", "telemetry", "stats", "statsd", "recorder", "observer", "instrumentation", "monitor", "reporter"}
 
 // dedupNamed reports whether the record or its key is named for the
 // records that tell a repeated operation from a new one, which makes an

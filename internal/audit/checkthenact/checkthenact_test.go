@@ -10,5 +10,5 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, audittest.Dir(t), checkthenact.Analyzer, "checkthenact", "effects", "luakept", "lockcheck", "luapkgs")
+	analysistest.RunWithSuggestedFixes(t, audittest.Dir(t), checkthenact.Analyzer, "checkthenact", "effects", "luakept", "lockcheck", "luapkgs", "modulework")
 }

@@ -27,8 +27,13 @@
 // INSERT, Create, InsertOne or InsertMany is reported on any table or
 // collection; an overwrite (SET, HSET, SADD, UPDATE, an upsert, a PutItem
 // or a batch's or transaction's Put without a condition) when the path it
-// guards does other work (a payment, a request, a write elsewhere) or the
-// record is named for dedup. An atomic write (ON CONFLICT, SET NX, an
+// guards does other work (a payment, a request, a write elsewhere), the
+// record is named for dedup, or it stores a mark (a constant, true, an
+// empty struct, the time) after work the analysis cannot see: a callback,
+// or a method of an interface the module declares (a consumer's
+// Processor.Process) other than a getter's, a logger's, a meter's or a
+// tracer's. A dependency's interface (a Redis client, a broker) is not
+// such work. An atomic write (ON CONFLICT, SET NX, an
 // InsertOne, InsertMany or BulkWrite insert whose duplicate-key errors
 // are read, a mongo.BulkWriteException's item by item, a PutItem or
 // UpdateItem, or a transaction's Put or Update, conditioned on

@@ -37,7 +37,7 @@ func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types
 		return Use{}, false
 	}
 	words := match.Words(fn.Name())
-	if len(words) == 0 || !ownInterface(pkg, fn) {
+	if len(words) == 0 || !OwnInterface(pkg, fn) {
 		return Use{}, false
 	}
 	u := Use{Call: call, Callee: fn, Shape: true}
@@ -87,11 +87,11 @@ func lookupBy(words []string) bool {
 	return false
 }
 
-// ownInterface reports whether the interface method fn is declared in
+// OwnInterface reports whether the interface method fn is declared in
 // the module of pkg, as far as import paths tell: a team's repository or
 // cache, not a tracing span, a logger or an io.Writer, whose Add and
 // Record mean something else.
-func ownInterface(pkg *types.Package, fn *types.Func) bool {
+func OwnInterface(pkg *types.Package, fn *types.Func) bool {
 	if fn.Pkg() == nil {
 		return false
 	}
