@@ -28,6 +28,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/types/typeutil"
@@ -158,6 +159,10 @@ var Analyzer = &analysis.Analyzer{
 // Result answers, for the calls of the analysed package, which effects
 // they have.
 type Result struct {
+	// mu guards the memos below once run has returned: the analyzers that
+	// require effect run at once on the same package, and each asks Of,
+	// SummaryOf and Script, which fill the memos as they go.
+	mu      sync.Mutex
 	pass    *analysis.Pass
 	decls   map[*types.Func]*ast.FuncDecl
 	summary map[*types.Func]*Summary // nil while being computed
@@ -263,8 +268,15 @@ func findGOROOT() string {
 	return build.Default.GOROOT
 }
 
-// Of returns the effects of a call in the analysed package.
+// Of returns the effects of a call in the analysed package. It is safe
+// for concurrent use, as are SummaryOf and Script.
 func (r *Result) Of(call *ast.CallExpr) []Use {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.of(call)
+}
+
+func (r *Result) of(call *ast.CallExpr) []Use {
 	if u, ok := r.uses[call]; ok {
 		return u
 	}
@@ -276,6 +288,12 @@ func (r *Result) Of(call *ast.CallExpr) []Use {
 // SummaryOf returns what fn does, from its body in this package or from
 // the fact its own package exported.
 func (r *Result) SummaryOf(fn *types.Func) *Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.summaryOf(fn)
+}
+
+func (r *Result) summaryOf(fn *types.Func) *Summary {
 	fn = fn.Origin()
 	if _, ok := r.decls[fn]; ok {
 		return r.summarize(fn)
@@ -312,7 +330,7 @@ func (r *Result) calleeSummary(call *ast.CallExpr) (*types.Func, *Summary) {
 	if !ok || fn.Signature().Recv() != nil && types.IsInterface(fn.Signature().Recv().Type()) {
 		return nil, nil
 	}
-	return fn, r.SummaryOf(fn)
+	return fn, r.summaryOf(fn)
 }
 
 // Script reads a call that runs a Lua script out of match.Redis's sight
@@ -324,6 +342,8 @@ func (r *Result) calleeSummary(call *ast.CallExpr) (*types.Func, *Summary) {
 // the script the call gives it. The checks that follow a claim read its
 // SET NX, DEL or SET from it as from a script in sight.
 func (r *Result) Script(call *ast.CallExpr) (match.RedisCall, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	info := r.pass.TypesInfo
 	if c, ok := match.ScriptRedis(r.pass.Fset, info, call, r.script); ok {
 		return c, true
@@ -398,7 +418,7 @@ func (r *Result) compute(call *ast.CallExpr) []Use {
 		case shape.External && !external:
 			summaries = append(summaries, &Summary{Effects: []Effect{shape.Effect}})
 		}
-	} else if s := r.SummaryOf(fn); s != nil {
+	} else if s := r.summaryOf(fn); s != nil {
 		summaries = []*Summary{s}
 	}
 	var uses []Use
@@ -529,7 +549,7 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 		if !ok || len(s.Effects) >= maxEffects {
 			return true
 		}
-		uses := r.Of(call)
+		uses := r.of(call)
 		if len(uses) == 0 {
 			e, ok := r.forwards(call, params, defs)
 			if !ok {
