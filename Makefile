@@ -19,7 +19,7 @@ build: ## Build bin/idemkit and bin/idemkit-vet (the slim go vet tool)
 test: ## Run every test, and every benchmark once so that a broken one fails (starts Redis and Postgres)
 	$(GO) vet $(PKGS)
 	scripts/testenv.sh exec $(GO) test -count=1 -bench=. -benchtime=1x $(PKGS)
-	$(GO) test -race -count=1 -run 'Concurrent' ./internal/audit/internal/effect/
+	$(GO) test -race -count=1 -run 'Concurrent' ./internal/audit/internal/effect/ ./internal/audit/internal/claim/
 
 .PHONY: demo
 demo: build ## Design a spec from the bundled answers, then audit the buggy example service

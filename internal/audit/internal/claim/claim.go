@@ -40,6 +40,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
@@ -68,6 +69,10 @@ var Analyzer = &analysis.Analyzer{
 type Result struct {
 	Funcs []*Func
 	scope *scope
+	// mu guards scope's memos (the summaries of functions, the literals
+	// being looked into) once run has returned: releaseonerror and
+	// cacheresponse ask Settles, Redis and AssignedFields at once.
+	mu sync.Mutex
 }
 
 // Func is one function body and the claims it makes.
@@ -379,6 +384,8 @@ func (s *scope) helperClaims(f *Func, helpers map[*types.Func]*Func) {
 // Settles returns what call, in the function of the package that makes
 // c, does to c: what the walk stops at.
 func (r *Result) Settles(c *Claim, call *ast.CallExpr) Settle {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.scope.settles(c, call)
 }
 
@@ -410,6 +417,8 @@ type scope struct {
 // ...), runScript(ctx, scripts.Release, keys, token) and a wrapper's
 // Run are a SET NX, a DEL, a SET as a script in sight is.
 func (r *Result) Redis(call *ast.CallExpr) (match.RedisCall, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.scope.redis(call)
 }
 

@@ -172,6 +172,8 @@ func (s *scope) assignedFields(v *types.Var, into map[string]ast.Expr) {
 // AssignedFields is assignedFields for the checks: the fields set on the
 // variable e names, or nothing when e is no variable.
 func (r *Result) AssignedFields(e ast.Expr) map[string]ast.Expr {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	out := map[string]ast.Expr{}
 	if v := r.scope.varOf(unaddr(e)); v != nil {
 		r.scope.assignedFields(v, out)
