@@ -70,15 +70,11 @@ func (s *scope) doneSide(f *Func, c *Claim, is func(ast.Expr) bool, name string)
 		}
 	}
 	ast.Inspect(f.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
+		if _, ok := n.(*ast.FuncLit); ok {
 			return false
-		case *ast.BlockStmt:
-			visit(n.List)
-		case *ast.CaseClause:
-			visit(n.Body)
-		case *ast.CommClause:
-			visit(n.Body)
+		}
+		if list, ok := stmtList(n); ok {
+			visit(list)
 		}
 		return found == nil
 	})
@@ -114,17 +110,7 @@ func continuation(body *ast.BlockStmt, target ast.Stmt) []ast.Stmt {
 	var out []ast.Stmt
 	// found[len-1] is target, and its own block's rest is the caller's.
 	for i := len(found) - 3; i >= 0; i-- {
-		var list []ast.Stmt
-		switch b := found[i].(type) {
-		case *ast.BlockStmt:
-			list = b.List
-		case *ast.CaseClause:
-			list = b.Body
-		case *ast.CommClause:
-			list = b.Body
-		default:
-			continue
-		}
+		list, _ := stmtList(found[i])
 		for j, st := range list {
 			if st == found[i+1] {
 				out = append(out, list[j+1:]...)
@@ -163,6 +149,20 @@ func sideOf(info *types.Info, cond ast.Expr, is func(ast.Expr) bool) (bool, bool
 		}
 	}
 	return false, false
+}
+
+// stmtList returns the statements of a block, a switch case or a select
+// case, and whether n is one.
+func stmtList(n ast.Node) ([]ast.Stmt, bool) {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List, true
+	case *ast.CaseClause:
+		return n.Body, true
+	case *ast.CommClause:
+		return n.Body, true
+	}
+	return nil, false
 }
 
 // earlySide reports whether an if statement's body is the side that

@@ -19,15 +19,33 @@ import (
 	"unicode/utf16"
 )
 
+// canonicalCase is a document, its exclude list, and the canonical form or the error expected.
+type canonicalCase struct {
+	name, body string
+	exclude    []string
+	want       string
+	err        error
+}
+
+// runCanonical checks CanonicalJSON on each case, as a subtest of its own.
+func runCanonical(t *testing.T, cases []canonicalCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := CanonicalJSON([]byte(tc.body), tc.exclude)
+			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+				t.Fatalf("CanonicalJSON(%s) error = %v, want %v", tc.body, err, tc.err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("CanonicalJSON(%s)\n = %s\nwant %s", tc.body, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestCanonicalJSON(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name    string
-		body    string
-		exclude []string
-		want    string
-		err     error
-	}{
+	runCanonical(t, []canonicalCase{
 		{name: "sorted and compact", body: "{ \"b\": 1,\n \"a\": [true, null] }", want: `{"a":[true,null],"b":1}`},
 		{name: "number spellings", body: `{"a":1.0,"b":1e2,"c":-0,"d":0.1}`, want: `{"a":1,"b":100,"c":0,"d":0.1}`},
 		{name: "escapes", body: `{"s":"\u00e9\/<>"}`, want: `{"s":"é/<>"}`},
@@ -68,18 +86,7 @@ func TestCanonicalJSON(t *testing.T) {
 		{name: "underflow", body: `[1e-400]`, err: ErrNotIJSON},
 		{name: "empty exclude entry", body: `{}`, exclude: []string{""}, err: ErrInvalid},
 		{name: "empty exclude segment", body: `{}`, exclude: []string{"a..b"}, err: ErrInvalid},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := CanonicalJSON([]byte(tc.body), tc.exclude)
-			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
-				t.Fatalf("CanonicalJSON(%s) error = %v, want %v", tc.body, err, tc.err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("CanonicalJSON(%s) = %s, want %s", tc.body, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestExactInFloat64(t *testing.T) {
@@ -482,12 +489,7 @@ func TestFingerprinterAllocates(t *testing.T) {
 // keys tie.
 func TestCanonicalPaths(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name, body string
-		exclude    []string
-		want       string
-		err        error
-	}{
+	runCanonical(t, []canonicalCase{
 		{name: "names around a word", body: `{"abcdefgh":1,"abcdefg":2,"abc\u0064":3,"ab":4,"abcdefghijklmnopq":5}`,
 			want: `{"ab":4,"abcd":3,"abcdefg":2,"abcdefgh":1,"abcdefghijklmnopq":5}`},
 		{name: "short document", body: `{"b":1,"a":2}`, want: `{"a":2,"b":1}`},
@@ -531,18 +533,7 @@ func TestCanonicalPaths(t *testing.T) {
 			want: `{"a":0,"b":{"c":3,"d":1}}`},
 		{name: "exclude in reordered objects of an array", body: `{"x":[{"t":1,"b":2,"a":3},{"b":4,"t":5}],"a":[]}`,
 			exclude: []string{"x.t"}, want: `{"a":[],"x":[{"a":3,"b":2},{"b":4}]}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := CanonicalJSON([]byte(tc.body), tc.exclude)
-			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
-				t.Fatalf("CanonicalJSON(%s) error = %v, want %v", tc.body, err, tc.err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("CanonicalJSON(%s)\n = %s\nwant %s", tc.body, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestCanonicalLargeObjects: objects around and past the insertion sort's 32 members, in reverse
