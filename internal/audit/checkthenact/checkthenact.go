@@ -154,9 +154,15 @@ func (f *fn) add(e *event) {
 
 // lookup reports whether call reads a store, or might: its result is
 // found, not built from its arguments. A call with no effects (a
-// constructor such as newOrder(req)) builds.
+// constructor such as newOrder(req)) builds one record from them; a call
+// that returns a list of records (plan(ctx, entry) returning the events
+// an entry owes, each with a key of its own) makes each record's key as
+// it likes, so the list is not keyed by what the call was given.
 func (f *fn) lookup(call *ast.CallExpr) bool {
 	if _, ok := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); !ok {
+		return true
+	}
+	if records(f.pass.TypesInfo.TypeOf(call)) {
 		return true
 	}
 	for _, u := range f.eff.Of(call) {
@@ -165,6 +171,33 @@ func (f *fn) lookup(call *ast.CallExpr) bool {
 		}
 	}
 	return false
+}
+
+// records reports whether t, or the first of a tuple, is a slice, array
+// or map of structs (or pointers to structs): a list of records.
+func records(t types.Type) bool {
+	if tup, ok := t.(*types.Tuple); ok {
+		if tup.Len() == 0 {
+			return false
+		}
+		t = tup.At(0).Type()
+	}
+	var elem types.Type
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Map:
+		elem = u.Elem()
+	default:
+		return false
+	}
+	if p, ok := types.Unalias(elem).Underlying().(*types.Pointer); ok {
+		elem = p.Elem()
+	}
+	_, ok := types.Unalias(elem).Underlying().(*types.Struct)
+	return ok
 }
 
 // unit pairs the reads and writes of one function body.
