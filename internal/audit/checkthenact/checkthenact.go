@@ -466,6 +466,9 @@ func (f *fn) opaque(call *ast.CallExpr) bool {
 		return true
 	case *types.Func:
 		recv := fn.Signature().Recv()
+		if recv != nil && chainNext(fn) {
+			return true
+		}
 		if recv == nil || !types.IsInterface(recv.Type()) || fn.Pkg() == nil {
 			return false
 		}
@@ -473,6 +476,22 @@ func (f *fn) opaque(call *ast.CallExpr) bool {
 			return fn.Pkg().Path() == "net/http" && fn.Name() == "ServeHTTP"
 		}
 		return !slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(logWords, w) })
+	}
+	return false
+}
+
+// chainNext reports whether fn is a web framework's call of the rest of
+// a middleware's chain, the handler it wraps: gin's Context.Next, fiber's
+// Ctx.Next. Like http.Handler's ServeHTTP, it runs work out of sight.
+func chainNext(fn *types.Func) bool {
+	if fn.Pkg() == nil || fn.Name() != "Next" {
+		return false
+	}
+	switch p := fn.Pkg().Path(); {
+	case p == "github.com/gin-gonic/gin":
+		return true
+	case strings.HasPrefix(p, "github.com/gofiber/fiber/"):
+		return true
 	}
 	return false
 }

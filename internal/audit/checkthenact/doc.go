@@ -52,7 +52,8 @@
 // write, but it guards nothing: a retry whose check ran before the first
 // caller's write, and whose lock comes after its release, goes on. With
 // work between the lock and the write that the analysis cannot see (the
-// wrapped http.Handler's ServeHTTP, a callback, an interface's method),
+// wrapped http.Handler's ServeHTTP, gin's or fiber's c.Next, a callback,
+// an interface's method),
 // the write is reported, whatever it stores; a loader given the key whose
 // result is what is stored (a cache fill) is not such work. A second check
 // of the same key under the lock, before the write and deciding whether it
