@@ -758,6 +758,10 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 			return true
 		})
 	}
+	answersErrors := false
+	for i := range results.Len() {
+		answersErrors = answersErrors || types.Identical(results.At(i).Type(), errType)
+	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
@@ -770,6 +774,12 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 			// if errors.Is(err, sql.ErrNoRows) { return false, nil }: the
 			// answer comes from whether the read found a row.
 			if v := notFoundTest(info, n.Cond); v != nil && answersIn(info, n.Body) {
+				out[v] = true
+			}
+			// if err != nil { return nil, false } in a function with no
+			// error to return: every failure, a missing record among
+			// them, is answered as "not found".
+			if v := nilTest(info, n.Cond); v != nil && !answersErrors && answersIn(info, n.Body) {
 				out[v] = true
 			}
 		}
@@ -916,6 +926,27 @@ func (r *Result) where(pos token.Pos) string {
 func errorExpr(info *types.Info, e ast.Expr) bool {
 	tv, ok := info.Types[e]
 	return ok && tv.Type != nil && types.Identical(tv.Type, types.Universe.Lookup("error").Type())
+}
+
+// nilTest returns the error variable cond compares with nil: err != nil,
+// err == nil.
+func nilTest(info *types.Info, cond ast.Expr) *types.Var {
+	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || c.Op != token.EQL && c.Op != token.NEQ {
+		return nil
+	}
+	x, y := c.X, c.Y
+	if isNilExpr(info, x) {
+		x, y = y, x
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok || !isNilExpr(info, y) {
+		return nil
+	}
+	if v, ok := info.Uses[id].(*types.Var); ok && types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+		return v
+	}
+	return nil
 }
 
 // notFoundTest returns the error variable cond tests against a "no such

@@ -4,6 +4,7 @@ package summaries
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -127,4 +128,32 @@ func Refund(ctx context.Context, client *http.Client, requestID string) error { 
 	req.Header.Set("Idempotency-Key", "refund-"+requestID)
 	_, err = client.Do(req)
 	return err
+}
+
+// Cached answers whether a response is stored, with no error to return:
+// any failure of the GET, a missing key among them, is "not found", so
+// what the read found reaches its found flag, though its bytes reach the
+// result only through json.Unmarshal.
+func Cached(ctx context.Context, rdb *redis.Client, key string) (*cachedResponse, bool) { // want Cached:`effects\(read redis resp:\{\}\[2\]\)`
+	b, err := rdb.Get(ctx, "resp:"+key).Bytes()
+	if err != nil {
+		return nil, false
+	}
+	var c cachedResponse
+	if json.Unmarshal(b, &c) != nil {
+		return nil, false
+	}
+	return &c, true
+}
+
+type cachedResponse struct{ Body []byte }
+
+// Negative: an error returned as itself says nothing of what was found;
+// the read's value stays inside.
+func warm(ctx context.Context, rdb *redis.Client, key string) error {
+	_, err := rdb.Get(ctx, "warm:"+key).Result()
+	if err != nil {
+		return err
+	}
+	return nil
 }
