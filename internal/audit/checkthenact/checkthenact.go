@@ -326,6 +326,7 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w)
 	between := f.sideEffect(rd, w, gate, side, true)
 	var late *lateLock
+	var opaque *ast.CallExpr // work out of sight between, for the advice
 	switch {
 	case atomic:
 		if between == nil {
@@ -342,8 +343,11 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 			!(inMemory(w.use.Record) && f.handsOut(w) != nil) {
 			return false
 		}
+		if late == nil {
+			opaque = f.opaqueCall(rd, w, side, gate)
+		}
 	}
-	f.report(rd, w, between, atomic, late)
+	f.report(rd, w, between, atomic, late, opaque)
 	return true
 }
 
@@ -587,8 +591,13 @@ func (f *fn) stored(w *event) ast.Expr {
 // work the analysis cannot see: a callback or a processor the check
 // guards.
 func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
+	return f.opaqueCall(rd, w, side, gate) != nil
+}
+
+// opaqueCall returns the first call opaqueWork finds, or nil.
+func (f *fn) opaqueCall(rd, w *event, side, gate *cfg.Block) *ast.CallExpr {
 	info := f.pass.TypesInfo
-	found := false
+	var found *ast.CallExpr
 	for _, b := range f.g.Blocks {
 		if !b.Live || !(b == side || f.reaches(side, b, gate)) {
 			continue
@@ -600,16 +609,19 @@ func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
 					return false // runs elsewhere, or at the return: a span's end
 				}
 				call, ok := x.(*ast.CallExpr)
+				if found != nil {
+					return false
+				}
 				if !ok || ast.Expr(call) == w.at || ast.Expr(call) == rd.at {
-					return !found
+					return found == nil
 				}
 				if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
-					return !found
+					return found == nil
 				}
 				if _, ok := typeutil.Callee(info, call).(*types.Var); ok || f.moduleWork(call) {
-					found = true
+					found = call
 				}
-				return !found
+				return found == nil
 			})
 		}
 	}
@@ -1279,7 +1291,7 @@ func (c *checker) firstOrCreate(call *ast.CallExpr) {
 
 // report reports w after the read rd; between is a side effect that runs
 // after the check and before w, late a lock taken after the check.
-func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock) {
+func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock, opaque *ast.CallExpr) {
 	checkWhat := rd.use.What
 	if rd.use.ForUpdate {
 		checkWhat += " (which cannot lock a row that does not exist yet)"
@@ -1327,6 +1339,17 @@ func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock) {
 		}
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent caller: both find nothing and both make a new %s, and the map keeps one while the other caller goes on with its own; use %s",
 			w.use.What, target, checkWhat, at, types.TypeString(f.pass.TypesInfo.TypeOf(made), types.RelativeTo(f.pass.Pkg)), advice)
+	case opaque != nil && !inMemory(w.use.Record):
+		// A write made atomic in w's place would still let both run it.
+		advice := claimAdvice(w.use.Record)
+		switch {
+		case strings.HasPrefix(w.use.Record, "redis ") && w.use.What == "HSET":
+			advice = "HSETNX of the field"
+		case strings.HasPrefix(w.use.Record, "redis "):
+			advice = "SET NX"
+		}
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: both find nothing and both run %s first; claim in the check's place (%s, before the work) and skip the work when nothing was claimed",
+			w.use.What, target, checkWhat, at, types.ExprString(opaque.Fun), advice)
 	case strings.HasPrefix(w.use.Record, "mongo ") || strings.HasPrefix(w.use.Record, "dynamo ") || strings.HasPrefix(w.use.Record, "ent ") ||
 		inMemory(w.use.Record):
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry; use %s", w.use.What, target, checkWhat, at, claimAdvice(w.use.Record))

@@ -30,7 +30,7 @@ func runOncePerSlot(ctx context.Context, rdb *redis.Client, j Job) error {
 	if err := j.Run(ctx); err != nil {
 		return err
 	}
-	return rdb.HSet(ctx, "job-runs", j.slot(), time.Now().Unix()).Err() // want `HSET of "job-runs" after the HGET at hash.go:\d+ races with a concurrent retry; use HSetNX \(HSETNX\) of the field`
+	return rdb.HSet(ctx, "job-runs", j.slot(), time.Now().Unix()).Err() // want `HSET of "job-runs" after the HGET at hash.go:\d+ races with a concurrent retry: both find nothing and both run j.Run first; claim in the check's place \(HSETNX of the field, before the work\)`
 }
 
 // HSETNX takes the slot before the run.
