@@ -252,7 +252,7 @@ func stopCond(info *types.Info, cond ast.Expr) bool {
 		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "Is" || len(c.Args) != 2 {
 			return false
 		}
-		v, ok := info.Uses[selIdent(c.Args[1])].(*types.Var)
+		v, ok := info.Uses[match.NameIdent(c.Args[1])].(*types.Var)
 		return ok && v.Pkg() != nil && v.Pkg().Path() == "context"
 	}
 	return false
@@ -262,18 +262,6 @@ func stopCond(info *types.Info, cond ast.Expr) bool {
 func ctxErr(info *types.Info, call *ast.CallExpr) bool {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == "Err" && isContext(info.TypeOf(sel.X))
-}
-
-// selIdent returns the name a selector selects (context.Canceled's
-// Canceled), or the identifier itself.
-func selIdent(e ast.Expr) *ast.Ident {
-	switch e := ast.Unparen(e).(type) {
-	case *ast.SelectorExpr:
-		return e.Sel
-	case *ast.Ident:
-		return e
-	}
-	return nil
 }
 
 // stopComm reports a select case that waits for a stop: a receive whose

@@ -338,13 +338,20 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 		// pass the check, one's addition is lost, as with an append
 	default:
 		late = f.lockedLate(rd, w, gate, side)
+		looked := false // opaque is looked for once, for the test or for the advice
+		unseen := func() *ast.CallExpr {
+			if !looked {
+				opaque, looked = f.opaqueCall(rd, w, side, gate), true
+			}
+			return opaque
+		}
 		if late == nil && f.sideEffect(rd, w, gate, side, false) == nil && !f.dedupNamed(rd, w) &&
-			!(f.marker(w) && f.opaqueWork(rd, w, side, gate)) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) &&
+			!(f.marker(w) && unseen() != nil) && !(f.foreignValue(w) && !f.cacheHit(gate, side, t)) &&
 			!(inMemory(w.use.Record) && f.handsOut(w) != nil) {
 			return false
 		}
 		if late == nil {
-			opaque = f.opaqueCall(rd, w, side, gate)
+			unseen()
 		}
 	}
 	f.report(rd, w, between, atomic, late, opaque)
@@ -470,7 +477,7 @@ func (f *fn) opaque(call *ast.CallExpr) bool {
 		return true
 	case *types.Func:
 		recv := fn.Signature().Recv()
-		if recv != nil && chainNext(fn) {
+		if recv != nil && match.ChainNext(fn) {
 			return true
 		}
 		if recv == nil || !types.IsInterface(recv.Type()) || fn.Pkg() == nil {
@@ -480,22 +487,6 @@ func (f *fn) opaque(call *ast.CallExpr) bool {
 			return fn.Pkg().Path() == "net/http" && fn.Name() == "ServeHTTP"
 		}
 		return !slices.ContainsFunc(match.Words(fn.Name()), func(w string) bool { return slices.Contains(logWords, w) })
-	}
-	return false
-}
-
-// chainNext reports whether fn is a web framework's call of the rest of
-// a middleware's chain, the handler it wraps: gin's Context.Next, fiber's
-// Ctx.Next. Like http.Handler's ServeHTTP, it runs work out of sight.
-func chainNext(fn *types.Func) bool {
-	if fn.Pkg() == nil || fn.Name() != "Next" {
-		return false
-	}
-	switch p := fn.Pkg().Path(); {
-	case p == "github.com/gin-gonic/gin":
-		return true
-	case strings.HasPrefix(p, "github.com/gofiber/fiber/"):
-		return true
 	}
 	return false
 }
@@ -586,15 +577,10 @@ func (f *fn) stored(w *event) ast.Expr {
 	return nil
 }
 
-// opaqueWork reports whether w's side of the gate calls a function value,
-// or a method of an interface the module declares (moduleWork), whose
+// opaqueCall returns a call on w's side of the gate to a function value,
+// or to a method of an interface the module declares (moduleWork), whose
 // work the analysis cannot see: a callback or a processor the check
-// guards.
-func (f *fn) opaqueWork(rd, w *event, side, gate *cfg.Block) bool {
-	return f.opaqueCall(rd, w, side, gate) != nil
-}
-
-// opaqueCall returns the first call opaqueWork finds, or nil.
+// guards; nil when there is none.
 func (f *fn) opaqueCall(rd, w *event, side, gate *cfg.Block) *ast.CallExpr {
 	info := f.pass.TypesInfo
 	var found *ast.CallExpr

@@ -220,8 +220,8 @@ func (s *scope) work(n ast.Node) int {
 		switch {
 		case !ok:
 			count++
-		case fn.Name() == "ServeHTTP" && fn.Signature().Recv() != nil:
-			count++ // the handler's run: the work itself, though net/http's
+		case fn.Name() == "ServeHTTP" && fn.Signature().Recv() != nil || match.ChainNext(fn):
+			count++ // the handler's run: the work itself, though net/http's or gin's
 		case fn.Signature().Recv() != nil && (slices.Contains(frameworkAnswers, fn.Name()) || slices.Contains(answerParts, fn.Name())):
 			// c.JSON(...), c.Header(k, v), c.Abort(): answering, through a
 			// web framework's context

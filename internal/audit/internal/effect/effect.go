@@ -990,7 +990,7 @@ func notFoundTest(info *types.Info, cond ast.Expr) *types.Var {
 	default:
 		return nil
 	}
-	switch o := info.Uses[identOf(target)].(type) {
+	switch o := info.Uses[match.NameIdent(target)].(type) {
 	case *types.Var, *types.Const:
 		if o.Pkg() == nil || o.Parent() != o.Pkg().Scope() {
 			return nil // a package-level sentinel, not a local
@@ -1000,16 +1000,6 @@ func notFoundTest(info *types.Info, cond ast.Expr) *types.Var {
 	}
 	if match.NotFoundName(name) {
 		return v
-	}
-	return nil
-}
-
-func identOf(e ast.Expr) *ast.Ident {
-	switch t := ast.Unparen(e).(type) {
-	case *ast.SelectorExpr:
-		return t.Sel
-	case *ast.Ident:
-		return t
 	}
 	return nil
 }

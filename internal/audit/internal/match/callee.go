@@ -64,3 +64,27 @@ func Implementation(n *types.Named, fn *types.Func) *types.Func {
 	}
 	return impl.Origin()
 }
+
+// ChainNext reports whether fn is a web framework's call of the rest of
+// a middleware's chain, the handler it wraps: gin's Context.Next, fiber's
+// Ctx.Next. Like http.Handler's ServeHTTP, it runs work out of sight.
+func ChainNext(fn *types.Func) bool {
+	if fn.Pkg() == nil || fn.Name() != "Next" || fn.Signature().Recv() == nil {
+		return false
+	}
+	p := fn.Pkg().Path()
+	return p == "github.com/gin-gonic/gin" || strings.HasPrefix(p, "github.com/gofiber/fiber/")
+}
+
+// NameIdent returns the identifier an expression names: the selected
+// name of a selector (context.Canceled's Canceled, x.f's f), or the
+// identifier itself; nil for anything else.
+func NameIdent(e ast.Expr) *ast.Ident {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return e.Sel
+	case *ast.Ident:
+		return e
+	}
+	return nil
+}
