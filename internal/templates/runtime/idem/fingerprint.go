@@ -72,8 +72,19 @@ func NewFingerprinter(exclude []string) (*Fingerprinter, error) {
 	return &Fingerprinter{exclude: ex}, nil
 }
 
+// fingerprintLen is the length of a fingerprint: "sha256:" and 64 hex digits.
+const fingerprintLen = len("sha256:") + 2*sha256.Size
+
 // Fingerprint is the package's Fingerprint with f's exclude list.
 func (f *Fingerprinter) Fingerprint(method, route string, body []byte, contentType string) string {
+	var text [fingerprintLen]byte
+	return string(f.AppendFingerprint(text[:0], method, route, body, contentType))
+}
+
+// AppendFingerprint appends the fingerprint Fingerprint returns to dst, allocating nothing when
+// dst has room: for a caller that makes one string of it and of other text, such as the key it
+// goes with.
+func (f *Fingerprinter) AppendFingerprint(dst []byte, method, route string, body []byte, contentType string) []byte {
 	c := getCanonicalizer()
 	defer c.release()
 	kind, payload := "raw", body
@@ -97,12 +108,12 @@ func (f *Fingerprinter) Fingerprint(method, route string, body []byte, contentTy
 	c.hash.Reset()
 	c.hash.Write(p)
 	c.hash.Write(payload)
-	const prefix = "sha256:"
-	var text [len(prefix) + 2*sha256.Size]byte
-	copy(text[:], prefix)
 	c.hash.Sum(c.sum[:0])
-	hexSum((*[2 * sha256.Size]byte)(text[len(prefix):]), &c.sum)
-	return string(text[:])
+	dst = append(dst, "sha256:"...)
+	n := len(dst)
+	dst = append(dst, make([]byte, 2*sha256.Size)...)
+	hexSum((*[2 * sha256.Size]byte)(dst[n:]), &c.sum)
+	return dst
 }
 
 // hexSum writes sum in lower-case hex, as hex.Encode does, four bytes at a time: the eight

@@ -87,10 +87,12 @@ func (x *exchange) readBody(w http.ResponseWriter, r *http.Request, max int64) e
 	return nil
 }
 
-// scope is the key in the store: namespace, tenant, method, route and the client's key, with the
-// lengths that make it unambiguous whatever the tenant and route contain.
-func (x *exchange) scope(namespace, tenant, method, route, key string) string {
-	b := append(x.scoped[:0], namespace...)
+// scope returns the key in the store — namespace, tenant, method, route and the client's key,
+// with the lengths that make it unambiguous whatever the tenant and route contain — and the
+// request's fingerprint, both cut from one string: one allocation for the two, which the store
+// keeps and lets go of together.
+func (x *exchange) scope(m *middleware, tenant, method, route, key, contentType string) (scoped, fingerprint string) {
+	b := append(x.scoped[:0], m.Namespace...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(len(tenant)), 10)
 	b = append(b, ':')
@@ -103,8 +105,11 @@ func (x *exchange) scope(namespace, tenant, method, route, key string) string {
 	b = append(b, route...)
 	b = append(b, ':')
 	b = append(b, key...)
+	n := len(b)
+	b = m.fingerprint.AppendFingerprint(b, method, route, x.body, contentType)
 	x.scoped = b
-	return string(b)
+	s := string(b)
+	return s[:n], s[n:]
 }
 
 // run is the work Keeper.Do runs for a request that holds its key: the handler, recorded.

@@ -281,8 +281,8 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	if v := r.Header["Content-Type"]; len(v) > 0 {
 		contentType = v[0]
 	}
-	fp := m.fingerprint.Fingerprint(r.Method, route, x.body, contentType)
-	x.rk = RequestKey{Key: key, Tenant: tenant, Scoped: x.scope(m.Namespace, tenant, r.Method, route, key)}
+	scoped, fp := x.scope(m, tenant, r.Method, route, key, contentType)
+	x.rk = RequestKey{Key: key, Tenant: tenant, Scoped: scoped}
 
 	res, err := m.Keeper.Do(r.Context(), x.rk.Scoped, fp, x.work)
 	switch {

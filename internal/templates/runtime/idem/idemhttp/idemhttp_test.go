@@ -539,8 +539,13 @@ func TestKeyFromContext(t *testing.T) {
 	if !oks[0] || got[0].Key != "k1" || got[0].Tenant != "acme" || !strings.HasSuffix(got[0].Scoped, ":k1") || !strings.Contains(got[0].Scoped, ":acme:") {
 		t.Errorf("claimed request: KeyFromContext = %+v, %v; want key k1, tenant acme and the scoped key", got[0], oks[0])
 	}
-	if _, err := f.store.Get(t.Context(), got[0].Scoped); err != nil {
+	rec, err := f.store.Get(t.Context(), got[0].Scoped)
+	if err != nil {
 		t.Errorf("the store has no record under the Scoped key %q: %v", got[0].Scoped, err)
+	}
+	// The key and the fingerprint are cut from one string: neither may take a byte of the other.
+	if fp, _ := idem.Fingerprint(http.MethodPost, "/charges", []byte(`{"amount":5}`), "application/json", nil); rec.Fingerprint != fp {
+		t.Errorf("stored fingerprint %q, want %q", rec.Fingerprint, fp)
 	}
 	if oks[1] {
 		t.Errorf("unclaimed request: KeyFromContext = %+v, true; want false", got[1])
