@@ -752,6 +752,27 @@ func TestBodyNotSharedAfterServe(t *testing.T) {
 	}
 }
 
+// TestRequestKeptAfterServe: a handler may keep its request, and its context, after it returns
+// (for work it hands to a goroutine); what it kept goes on naming its own key and headers, however
+// many requests are served after it.
+func TestRequestKeptAfterServe(t *testing.T) {
+	t.Parallel()
+	var kept []*http.Request
+	f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+		kept = append(kept, r)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	for i := range 20 {
+		f.do(request{key: "k" + strconv.Itoa(i)})
+	}
+	for i, r := range kept {
+		want := "k" + strconv.Itoa(i)
+		if k, ok := idemhttp.KeyFromContext(r.Context()); !ok || k.Key != want || r.Header.Get(idemhttp.HeaderKey) != want {
+			t.Errorf("request %d kept: key %+v (%v) in its context, header %q; want %s in both", i, k, ok, r.Header.Get(idemhttp.HeaderKey), want)
+		}
+	}
+}
+
 // TestResponsesNotSharedAcrossRequests: the recorder's header map and body buffer serve request
 // after request, and neither a response sent, nor one stored, nor a replay shows another's
 // headers or body.
