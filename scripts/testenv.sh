@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# testenv.sh — the real Redis, Redis Cluster and Postgres that idemkit's store tests run against.
+# testenv.sh — the real Redis, Redis Cluster, Valkey and Postgres that idemkit's store tests run
+# against.
 #
 #   scripts/testenv.sh up          install (as root, when missing) and start them, wait until ready
 #   scripts/testenv.sh down        stop them
@@ -8,12 +9,18 @@
 #   scripts/testenv.sh exec CMD..  up, run CMD with the variables exported, then down again if this
 #                                  call started the servers and no other exec still uses them
 #
-# The servers listen on loopback only, on ports of their own (REDIS_PORT, PG_PORT, and six from
-# REDIS_CLUSTER_PORT for a cluster of three masters with a replica each), with their data under
-# .cache/testenv in the checkout (git-ignored), so they never meet a system instance. The tests read
-# only IDEMKIT_TEST_REDIS_URL, IDEMKIT_TEST_REDIS_CLUSTER_ADDRS and IDEMKIT_TEST_DATABASE_URL, so any
-# other server can be pointed at instead. Every command is idempotent: up twice is fine, down when
-# nothing runs is fine.
+# The servers listen on loopback only, on ports of their own (REDIS_PORT, VALKEY_PORT, PG_PORT, and
+# six from REDIS_CLUSTER_PORT for a cluster of three masters with a replica each), with their data
+# under .cache/testenv in the checkout (git-ignored), so they never meet a system instance. The
+# tests read only IDEMKIT_TEST_REDIS_URL, IDEMKIT_TEST_REDIS_CLUSTER_ADDRS, IDEMKIT_TEST_VALKEY_URL
+# and IDEMKIT_TEST_DATABASE_URL, so any other server can be pointed at instead. Every command is
+# idempotent: up twice is fine, down when nothing runs is fine.
+#
+# Redis and Postgres are Debian's packages (apt-get). Valkey is there for SET ... IFEQ, the
+# compare-and-set that lets the Redis store complete a key without Lua; it is Valkey 8.1, which
+# Debian ships from trixie on, but bookworm does not (its backports stop at 8.0, without IFEQ), so
+# where no valkey-server 8.1 or later is installed this builds one, once, from the source tarball
+# of Debian's trixie package (checked against its SHA-256), into VALKEY_HOME.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +28,15 @@ dir=${IDEMKIT_TESTENV_DIR:-$root/.cache/testenv}
 redis_port=${REDIS_PORT:-16379}
 cluster_port=${REDIS_CLUSTER_PORT:-16380}
 pg_port=${PG_PORT:-15432}
+valkey_port=${VALKEY_PORT:-16390}
 redis_url="redis://127.0.0.1:$redis_port/0"
+valkey_url="redis://127.0.0.1:$valkey_port/0"
+# The Valkey built where none is installed: the upstream source as Debian's trixie package has it.
+valkey_version=8.1.1
+valkey_orig=valkey_${valkey_version}+dfsg1.orig.tar.xz
+valkey_sha256=d9bbd82eecb82f359e649a0007ad3dc1b47cc15afa626348ca86b73c4ae2c7ee
+valkey_source=${VALKEY_SOURCE:-http://deb.debian.org/debian/pool/main/v/valkey/$valkey_orig}
+valkey_home=${VALKEY_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/idemkit-testenv/valkey-$valkey_version}
 cluster_ports=$(seq "$cluster_port" $((cluster_port + 5)))
 cluster_addrs=$(for p in $cluster_ports; do printf '127.0.0.1:%s,' "$p"; done)
 cluster_addrs=${cluster_addrs%,}
@@ -42,12 +57,72 @@ ensure_installed() {
 	local missing=()
 	command -v redis-server >/dev/null && command -v redis-cli >/dev/null || missing+=(redis-server)
 	pg_bin >/dev/null || missing+=(postgresql)
+	if ! valkey_bin >/dev/null; then
+		command -v cc >/dev/null && command -v make >/dev/null || missing+=(build-essential)
+		command -v curl >/dev/null || missing+=(curl)
+		command -v xz >/dev/null || missing+=(xz-utils)
+	fi
 	((${#missing[@]} == 0)) && return 0
 	[[ $(id -u) == 0 ]] || die "missing ${missing[*]}: install them (apt-get install -y ${missing[*]}) or run as root"
 	log "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2
 	apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# valkey_bin prints a valkey-server that has SET ... IFEQ (8.1 or later): an installed one, or the
+# one valkey_build made.
+valkey_bin() {
+	local b v
+	for b in "$(command -v valkey-server || true)" "$valkey_home/valkey-server"; do
+		[[ -n $b && -x $b ]] || continue
+		v=$("$b" --version 2>/dev/null | sed -n 's/.*v=\([0-9]*\.[0-9]*\).*/\1/p')
+		[[ -n $v ]] && printf '%s\n8.1\n' "$v" | sort -V -C -r && { echo "$b"; return 0; }
+	done
+	return 1
+}
+
+# valkey_build builds valkey-server from Debian's source tarball into valkey_home, with the
+# dependencies the tarball bundles (about two minutes on two cores).
+valkey_build() {
+	valkey_bin >/dev/null && return 0
+	local tmp
+	tmp=$(mktemp -d)
+	log "building valkey $valkey_version from $valkey_source into $valkey_home"
+	curl -fsS -o "$tmp/$valkey_orig" "$valkey_source" || { rm -rf "$tmp"; die "could not download $valkey_source"; }
+	echo "$valkey_sha256  $tmp/$valkey_orig" | sha256sum -c --quiet - >&2 ||
+		{ rm -rf "$tmp"; die "$valkey_orig does not have the SHA-256 this script expects"; }
+	tar -C "$tmp" -xJf "$tmp/$valkey_orig"
+	if ! make -C "$tmp/valkey-$valkey_version" -j"$(nproc)" BUILD_TLS=no valkey-server >"$tmp/build.log" 2>&1; then
+		tail -n 30 "$tmp/build.log" >&2
+		rm -rf "$tmp"
+		die "building valkey failed"
+	fi
+	mkdir -p "$valkey_home"
+	cp "$tmp/valkey-$valkey_version/src/valkey-server" "$valkey_home/valkey-server.new"
+	mv "$valkey_home/valkey-server.new" "$valkey_home/valkey-server"
+	rm -rf "$tmp"
+}
+
+valkey_up() {
+	local bin
+	if redis-cli -h 127.0.0.1 -p "$valkey_port" ping >/dev/null 2>&1; then return 0; fi
+	valkey_build
+	bin=$(valkey_bin)
+	mkdir -p "$dir/valkey"
+	"$bin" --bind 127.0.0.1 --port "$valkey_port" --daemonize yes \
+		--dir "$dir/valkey" --pidfile "$dir/valkey/valkey.pid" --logfile "$dir/valkey/valkey.log" \
+		--save '' --appendonly no >&2
+	for _ in $(seq 100); do
+		redis-cli -h 127.0.0.1 -p "$valkey_port" ping >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	cat "$dir/valkey/valkey.log" >&2 || true
+	die "valkey did not become ready on port $valkey_port"
+}
+
+valkey_down() {
+	redis-cli -h 127.0.0.1 -p "$valkey_port" shutdown nosave >/dev/null 2>&1 || true
 }
 
 # as_pg runs a command as the user that owns the Postgres data: postgres refuses to run as root.
@@ -186,6 +261,7 @@ pg_down() {
 print_env() {
 	echo "export IDEMKIT_TEST_REDIS_URL='$redis_url'"
 	echo "export IDEMKIT_TEST_REDIS_CLUSTER_ADDRS='$cluster_addrs'"
+	echo "export IDEMKIT_TEST_VALKEY_URL='$valkey_url'"
 	echo "export IDEMKIT_TEST_DATABASE_URL='$database_url'"
 }
 
@@ -202,19 +278,22 @@ up() {
 	ensure_installed
 	redis_up
 	cluster_up
+	valkey_up
 	pg_up
-	log "redis $redis_url, redis cluster $cluster_addrs, postgres $database_url"
+	log "redis $redis_url, redis cluster $cluster_addrs, valkey $valkey_url, postgres $database_url"
 }
 
 down() {
 	redis_down
 	cluster_down
+	valkey_down
 	pg_down
 }
 
 running() {
 	local bin
 	redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null 2>&1 || return 1
+	redis-cli -h 127.0.0.1 -p "$valkey_port" ping >/dev/null 2>&1 || return 1
 	cluster_ok || return 1
 	bin=$(pg_bin) && "$bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port"
 }
@@ -252,7 +331,7 @@ up) with_lock up ;;
 down) with_lock down ;;
 env) print_env ;;
 status)
-	if running; then log "running: redis $redis_url, redis cluster $cluster_addrs, postgres $database_url"; else log "not running"; exit 1; fi
+	if running; then log "running: redis $redis_url, redis cluster $cluster_addrs, valkey $valkey_url, postgres $database_url"; else log "not running"; exit 1; fi
 	;;
 exec)
 	[[ ${1:-} == -- ]] && shift
@@ -265,7 +344,7 @@ exec)
 	exit "$status"
 	;;
 *)
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
 	exit 2
 	;;
 esac

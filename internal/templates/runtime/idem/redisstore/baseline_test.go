@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/internal/testenv"
 )
 
 // BenchmarkVsBaseline runs the store and the least a hand-written client could do for the same
@@ -23,8 +24,18 @@ import (
 // fraction of the baseline's (x-baseline): the goal is at least 0.9. The responses are 1 KiB;
 // New16K completes new keys with 16 KiB responses, to show that a complete's cost on the server
 // does not grow with the response faster than a plain SET's.
+//
+// It runs on two servers: server=redis is the one in IDEMKIT_TEST_REDIS_URL (scripts/testenv.sh
+// starts Debian bookworm's Redis 7.0), whose SET has no IFEQ, so a complete runs a script;
+// server=valkey is the one in IDEMKIT_TEST_VALKEY_URL (Valkey 8.1), where a complete is one SET
+// ... IFEQ.
 func BenchmarkVsBaseline(b *testing.B) {
-	rdb := client(b)
+	for _, srv := range []struct{ name, env string }{{"redis", testenv.RedisURL}, {"valkey", testenv.ValkeyURL}} {
+		b.Run("server="+srv.name, func(b *testing.B) { vsBaseline(b, clientAt(b, srv.env)) })
+	}
+}
+
+func vsBaseline(b *testing.B, rdb *redis.Client) {
 	fp := strings.Repeat("f", 64) // a hex SHA-256, as the middleware's fingerprints are
 	held := "P" + idem.NewToken() + "|0|" + fp
 	ctx := context.Background()

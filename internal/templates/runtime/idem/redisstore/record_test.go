@@ -116,26 +116,27 @@ func TestHeldClaimsBound(t *testing.T) {
 		if i%2 == 0 {
 			expires = past
 		}
-		h.add(strconv.Itoa(i), "fp", expires)
+		h.add(strconv.Itoa(i), "fp", "v", expires)
 	}
-	h.add("room", "fp-room", future) // sweeps the expired half
-	if fp, ok := h.take("room"); !ok || fp != "fp-room" {
-		t.Fatalf("take(room) = %q, %v; want the claim added once expired ones made room", fp, ok)
+	h.add("room", "fp-room", "v-room", future) // sweeps the expired half
+	if fp, v, ok := h.take("room"); !ok || fp != "fp-room" || v != "v-room" {
+		t.Fatalf("take(room) = %q, %q, %v; want the claim added once expired ones made room", fp, v, ok)
 	}
-	if _, ok := h.take("0"); ok {
+	if _, _, ok := h.take("0"); ok {
 		t.Error("an expired claim survived the sweep")
 	}
-	if fp, ok := h.take("1"); !ok || fp != "fp" {
-		t.Errorf("take(1) = %q, %v; want a live claim kept", fp, ok)
+	h.extended("1")
+	if fp, v, ok := h.take("1"); !ok || fp != "fp" || v != "" {
+		t.Errorf("take(1) = %q, %q, %v; want a live claim kept, its value forgotten by extended", fp, v, ok)
 	}
-	if _, ok := h.take("1"); ok {
+	if _, _, ok := h.take("1"); ok {
 		t.Error("take returned a claim twice")
 	}
 	for i := range maxHeldClaims {
-		h.add("live"+strconv.Itoa(i), "fp", future)
+		h.add("live"+strconv.Itoa(i), "fp", "v", future)
 	}
-	h.add("over", "fp", future)
-	if _, ok := h.take("over"); ok {
+	h.add("over", "fp", "v", future)
+	if _, _, ok := h.take("over"); ok {
 		t.Errorf("remembered a claim past the bound of %d live ones", maxHeldClaims)
 	}
 }

@@ -3,13 +3,16 @@
 // A record is one string key, and the two hot paths cost what hand-written Redis code would: a
 // claim is one plain SET ... NX GET PX, which writes the new in-progress record when the key is
 // free and otherwise answers with the stored one — so a replay is that same single command, and
-// the response comes back in its reply. Only the writes that must compare a lease token first
-// (complete, release, extend) and the rare claim that finds a record in progress (to tell a live
-// lease from a lapsed one and take it over) run a Lua script, each a few commands on the one key.
-// A complete whose response is large writes the record under a key of its own first, with a
-// plain SET in the same round trip, and its script moves it into place: Lua costs time for every
-// byte it is given. Every operation stays in one hash slot on Redis Cluster: the record's key,
-// and that staging key, which carries the record key's hash tag.
+// the response comes back in its reply. A complete is one plain SET ... IFEQ where the server
+// has it (Valkey 8.1, Redis 8.4): it writes the completed record only while the key holds the
+// in-progress value the claim wrote, which is the fence. Elsewhere (Redis 7.x), and for the
+// writes that must compare a lease token first (release, extend) and the rare claim that finds a
+// record in progress (to tell a live lease from a lapsed one and take it over), a Lua script
+// runs, each a few commands on the one key. A complete through a script whose response is large
+// writes the record under a key of its own first, with a plain SET in the same round trip, and
+// its script moves it into place: Lua costs time for every byte it is given. Every operation
+// stays in one hash slot on Redis Cluster: the record's key, and that staging key, which carries
+// the record key's hash tag.
 //
 // Leases are measured on the Redis server's clock, never the callers': an in-progress record
 // keeps its lease as an offset from the key's own expiry, so application servers with skewed
@@ -72,6 +75,9 @@ type Store struct {
 	// noFunctions: the server refused to load a function (an ACL without FUNCTION, a server
 	// without functions), so scripts run through EVALSHA alone.
 	noFunctions atomic.Bool
+	// noIfEqual: the server refused SET ... IFEQ (Redis before 8.4, Valkey before 8.1), so
+	// completes run a script (see setIfEqual).
+	noIfEqual atomic.Bool
 	// staged: rdb pipelines (pipelines makes them), so a complete whose response body is longer
 	// than stageAbove bytes stages its record under a key of its own and has a script move it into place (see
 	// completeStagedScript).
@@ -183,7 +189,7 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 	}
 	if free {
 		expires := now.Add(time.Duration(px) * time.Millisecond)
-		s.held.add(token, fingerprint, expires)
+		s.held.add(token, fingerprint, value, expires)
 		return idem.Claim{Outcome: idem.Claimed, Token: token, Record: idem.Record{
 			Key:          key,
 			Fingerprint:  fingerprint,
@@ -215,7 +221,7 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lease, ttl t
 		return idem.Claim{}, s.unavailable(ctx, "claim", key, unreplicated)
 	}
 	if c.Held() {
-		s.held.add(token, fingerprint, c.Record.Expires)
+		s.held.add(token, fingerprint, value, c.Record.Expires)
 	}
 	return c, nil
 }
@@ -472,13 +478,16 @@ type heldClaims struct {
 
 type heldClaim struct {
 	fingerprint string
-	expires     time.Time // the record's, after which the token can no longer write
+	// value is the in-progress value the claim wrote, which the key still holds unless the
+	// lease lapsed and another holder took it over; "" once an Extend has rewritten it.
+	value   string
+	expires time.Time // the record's, after which the token can no longer write
 }
 
 // maxHeldClaims bounds heldClaims: far above the claims one process holds at once.
 const maxHeldClaims = 1 << 14
 
-func (h *heldClaims) add(token, fingerprint string, expires time.Time) {
+func (h *heldClaims) add(token, fingerprint, value string, expires time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.m) >= maxHeldClaims {
@@ -502,16 +511,28 @@ func (h *heldClaims) add(token, fingerprint string, expires time.Time) {
 	if h.m == nil {
 		h.m = make(map[string]heldClaim)
 	}
-	h.m[token] = heldClaim{fingerprint, expires}
+	h.m[token] = heldClaim{fingerprint, value, expires}
 }
 
-// take forgets token, and says the fingerprint of its claim if it was remembered.
-func (h *heldClaims) take(token string) (fingerprint string, ok bool) {
+// take forgets token, and says what was remembered of its claim: the fingerprint, and the
+// in-progress value ("" when not known).
+func (h *heldClaims) take(token string) (fingerprint, value string, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c, ok := h.m[token]
 	delete(h.m, token)
-	return c.fingerprint, ok
+	return c.fingerprint, c.value, ok
+}
+
+// extended notes that token's in-progress value has been rewritten (by Extend, on the server's
+// clock), so that it is no longer known.
+func (h *heldClaims) extended(token string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c, ok := h.m[token]; ok {
+		c.value = ""
+		h.m[token] = c
+	}
 }
 
 // Complete implements idem.Store.
@@ -524,7 +545,7 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	// One buffer holds the arguments that vary: the holder's prefix, then the completed record
 	// (its expiry on this client's clock, the fingerprint when this Store remembers it, the
 	// response).
-	fp, known := s.held.take(token)
+	fp, held, known := s.held.take(token)
 	c := completions.Get().(*completeArgs)
 	c.k, c.ttl = s.prefix+key, ttl.Milliseconds()
 	b := append(c.buf[:0], 'P')
@@ -535,33 +556,63 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 	b = strconv.AppendInt(b, time.Now().Add(ttl).UnixMilli(), 10)
 	b = append(b, '|')
 	head := len(b)
-	var err error
-	switch {
-	case known && s.staged && len(resp.Body) > s.stageAbove && stageKey(&c.stage, s.prefix, c.k, b[1:pre-1]):
+	if known {
 		b = strconv.AppendInt(b, int64(len(fp)), 10)
 		b = append(b, '|')
 		b = append(b, fp...)
 		b = completion(b, resp)
 		c.args[0], c.args[1] = b[:pre], b[pre:]
+	}
+	var err error
+	switch {
+	case known && held != "" && s.setIfEqual(ctx, c, key, held, &err):
+		// SET ... IFEQ wrote the record, or could not be sent: err says which.
+	case known && s.staged && len(resp.Body) > s.stageAbove && stageKey(&c.stage, s.prefix, c.k, b[1:pre-1]):
 		set := append(c.set[:0], "set", &c.stage, &c.args[1], "px", &c.ttl)
 		err = s.fenced(ctx, "complete", completeStagedScript, key, append(c.argv[:0], nil, nil, "2", &c.k, &c.stage, &c.args[0]), set)
 	case known:
-		b = strconv.AppendInt(b, int64(len(fp)), 10)
-		b = append(b, '|')
-		b = append(b, fp...)
-		b = completion(b, resp)
-		c.args[0], c.args[1] = b[:pre], b[pre:]
 		err = s.fenced(ctx, "complete", completeScript, key, append(c.argv[:0], nil, nil, "1", &c.k, &c.args[0], &c.args[1], &c.ttl), nil)
 	default:
 		b = completion(b, resp)
 		c.args[0], c.args[1], c.args[2] = b[:pre], b[pre:head], b[head:]
 		err = s.fenced(ctx, "complete", completeForeignScript, key, append(c.argv[:0], nil, nil, "1", &c.k, &c.args[0], &c.args[1], &c.args[2], &c.ttl), nil)
 	}
-	c.buf, c.k, c.stage, c.args = b, "", "", [3]bytesArg{}
+	c.buf, c.k, c.stage, c.held, c.args = b, "", "", "", [3]bytesArg{}
 	if cap(b) <= 64<<10 { // keep the pool from holding on to the odd huge response
 		completions.Put(c)
 	}
 	return err
+}
+
+// setIfEqual completes with one plain command where the server has one that compares: SET k
+// record IFEQ held PX ttl (Valkey 8.1, Redis 8.4), which writes the completed record only while
+// the key still holds the in-progress value this Store's claim wrote, so a holder whose lease
+// lapsed and was taken over writes nothing — the fence completeScript keeps, without Lua, whose
+// cost on the server is most of a new key's (see docs/redis.md). It reports whether the command
+// decided the complete, setting *err: nil when it wrote, the failure when the round trip failed.
+// When the server wrote nothing, the script decides, so that a lost lease is told apart from a
+// value rewritten some other way; and a server without IFEQ (a syntax error) is not asked again.
+func (s *Store) setIfEqual(ctx context.Context, c *completeArgs, key, held string, err *error) bool {
+	if s.noIfEqual.Load() {
+		return false
+	}
+	c.held = held
+	cmd := redis.NewStatusCmd(ctx, append(c.argv[:0], "set", &c.k, &c.args[1], "ifeq", &c.held, "px", &c.ttl)...)
+	unreplicated := s.process(ctx, c.k, nil, cmd)
+	switch e := cmd.Err(); {
+	case e == nil && unreplicated != nil:
+		*err = s.unavailable(ctx, "complete", key, unreplicated)
+	case e == nil:
+		*err = nil
+	case errors.Is(e, redis.Nil):
+		return false
+	case isReply(e) && strings.Contains(e.Error(), "syntax error"):
+		s.noIfEqual.Store(true)
+		return false
+	default:
+		*err = s.unavailable(ctx, "complete", key, e)
+	}
+	return true
 }
 
 // completeArgs holds a complete's arguments: the buffer that the holder's prefix and the completed
@@ -571,6 +622,7 @@ type completeArgs struct {
 	buf   []byte
 	k     string
 	stage string      // where a staged complete writes the record first (stageKey)
+	held  string      // the in-progress value SET ... IFEQ compares with (setIfEqual)
 	args  [3]bytesArg // slices of buf
 	ttl   int64
 	argv  [9]any
@@ -598,6 +650,10 @@ func (s *Store) Extend(ctx context.Context, key, token string, lease time.Durati
 	if err := idem.CheckDuration("lease", lease); err != nil {
 		return err
 	}
+	// The script rewrites the lease into the value, on the server's clock: from now on (even if
+	// the reply is lost) the value the claim wrote is not the key's, and a complete compares
+	// through a script rather than SET ... IFEQ.
+	s.held.extended(token)
 	return s.fenced(ctx, "extend", extendScript, key, []any{nil, nil, "1", s.prefix + key, heldPrefix(token), lease.Milliseconds()}, nil)
 }
 

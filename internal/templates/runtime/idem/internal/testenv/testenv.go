@@ -1,7 +1,7 @@
 // Package testenv connects tests to the real servers named by the environment. Tests read only
-// IDEMKIT_TEST_REDIS_URL, IDEMKIT_TEST_REDIS_CLUSTER_ADDRS and IDEMKIT_TEST_DATABASE_URL
-// (scripts/testenv.sh starts local servers and prints them), so any Redis, Redis Cluster or
-// Postgres can be pointed at. Without a server a test skips —
+// IDEMKIT_TEST_REDIS_URL, IDEMKIT_TEST_REDIS_CLUSTER_ADDRS, IDEMKIT_TEST_VALKEY_URL and
+// IDEMKIT_TEST_DATABASE_URL (scripts/testenv.sh starts local servers and prints them), so any
+// Redis, Redis Cluster, Valkey or Postgres can be pointed at. Without a server a test skips —
 // except under CI=true, where a missing server must fail the run rather than pass it empty.
 package testenv
 
@@ -21,7 +21,10 @@ const (
 	// tests stall its masters (DEBUG SLEEP) and promote its replicas, so point it only at a
 	// cluster kept for tests.
 	RedisClusterAddrs = "IDEMKIT_TEST_REDIS_CLUSTER_ADDRS"
-	DatabaseURL       = "IDEMKIT_TEST_DATABASE_URL"
+	// ValkeyURL names a server whose SET takes IFEQ (Valkey 8.1 or later, Redis 8.4 or later),
+	// where the Redis store completes a key without a script.
+	ValkeyURL   = "IDEMKIT_TEST_VALKEY_URL"
+	DatabaseURL = "IDEMKIT_TEST_DATABASE_URL"
 )
 
 // URL returns the server URL in the variable name, or skips the test (fails it under CI) when the

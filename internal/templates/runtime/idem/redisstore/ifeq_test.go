@@ -1,0 +1,153 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/internal/testenv"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/redisstore"
+	"github.com/idemkit/idemkit/internal/templates/runtime/idem/storetest"
+)
+
+// valkey connects to the server in IDEMKIT_TEST_VALKEY_URL, as client does, and fails the test
+// unless its SET takes IFEQ.
+func valkey(t testing.TB, edit ...func(*redis.Options)) *redis.Client {
+	t.Helper()
+	rdb := clientAt(t, testenv.ValkeyURL, edit...)
+	probe := testenv.Name(t) + ":probe"
+	if err := rdb.Do(t.Context(), "set", probe, "x", "ifeq", "y").Err(); err != nil && !errors.Is(err, redis.Nil) {
+		t.Fatalf("%s: the server's SET does not take IFEQ (%v): point it at Valkey 8.1 or later, or Redis 8.4 or later", testenv.ValkeyURL, err)
+	}
+	return rdb
+}
+
+// TestIfEqualConformance runs the suite on a server whose SET has IFEQ, where a Store completes
+// without a script.
+func TestIfEqualConformance(t *testing.T) {
+	rdb := valkey(t)
+	storetest.Run(t, func(t testing.TB) idem.Store {
+		s, _ := newStore(t, rdb)
+		return s
+	}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
+		linked := valkey(t, func(o *redis.Options) { o.Dialer = dial })
+		_, prefix := newStore(t, rdb)
+		return redisstore.New(linked, redisstore.Options{Prefix: prefix})
+	}))
+}
+
+// TestIfEqualComplete: where SET has IFEQ, a new key is completed by that one command, with the
+// fence the script keeps: a holder whose lease was taken over writes nothing. What it cannot
+// compare (a value Extend rewrote on the server) goes to the script.
+func TestIfEqualComplete(t *testing.T) {
+	admin := valkey(t)
+	ctx := t.Context()
+	// A client that may not run scripts: a complete that needed one would fail.
+	user := testenv.Name(t)
+	if err := admin.Do(ctx, "acl", "setuser", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-@scripting").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Do(context.Background(), "acl", "deluser", user) })
+	noScripts := valkey(t, func(o *redis.Options) { o.Username, o.Password = user, "pw" })
+	resp := idem.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"ch_1"}`)}
+	big := idem.Response{Status: 201, Body: []byte(strings.Repeat("{}", 8<<10))}
+
+	replays := func(t *testing.T, s *redisstore.Store, key string, want idem.Response) {
+		t.Helper()
+		r, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
+		if err != nil || r.Outcome != idem.Replay || !reflect.DeepEqual(r.Record.Response, want) {
+			t.Fatalf("claim of completed %s = %v %+v, %v; want a replay of %+v", key, r.Outcome, r.Record.Response, err, want)
+		}
+		if left := time.Until(r.Record.Expires); left < 59*time.Minute || left > time.Hour {
+			t.Errorf("completed record of %s expires in %v, want about the 1h TTL", key, left)
+		}
+	}
+	t.Run("without a script", func(t *testing.T) {
+		_, prefix := newStore(t, admin)
+		s := redisstore.New(noScripts, redisstore.Options{Prefix: prefix})
+		for key, r := range map[string]idem.Response{"small": resp, "large": big} {
+			c, err := s.Claim(ctx, key, "fp", time.Minute, time.Hour)
+			if err != nil || c.Outcome != idem.Claimed {
+				t.Fatalf("claim of %s = %v, %v; want claimed", key, c.Outcome, err)
+			}
+			if err := s.Complete(ctx, key, c.Token, r, time.Hour); err != nil {
+				t.Fatalf("complete of %s through a client that may not run scripts: %v", key, err)
+			}
+			replays(t, s, key, r)
+		}
+		if redisstore.IfEqualRefused(s) {
+			t.Error("the store says the server refused IFEQ")
+		}
+		if keys, err := admin.Keys(ctx, prefix+"*:stage:*").Result(); err != nil || len(keys) != 0 {
+			t.Errorf("stage keys written: %q, %v", keys, err)
+		}
+	})
+	t.Run("lease lost", func(t *testing.T) {
+		s, prefix := newStore(t, admin)
+		lapsed, err := s.Claim(ctx, "k", "fp", 20*time.Millisecond, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(40 * time.Millisecond)
+		other := redisstore.New(admin, redisstore.Options{Prefix: prefix})
+		taken, err := other.Claim(ctx, "k", "fp", time.Minute, time.Hour)
+		if err != nil || taken.Outcome != idem.TakenOver {
+			t.Fatalf("claim after the lease lapsed = %v, %v; want taken", taken.Outcome, err)
+		}
+		if err := s.Complete(ctx, "k", lapsed.Token, big, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
+			t.Fatalf("complete by the lapsed holder = %v, want ErrLeaseLost", err)
+		}
+		held, err := s.Get(ctx, "k")
+		if err != nil || held.State != idem.StateInProgress || held.Fingerprint != "fp" {
+			t.Fatalf("record after the lapsed holder's complete = %+v, %v; want the new holder's claim in progress", held, err)
+		}
+		if err := other.Complete(ctx, "k", taken.Token, resp, time.Hour); err != nil {
+			t.Fatalf("complete by the new holder: %v", err)
+		}
+		replays(t, s, "k", resp)
+	})
+	t.Run("extended", func(t *testing.T) {
+		s, _ := newStore(t, admin)
+		c, err := s.Claim(ctx, "k", "fp", time.Minute, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Extend(ctx, "k", c.Token, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Complete(ctx, "k", c.Token, resp, time.Hour); err != nil {
+			t.Fatalf("complete after an extend: %v", err)
+		}
+		replays(t, s, "k", resp)
+		if err := s.Complete(ctx, "k", c.Token, resp, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
+			t.Fatalf("second complete = %v, want ErrLeaseLost", err)
+		}
+	})
+}
+
+// TestIfEqualRefused: on a server whose SET has no IFEQ (Redis 7.0), the first complete finds
+// out and completes through the script, and so do the rest, without asking again.
+func TestIfEqualRefused(t *testing.T) {
+	rdb := client(t)
+	ctx := t.Context()
+	if err := rdb.Do(ctx, "set", testenv.Name(t)+":probe", "x", "ifeq", "y").Err(); err == nil || errors.Is(err, redis.Nil) {
+		t.Skipf("the server at %s has SET ... IFEQ; TestIfEqualComplete covers it", testenv.RedisURL)
+	}
+	s, _ := newStore(t, rdb)
+	if redisstore.IfEqualRefused(s) {
+		t.Fatal("a new store already counts IFEQ as refused")
+	}
+	resp := idem.Response{Status: 200, Body: []byte("ok")}
+	newKey(t, s, "first", resp)
+	if !redisstore.IfEqualRefused(s) {
+		t.Fatal("the store did not note that the server refused IFEQ")
+	}
+	newKey(t, s, "second", resp)
+}
