@@ -495,9 +495,9 @@ func walk(t *testing.T, url string) {
 }
 
 // TestRun starts the example as go run does, on each store, and walks the README's requests.
-// Redis and Postgres are the servers named by IDEMKIT_TEST_REDIS_URL and
-// IDEMKIT_TEST_DATABASE_URL (make test starts them); without them those stores are skipped,
-// except under CI=true, where that fails.
+// Redis and Postgres are the servers named by IDEMKIT_TEST_REDIS_URL (and, for the Redis store
+// on Valkey, IDEMKIT_TEST_VALKEY_URL) and IDEMKIT_TEST_DATABASE_URL (make test starts them);
+// without them those stores are skipped, except under CI=true, where that fails.
 func TestRun(t *testing.T) {
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
@@ -509,6 +509,8 @@ func TestRun(t *testing.T) {
 		{store: "memory"},
 		{name: "memory with a shared processor", store: "memory", shared: true},
 		{store: "redis", env: "IDEMKIT_TEST_REDIS_URL", args: []string{"-redis-prefix", "payments-test-" + suffix + ":"}},
+		// Valkey 8.1, whose SET takes IFEQ: the store completes without a script there.
+		{name: "redis on valkey", store: "redis", env: "IDEMKIT_TEST_VALKEY_URL", args: []string{"-redis-prefix", "payments-test-" + suffix + ":"}},
 		{store: "postgres", env: "IDEMKIT_TEST_DATABASE_URL", args: []string{"-database-schema", "payments_test_" + suffix}},
 	}
 	for _, tc := range cases {
