@@ -262,6 +262,8 @@ print_env() {
 	echo "export IDEMKIT_TEST_REDIS_URL='$redis_url'"
 	echo "export IDEMKIT_TEST_REDIS_CLUSTER_ADDRS='$cluster_addrs'"
 	echo "export IDEMKIT_TEST_VALKEY_URL='$valkey_url'"
+	# The binary too, for the fault soak, which starts and kills servers of its own.
+	echo "export IDEMKIT_TEST_VALKEY_SERVER='$(valkey_bin || true)'"
 	echo "export IDEMKIT_TEST_DATABASE_URL='$database_url'"
 }
 

@@ -40,6 +40,10 @@ import (
 //	                       Redis and Postgres run side by side. make soak runs it longer.
 //	IDEMKIT_SOAK_LEASE     the instances' -lease (default soakShortLease); 0 is the spec's
 //	                       (chargeLease, 30s), which make soak keeps.
+//	IDEMKIT_SOAK_STORES    the stores, comma-separated (default "redis,postgres"); "valkey" is
+//	                       the Redis store on a Valkey 8.1 (the binary in
+//	                       IDEMKIT_TEST_VALKEY_SERVER), whose complete is SET ... IFEQ rather
+//	                       than a script. make soak runs all three.
 //
 // The instances run with a lease of a few seconds, so that a 45 s run holds what a paused
 // holder does: the schedule pauses instances either for less than half a lease (soakPauseLoses),
@@ -52,6 +56,8 @@ const (
 	soakSeedEnv          = "IDEMKIT_SOAK_SEED"
 	soakDurationEnv      = "IDEMKIT_SOAK_DURATION"
 	soakLeaseEnv         = "IDEMKIT_SOAK_LEASE"
+	soakStoresEnv        = "IDEMKIT_SOAK_STORES"
+	valkeyServerEnv      = "IDEMKIT_TEST_VALKEY_SERVER"
 	soakDefaultDuration  = 45 * time.Second
 	soakShortLease       = 4 * time.Second
 	soakSlots            = 3                      // instances at a time
@@ -82,7 +88,16 @@ func TestSoak(t *testing.T) {
 	seed, duration, lease := soakSettings(t)
 	t.Logf("fault soak: seed %d, %v per store, lease %v (replay: %s=%d %s=%v %s=%v)",
 		seed, duration, lease, soakSeedEnv, seed, soakDurationEnv, duration, soakLeaseEnv, lease)
-	for i, store := range []string{"redis", "postgres"} {
+	stores := []string{"redis", "postgres"}
+	if v := os.Getenv(soakStoresEnv); v != "" {
+		stores = strings.Split(v, ",")
+		for _, store := range stores {
+			if !slices.Contains([]string{"redis", "valkey", "postgres"}, store) {
+				t.Fatalf("%s=%q: %q is not a store of the soak (redis, valkey, postgres)", soakStoresEnv, v, store)
+			}
+		}
+	}
+	for i, store := range stores {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
 			s := newSoak(t, soakConfig{store: store, seed: seed + uint64(i), duration: duration, lease: lease, faults: true})
@@ -285,9 +300,16 @@ func newSoak(t *testing.T, cfg soakConfig) *soak {
 	s.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 5 * time.Minute}
 	t.Cleanup(s.hc.CloseIdleConnections)
 
-	switch cfg.store {
+	store := cfg.store
+	switch store {
 	case "redis":
-		s.store = newSoakRedis(t)
+		s.store = newSoakRedis(t, "redis-server")
+	case "valkey":
+		bin := os.Getenv(valkeyServerEnv)
+		if bin == "" {
+			soakNeed(t, valkeyServerEnv+" (a valkey-server 8.1 or later: scripts/testenv.sh env prints it)")
+		}
+		s.store, store = newSoakRedis(t, bin), "redis"
 	case "postgres":
 		s.store = newSoakPostgres(t)
 	}
@@ -297,7 +319,7 @@ func newSoak(t *testing.T, cfg soakConfig) *soak {
 		}
 		s.args = s.store.flags()
 	}
-	s.args = append([]string{"-addr", "127.0.0.1:0", "-store", cfg.store, "-processor-url", ts.URL, "-lease", cfg.lease.String()}, s.args...)
+	s.args = append([]string{"-addr", "127.0.0.1:0", "-store", store, "-processor-url", ts.URL, "-lease", cfg.lease.String()}, s.args...)
 	// One at a time, so that the Postgres instances do not race to create the tables.
 	for slot := range s.slots {
 		if err := s.spawn(slot); err != nil {
@@ -677,20 +699,21 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// soakRedis is a redis-server of the soak's own, which persists every write to its AOF before it
-// answers (appendfsync always), so that a kill loses nothing, as docs/redis.md says the
-// guarantees across a restart need.
+// soakRedis is a redis-server (or valkey-server) of the soak's own, which persists every write to
+// its AOF before it answers (appendfsync always), so that a kill loses nothing, as docs/redis.md
+// says the guarantees across a restart need.
 type soakRedis struct {
+	bin  string
 	dir  string
 	port int
 	cmd  *exec.Cmd
 }
 
-func newSoakRedis(t *testing.T) *soakRedis {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		soakNeed(t, "redis-server on PATH")
+func newSoakRedis(t *testing.T, bin string) *soakRedis {
+	if _, err := exec.LookPath(bin); err != nil {
+		soakNeed(t, bin+" (on PATH)")
 	}
-	r := &soakRedis{dir: t.TempDir(), port: freePort(t)}
+	r := &soakRedis{bin: bin, dir: t.TempDir(), port: freePort(t)}
 	t.Cleanup(func() { r.kill() })
 	return r
 }
@@ -700,7 +723,7 @@ func (r *soakRedis) flags() []string {
 }
 
 func (r *soakRedis) start() error {
-	r.cmd = exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(r.port), "--dir", r.dir,
+	r.cmd = exec.Command(r.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(r.port), "--dir", r.dir,
 		"--appendonly", "yes", "--appendfsync", "always", "--save", "", "--logfile", "redis.log")
 	if err := r.cmd.Start(); err != nil {
 		return err
@@ -710,7 +733,7 @@ func (r *soakRedis) start() error {
 			return nil
 		}
 	}
-	return fmt.Errorf("redis-server on port %d did not answer PING (its log: %s)", r.port, filepath.Join(r.dir, "redis.log"))
+	return fmt.Errorf("%s on port %d did not answer PING (its log: %s)", r.bin, r.port, filepath.Join(r.dir, "redis.log"))
 }
 
 // ping: the server answers PING with PONG, its AOF loaded.
