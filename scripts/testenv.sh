@@ -105,24 +105,32 @@ valkey_build() {
 }
 
 valkey_up() {
-	local bin
-	if redis-cli -h 127.0.0.1 -p "$valkey_port" ping >/dev/null 2>&1; then return 0; fi
+	redis-cli -h 127.0.0.1 -p "$valkey_port" ping >/dev/null 2>&1 && return 0
 	valkey_build
-	bin=$(valkey_bin)
-	mkdir -p "$dir/valkey"
-	"$bin" --bind 127.0.0.1 --port "$valkey_port" --daemonize yes \
-		--dir "$dir/valkey" --pidfile "$dir/valkey/valkey.pid" --logfile "$dir/valkey/valkey.log" \
-		--save '' --appendonly no >&2
-	for _ in $(seq 100); do
-		redis-cli -h 127.0.0.1 -p "$valkey_port" ping >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	cat "$dir/valkey/valkey.log" >&2 || true
-	die "valkey did not become ready on port $valkey_port"
+	server_up valkey "$(valkey_bin)" "$valkey_port"
 }
 
-valkey_down() {
-	redis-cli -h 127.0.0.1 -p "$valkey_port" shutdown nosave >/dev/null 2>&1 || true
+valkey_down() { server_down "$valkey_port"; }
+
+# server_up starts the Redis-protocol server bin (redis-server, valkey-server) as name on port,
+# without persistence, and waits until it answers.
+server_up() {
+	local name=$1 bin=$2 port=$3
+	redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && return 0
+	mkdir -p "$dir/$name"
+	"$bin" --bind 127.0.0.1 --port "$port" --daemonize yes \
+		--dir "$dir/$name" --pidfile "$dir/$name/$name.pid" --logfile "$dir/$name/$name.log" \
+		--save '' --appendonly no >&2
+	for _ in $(seq 100); do
+		redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	cat "$dir/$name/$name.log" >&2 || true
+	die "$name did not become ready on port $port"
+}
+
+server_down() {
+	redis-cli -h 127.0.0.1 -p "$1" shutdown nosave >/dev/null 2>&1 || true
 }
 
 # as_pg runs a command as the user that owns the Postgres data: postgres refuses to run as root.
@@ -134,23 +142,9 @@ as_pg() {
 	fi
 }
 
-redis_up() {
-	if redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null 2>&1; then return 0; fi
-	mkdir -p "$dir/redis"
-	redis-server --bind 127.0.0.1 --port "$redis_port" --daemonize yes \
-		--dir "$dir/redis" --pidfile "$dir/redis/redis.pid" --logfile "$dir/redis/redis.log" \
-		--save '' --appendonly no >&2
-	for _ in $(seq 100); do
-		redis-cli -h 127.0.0.1 -p "$redis_port" ping >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	cat "$dir/redis/redis.log" >&2 || true
-	die "redis did not become ready on port $redis_port"
-}
+redis_up() { server_up redis redis-server "$redis_port"; }
 
-redis_down() {
-	redis-cli -h 127.0.0.1 -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
-}
+redis_down() { server_down "$redis_port"; }
 
 # cluster_up starts six cluster-enabled nodes and, unless they already form one, a cluster of three
 # masters with one replica each. A node times out after 2 s, so a failover in the tests takes

@@ -91,16 +91,7 @@ func TestIfEqualComplete(t *testing.T) {
 	})
 	t.Run("lease lost", func(t *testing.T) {
 		s, prefix := newStore(t, admin)
-		lapsed, err := s.Claim(ctx, "k", "fp", 20*time.Millisecond, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(40 * time.Millisecond)
-		other := redisstore.New(admin, redisstore.Options{Prefix: prefix})
-		taken, err := other.Claim(ctx, "k", "fp", time.Minute, time.Hour)
-		if err != nil || taken.Outcome != idem.TakenOver {
-			t.Fatalf("claim after the lease lapsed = %v, %v; want taken", taken.Outcome, err)
-		}
+		lapsed, other, taken := takenOver(t, s, admin, prefix)
 		if err := s.Complete(ctx, "k", lapsed.Token, big, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
 			t.Fatalf("complete by the lapsed holder = %v, want ErrLeaseLost", err)
 		}

@@ -126,16 +126,7 @@ func TestStagedComplete(t *testing.T) {
 	t.Run("lease lost", func(t *testing.T) {
 		s, prefix := newStore(t, rdb)
 		redisstore.ScriptsOnly(s)
-		lapsed, err := s.Claim(ctx, "k", "fp", 20*time.Millisecond, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(40 * time.Millisecond)
-		other := redisstore.New(rdb, redisstore.Options{Prefix: prefix})
-		taken, err := other.Claim(ctx, "k", "fp", time.Minute, time.Hour)
-		if err != nil || taken.Outcome != idem.TakenOver {
-			t.Fatalf("claim after the lease lapsed = %v, %v; want taken", taken.Outcome, err)
-		}
+		lapsed, other, taken := takenOver(t, s, rdb, prefix)
 		if err := s.Complete(ctx, "k", lapsed.Token, big, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
 			t.Fatalf("complete by the lapsed holder = %v, want ErrLeaseLost", err)
 		}
@@ -162,6 +153,23 @@ func TestStagedComplete(t *testing.T) {
 		newKey(t, s, "k", big)
 		noStage(t, prefix)
 	})
+}
+
+// takenOver claims "k" through s with a lease that lapses, then claims it again through another
+// Store on rdb, which takes it over: it returns the lapsed claim, that Store and its claim.
+func takenOver(t *testing.T, s *redisstore.Store, rdb *redis.Client, prefix string) (lapsed idem.Claim, other *redisstore.Store, taken idem.Claim) {
+	t.Helper()
+	lapsed, err := s.Claim(t.Context(), "k", "fp", 20*time.Millisecond, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(40 * time.Millisecond)
+	other = redisstore.New(rdb, redisstore.Options{Prefix: prefix})
+	taken, err = other.Claim(t.Context(), "k", "fp", time.Minute, time.Hour)
+	if err != nil || taken.Outcome != idem.TakenOver {
+		t.Fatalf("claim after the lease lapsed = %v, %v; want taken", taken.Outcome, err)
+	}
+	return lapsed, other, taken
 }
 
 // processOnly is a client that sends one command at a time.
