@@ -92,7 +92,7 @@ func Do(ctx context.Context, s Store, key, fingerprint string, fn Func) (Result,
 // stored, along with any error of the Complete or Release.
 func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Result, error) {
 	lease := orDefault(k.Lease, DefaultLease)
-	start := time.Now()
+	start := monoNow()
 	c, err := k.Store.Claim(ctx, key, fingerprint, lease, orDefault(k.TTL, DefaultTTL))
 	if err == nil && c.Outcome == InProgress && k.Wait > 0 {
 		start, c, err = k.wait(ctx, key, fingerprint, lease, c)
@@ -121,24 +121,24 @@ func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Resu
 }
 
 // wait asks the store again while the key stays in progress, until Wait has passed or ctx is
-// done, and returns the last answer with the time its claim was sent.
-func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.Duration, c Claim) (time.Time, Claim, error) {
+// done, and returns the last answer with the time its claim was sent (see monoNow).
+func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.Duration, c Claim) (int64, Claim, error) {
 	deadline := time.Now().Add(k.Wait)
 	pause := firstPoll
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return time.Now(), c, nil
+			return monoNow(), c, nil
 		}
 		t := time.NewTimer(min(pause, left))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return time.Now(), c, nil // answer in progress; the caller's context tells the rest
+			return monoNow(), c, nil // answer in progress; the caller's context tells the rest
 		case <-t.C:
 		}
 		pause = min(2*pause, maxPoll)
-		start := time.Now()
+		start := monoNow()
 		next, err := k.Store.Claim(ctx, key, fingerprint, lease, orDefault(k.TTL, DefaultTTL))
 		if err != nil || next.Outcome != InProgress {
 			return start, next, err
@@ -147,9 +147,9 @@ func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.D
 	}
 }
 
-// run does the work of a held claim, sent at start: the lease is reckoned from then, a local and
-// conservative estimate of when it runs out.
-func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, fn Func) (res Result, err error) {
+// run does the work of a held claim, sent at start (see monoNow): the lease is reckoned from
+// then, a local and conservative estimate of when it runs out.
+func (k *Keeper) run(ctx context.Context, key string, c Claim, start int64, fn Func) (res Result, err error) {
 	res.TakenOver = c.Outcome == TakenOver
 	rs := &runContexts{
 		work:    workCtx{parent: ctx},
@@ -204,26 +204,35 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, start time.Time, 
 // heartbeat waits in renewals, which starts it when its first renewal is due, and stop before
 // that only takes it out again. Heartbeats are pooled, so that such work costs no allocation
 // for them, nor a timer.
-func (k *Keeper) heartbeat(work *workCtx, key, token string, start time.Time) *heartbeat {
+func (k *Keeper) heartbeat(work *workCtx, key, token string, start int64) *heartbeat {
 	h := heartbeats.Get().(*heartbeat)
 	h.k, h.work, h.key, h.token = k, work, key, token
 	h.lease = orDefault(k.Lease, DefaultLease)
 	h.every = orDefault(k.Heartbeat, h.lease/3)
-	h.leaseEnd = start.Add(h.lease)
-	renewals.add(h, start.Add(h.every))
+	h.leaseEnd = start + int64(h.lease)
+	renewals.add(h, start+int64(h.every))
 	return h
 }
+
+// monoEpoch is the process's first reading of the clock. The renewals keep their times as
+// nanoseconds since it on the monotonic clock (monoNow): they compare as the monotonic readings
+// of time.Time do, and reading one costs one look at the clock, where time.Now takes two (wall
+// and monotonic) and each time.Time sum checks for both.
+var monoEpoch = time.Now()
+
+// monoNow is the monotonic time since monoEpoch, in nanoseconds: always positive after it.
+func monoNow() int64 { return int64(time.Since(monoEpoch)) }
 
 // heartbeat is the state of one run's lease renewals.
 type heartbeat struct {
 	k            *Keeper
 	work         *workCtx // cancelled with the cause when the lease is lost
 	key, token   string
-	leaseEnd     time.Time
+	leaseEnd     int64 // see monoNow
 	lease, every time.Duration
-	// due is when the first renewal is, and slot the heartbeat's place in renewals.waiting until
-	// then; -1 once renewals has started it. Both belong to renewals.mu.
-	due  time.Time
+	// due is when the first renewal is (see monoNow), and slot the heartbeat's place in
+	// renewals.waiting until then; -1 once renewals has started it. Both belong to renewals.mu.
+	due  int64
 	slot int
 
 	mu      sync.Mutex
@@ -246,23 +255,23 @@ type renewalQueue struct {
 	mu      sync.Mutex
 	waiting []*heartbeat
 	timer   *time.Timer
-	next    time.Time // zero while the timer is stopped
+	next    int64 // see monoNow; zero while the timer is stopped
 }
 
-// add makes h wait for due.
-func (q *renewalQueue) add(h *heartbeat, due time.Time) {
+// add makes h wait for due (see monoNow).
+func (q *renewalQueue) add(h *heartbeat, due int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	h.due, h.slot = due, len(q.waiting)
 	q.waiting = append(q.waiting, h)
-	if !q.next.IsZero() && !due.Before(q.next) {
+	if q.next != 0 && due >= q.next {
 		return
 	}
 	q.next = due
 	if q.timer == nil {
-		q.timer = time.AfterFunc(time.Until(due), q.fire)
+		q.timer = time.AfterFunc(time.Duration(due-monoNow()), q.fire)
 	} else {
-		q.timer.Reset(time.Until(due))
+		q.timer.Reset(time.Duration(due - monoNow()))
 	}
 }
 
@@ -291,22 +300,22 @@ func (q *renewalQueue) take(i int) *heartbeat {
 // fire starts the renewals of every heartbeat that is due, and sets the timer for the next.
 func (q *renewalQueue) fire() {
 	q.mu.Lock()
-	now := time.Now()
+	now := monoNow()
 	var due []*heartbeat
-	q.next = time.Time{}
+	q.next = 0
 	for i := 0; i < len(q.waiting); {
 		h := q.waiting[i]
-		if !now.Before(h.due) {
+		if now >= h.due {
 			due = append(due, q.take(i))
 			continue
 		}
-		if q.next.IsZero() || h.due.Before(q.next) {
+		if q.next == 0 || h.due < q.next {
 			q.next = h.due
 		}
 		i++
 	}
-	if !q.next.IsZero() {
-		q.timer.Reset(q.next.Sub(now))
+	if q.next != 0 {
+		q.timer.Reset(time.Duration(q.next - now))
 	}
 	q.mu.Unlock()
 	for _, h := range due {
@@ -345,17 +354,17 @@ func (h *heartbeat) renew() {
 
 // beat renews the lease once, and reports whether to go on.
 func (h *heartbeat) beat(hctx context.Context) bool {
-	sent := time.Now()
+	sent := monoNow()
 	err := h.k.Store.Extend(hctx, h.key, h.token, h.lease)
 	switch {
 	case err == nil:
-		h.leaseEnd = sent.Add(h.lease)
+		h.leaseEnd = sent + int64(h.lease)
 	case hctx.Err() != nil:
 		return false
 	case errors.Is(err, ErrLeaseLost):
 		h.work.cancel(fmt.Errorf("idem: renew lease of %q: %w", h.key, err))
 		return false
-	case !time.Now().Before(h.leaseEnd):
+	case monoNow() >= h.leaseEnd:
 		h.work.cancel(fmt.Errorf("idem: renew lease of %q failed until it ran out: %w: %w", h.key, ErrLeaseLost, err))
 		return false
 	}
