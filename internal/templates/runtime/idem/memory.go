@@ -181,7 +181,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := s.clock()
 	s.expire(now)
 	i, hash, first := s.lookup(key)
 	if i < 0 {
@@ -202,7 +202,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 		return Claim{Outcome: Claimed, Token: e.token, Record: s.record(e, now)}, nil
 	}
 	e := s.entry(i)
-	switch left := e.leaseExpires - s.since(now); {
+	switch left := e.leaseExpires - now.at; {
 	case e.fingerprintOf() != fingerprint:
 		return Claim{Outcome: Mismatch, Record: s.record(e, now)}, nil
 	case e.state == StateCompleted:
@@ -217,12 +217,11 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 }
 
 // hold gives e a new holder: a fresh token and lease, kept at least ttl.
-func (s *MemoryStore) hold(e *memEntry, now time.Time, lease, ttl time.Duration) {
-	t := s.since(now)
+func (s *MemoryStore) hold(e *memEntry, now instant, lease, ttl time.Duration) {
 	e.token = NewToken()
 	e.state = StateInProgress
-	e.leaseExpires = t + int64(lease)
-	e.expires = t + int64(max(lease, ttl))
+	e.leaseExpires = now.at + int64(lease)
+	e.expires = now.at + int64(max(lease, ttl))
 }
 
 // Complete implements Store.
@@ -234,7 +233,7 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := s.clock()
 	i, err := s.held(now, key, token)
 	if err != nil {
 		return err
@@ -248,7 +247,7 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 	s.bytes += size - e.size
 	e.state = StateCompleted
 	e.leaseExpires = 0
-	e.expires = s.since(now) + int64(ttl)
+	e.expires = now.at + int64(ttl)
 	e.status = resp.Status
 	e.data, e.keyLen, e.fpLen = data, len(key), len(e.fingerprint)
 	e.key, e.fingerprint, e.token = "", "", ""
@@ -264,7 +263,7 @@ func (s *MemoryStore) Complete(ctx context.Context, key, token string, resp Resp
 func (s *MemoryStore) Release(ctx context.Context, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, err := s.held(s.now(), key, token)
+	i, err := s.held(s.clock(), key, token)
 	if err != nil {
 		return err
 	}
@@ -280,13 +279,13 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := s.clock()
 	i, err := s.held(now, key, token)
 	if err != nil {
 		return err
 	}
 	e := s.entry(i)
-	e.leaseExpires = s.since(now) + int64(lease)
+	e.leaseExpires = now.at + int64(lease)
 	if e.expires < e.leaseExpires {
 		e.expires = e.leaseExpires
 		s.fix(e)
@@ -298,7 +297,7 @@ func (s *MemoryStore) Extend(ctx context.Context, key, token string, lease time.
 func (s *MemoryStore) Get(ctx context.Context, key string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := s.clock()
 	s.expire(now)
 	i, _, _ := s.lookup(key)
 	if i < 0 {
@@ -311,13 +310,13 @@ func (s *MemoryStore) Get(ctx context.Context, key string) (Record, error) {
 func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.expire(s.now())
+	s.expire(s.clock())
 	return s.live()
 }
 
 // held returns the slot of the record token holds in progress, or ErrLeaseLost. Such a record
 // is in the expiry heap.
-func (s *MemoryStore) held(now time.Time, key, token string) (int, error) {
+func (s *MemoryStore) held(now instant, key, token string) (int, error) {
 	s.expire(now)
 	i, _, _ := s.lookup(key)
 	if i < 0 || s.entries[i].state != StateInProgress || s.entries[i].token != token {
@@ -328,8 +327,8 @@ func (s *MemoryStore) held(now time.Time, key, token string) (int, error) {
 
 // expire drops every record whose time has come: those at the front of the ring, in order, and
 // the soonest in the heap.
-func (s *MemoryStore) expire(now time.Time) {
-	t := s.since(now)
+func (s *MemoryStore) expire(now instant) {
+	t := now.at
 	for s.ring.n > 0 && s.ring.front().at <= t {
 		s.drop(s.ring.pop().slot)
 	}
@@ -354,6 +353,19 @@ func (s *MemoryStore) queue(i int) {
 
 // since is t as the expiry queues keep it.
 func (s *MemoryStore) since(t time.Time) int64 { return int64(t.Sub(s.epoch)) }
+
+// instant is a reading of the store's clock, as a time for records and as the expiry queues keep
+// it: an operation reads the clock once and works out since once, not in each step that needs it.
+type instant struct {
+	time time.Time
+	at   int64 // since(time)
+}
+
+// clock reads the store's clock.
+func (s *MemoryStore) clock() instant {
+	now := s.now()
+	return instant{now, s.since(now)}
+}
 
 // newSlot returns a free slot for a new record.
 func (s *MemoryStore) newSlot() int {
@@ -388,14 +400,14 @@ func entrySize(key, fingerprint string, content int) int64 {
 
 // record is a copy of e's record, read at now, that shares nothing mutable with the store. Its
 // times are now moved on by what remains until them.
-func (s *MemoryStore) record(e *memEntry, now time.Time) Record {
-	t := s.since(now)
-	r := Record{Key: e.keyOf(), Fingerprint: e.fingerprintOf(), State: e.state, Expires: now.Add(time.Duration(e.expires - t))}
+func (s *MemoryStore) record(e *memEntry, now instant) Record {
+	t := now.at
+	r := Record{Key: e.keyOf(), Fingerprint: e.fingerprintOf(), State: e.state, Expires: now.time.Add(time.Duration(e.expires - t))}
 	if e.state == StateCompleted {
 		r.Response.Status = e.status
 		r.Response.Header, r.Response.Body = unflatten(e.data[e.keyLen+e.fpLen:])
 	} else {
-		r.LeaseExpires = now.Add(time.Duration(e.leaseExpires - t))
+		r.LeaseExpires = now.time.Add(time.Duration(e.leaseExpires - t))
 	}
 	return r
 }

@@ -107,6 +107,45 @@ func TestMemoryExpiryByClock(t *testing.T) {
 	}
 }
 
+// TestMemoryRecordTimes: the times in the records a memory store hands out are its clock's
+// reading of the operation plus the lease or TTL, however far the clock has moved since the
+// store began keeping time.
+func TestMemoryRecordTimes(t *testing.T) {
+	t.Parallel()
+	start := time.Unix(1e9, 0)
+	c := &clock{now: start}
+	s := idem.NewMemoryStore(idem.MemoryOptions{Now: c.Now})
+	ctx := t.Context()
+	c.Advance(time.Hour)
+	claimed := start.Add(time.Hour)
+	cl, err := s.Claim(ctx, "k", "fp", 30*time.Second, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, r idem.Record, lease, expires time.Time) {
+		t.Helper()
+		if !r.LeaseExpires.Equal(lease) || !r.Expires.Equal(expires) {
+			t.Errorf("%s: lease expires %v, expires %v; want %v and %v", what, r.LeaseExpires, r.Expires, lease, expires)
+		}
+	}
+	check("claim", cl.Record, claimed.Add(30*time.Second), claimed.Add(24*time.Hour))
+	c.Advance(10 * time.Second)
+	got, err := s.Get(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("get in progress", got, claimed.Add(30*time.Second), claimed.Add(24*time.Hour))
+	if err := s.Complete(ctx, "k", cl.Token, idem.Response{Status: 200}, 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Minute)
+	replay, err := s.Claim(ctx, "k", "fp", 30*time.Second, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("replay", replay.Record, time.Time{}, claimed.Add(10*time.Second+2*time.Hour))
+}
+
 // TestMemoryCopies: the store hands out copies, so a caller that edits a replayed response
 // cannot change what the next retry gets.
 func TestMemoryCopies(t *testing.T) {
