@@ -156,6 +156,36 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// TestHopByHopNotStored: whichever hop-by-hop header a response has, alone or with others, and
+// whichever headers its Connection header names, the replay carries none of them and the rest.
+func TestHopByHopNotStored(t *testing.T) {
+	t.Parallel()
+	for _, hop := range []http.Header{
+		{"Connection": {"X-Private"}, "X-Private": {"connection-scoped"}},
+		{"Connection": {"close"}},
+		{"Keep-Alive": {"timeout=5"}},
+		{"Te": {"trailers"}},
+		{"Transfer-Encoding": {"chunked"}},
+		{"Upgrade": {"h2c"}, "Connection": {"upgrade, x-private"}, "X-Private": {"connection-scoped"}},
+		{},
+	} {
+		f := newFixture(t, idemhttp.Options{}, func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range hop {
+				w.Header()[k] = v
+			}
+			w.Header().Set("X-Order", "o-1")
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("ok"))
+		})
+		f.do(request{key: "k"})
+		replay := f.do(request{key: "k"})
+		want := http.Header{"X-Order": {"o-1"}, "Content-Type": {"text/plain"}, idemhttp.HeaderReplayed: {"true"}}
+		if got := replay.Header(); !reflect.DeepEqual(got, want) {
+			t.Errorf("handler headers %v and X-Order: replay headers %v, want %v", hop, got, want)
+		}
+	}
+}
+
 func TestRefusedBeforeTheStore(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -75,13 +75,10 @@ func hopByHop(k string) bool {
 // itself when it has none (almost always), else a copy without them — what h.Clone and h.Del of
 // each would leave, in one pass. h goes to the client as it is.
 func storable(h http.Header) http.Header {
-	if h == nil {
-		return nil
-	}
-	conn := h["Connection"]
-	if len(conn) == 0 && !anyHopByHop(h) {
+	if h == nil || !anyHopByHop(h) { // Connection is one of them
 		return h
 	}
+	conn := h["Connection"]
 	nv := 0
 	for _, vv := range h {
 		nv += len(vv)
