@@ -89,7 +89,9 @@ func (c *canonicalizer) canonicalize(body []byte, ex *excludeNode) ([]byte, erro
 		return nil, fmt.Errorf("%w: a document of %d bytes is over the %d the canonicaliser takes", ErrNotIJSON, len(body), math.MaxInt32)
 	}
 	c.data, c.depth, c.run = body, 0, 0
-	c.out, c.names, c.members = c.out[:0], c.names[:0], c.members[:0]
+	c.out = c.out[:0]
+	c.names = c.names[:0]
+	c.members = c.members[:0]
 	i, err := c.value(0, ex)
 	if err != nil {
 		return nil, err
@@ -108,8 +110,21 @@ func errorAt(i int, format string, args ...any) error {
 
 // flush copies the pending run of input, up to i, to out.
 func (c *canonicalizer) flush(i int) {
-	c.out = append(c.out, c.data[c.run:i]...)
+	appendInPlace(&c.out, c.data[c.run:i])
 	c.run = i
+}
+
+// appendInPlace appends b to *s. When *s has room, only its length is written: the buffers of a
+// canonicalizer, which lives on the heap, would otherwise have their pointer written again by
+// every append, and each such write costs a write barrier while the collector marks.
+func appendInPlace(s *[]byte, b []byte) {
+	n := len(*s)
+	if len(b) <= cap(*s)-n {
+		*s = (*s)[:n+len(b)]
+		copy((*s)[n:], b)
+		return
+	}
+	*s = append(*s, b...)
 }
 
 // outLen is the length of out once the pending run up to i is copied: where what comes next
@@ -412,8 +427,15 @@ func (c *canonicalizer) rewrite(open, closing int, ms []member, order []sortEntr
 		c.out, c.scratch = appendMembers(dst, body, closing, ms, order, c.out, 0), c.out
 		return
 	}
-	c.scratch = append(c.scratch[:0], c.out[body:]...)
-	c.out = appendMembers(c.out[:body], body, closing, ms, order, c.scratch, body)
+	c.scratch = c.scratch[:0]
+	appendInPlace(&c.scratch, c.out[body:])
+	// The members take the room they took, so they are written within out, and only its
+	// length changes (see appendInPlace).
+	if out := appendMembers(c.out[:body], body, closing, ms, order, c.scratch, body); cap(out) == cap(c.out) {
+		c.out = c.out[:len(out)]
+	} else {
+		c.out = out
+	}
 }
 
 // appendMembers appends the members to dst in the given order, comma-separated; their spans are
@@ -624,10 +646,10 @@ func (c *canonicalizer) string(i int, name bool) (s []byte, escaped bool, next i
 func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool, next int, err error) {
 	d := c.data
 	c.flush(start)
-	c.out = append(c.out, d[start:i]...)
+	appendInPlace(&c.out, d[start:i])
 	unescaped := len(c.names)
 	if name {
-		c.names = append(c.names, d[start+1:i]...)
+		appendInPlace(&c.names, d[start+1:i])
 	}
 	for i < len(d) {
 		b := d[i]
@@ -635,7 +657,7 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 		case b == '"':
 			i++
 			c.run = i
-			c.out = append(c.out, '"')
+			appendInPlace(&c.out, d[i-1:i])
 			if name {
 				return c.names[unescaped:], true, i, nil
 			}
@@ -647,9 +669,9 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 			for j < len(d) && plain[d[j]] {
 				j++
 			}
-			c.out = append(c.out, d[i:j]...)
+			appendInPlace(&c.out, d[i:j])
 			if name {
-				c.names = append(c.names, d[i:j]...)
+				appendInPlace(&c.names, d[i:j])
 			}
 			i = j
 			continue
@@ -658,9 +680,9 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 			if r == utf8.RuneError && n == 1 {
 				return nil, false, i, errorAt(i, "invalid UTF-8 in a string")
 			}
-			c.out = append(c.out, d[i:i+n]...)
+			appendInPlace(&c.out, d[i:i+n])
 			if name {
-				c.names = append(c.names, d[i:i+n]...)
+				appendInPlace(&c.names, d[i:i+n])
 			}
 			i += n
 			continue
@@ -709,9 +731,10 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 			return nil, false, i, errorAt(i, "invalid escape \\%c", e)
 		}
 		i++ // the escape's last byte
-		c.out = appendRune(c.out, r)
+		var buf [8]byte
+		appendInPlace(&c.out, appendRune(buf[:0], r))
 		if name {
-			c.names = utf8.AppendRune(c.names, r)
+			appendInPlace(&c.names, utf8.AppendRune(buf[:0], r))
 		}
 	}
 	return nil, false, i, errorAt(i, "unterminated string")
@@ -917,7 +940,7 @@ func (c *canonicalizer) number(start int) (int, error) {
 	}
 	if string(canon) != string(text) { // most numbers are written as ECMAScript prints them
 		c.flush(start)
-		c.out = append(c.out, canon...)
+		appendInPlace(&c.out, canon)
 		c.run = i
 	}
 	return i, nil
