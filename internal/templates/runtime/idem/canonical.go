@@ -46,9 +46,10 @@ type canonicalizer struct {
 	// names holds the unescaped names that had escapes in the input; other names are slices of
 	// data.
 	names []byte
-	// scratch and order serve reorder.
+	// scratch, order and spans serve reorder.
 	scratch []byte
-	order   [32]sortEntry
+	order   [32]uint64
+	spans   [32]uint64
 	// Fingerprint's hash, the parts it hashes before the body, and the sum.
 	hash   hash.Hash
 	prefix []byte
@@ -315,7 +316,7 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 	closing := c.outLen(i)
 	for k := 1; k < len(ms); k++ {
 		if p, m := &ms[k-1], &ms[k]; p.key >= m.key && (p.key > m.key || c.compare(p, m) >= 0) {
-			c.flush(i)
+			c.flush(i + 1)
 			if err := c.reorder(open, closing, ms); err != nil {
 				return i, err
 			}
@@ -368,93 +369,172 @@ func plainEnd(d []byte, i int) int {
 func (c *canonicalizer) grow() { c.members = slices.Grow(c.members, 1) }
 
 // reorder sorts the members of the object opened at out[open] and closed at out[closing], and
-// rewrites them in that order.
+// rewrites them in that order. The brace must be in out: the members are moved with what follows
+// each, the comma or the brace.
 func (c *canonicalizer) reorder(open, closing int, ms []member) error {
-	if len(ms) <= len(c.order) {
-		// Insertion sort of the members' keys, each with its index: objects are small, and most
-		// names differ in their keys. Each member is compared with both its final neighbours
-		// on the way, so a duplicate shows up as a tie.
-		order := c.order[:len(ms)]
-		for i := range ms {
-			k, j := sortEntry{ms[i].key, int32(i)}, i
-			for ; j > 0; j-- {
-				p := order[j-1]
-				if p.key < k.key {
-					break
-				}
-				if p.key == k.key {
-					if cmp := c.compare(&ms[p.index], &ms[i]); cmp == 0 {
-						return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(&ms[i]))
-					} else if cmp < 0 {
-						break
-					}
-				}
-				order[j] = p
-			}
-			order[j] = k
-		}
-		c.rewrite(open, closing, ms, order)
-		return nil
+	if len(ms) > len(c.order) || len(c.out) > math.MaxUint32 {
+		return c.reorderMany(open, closing, ms)
 	}
-	order := make([]sortEntry, len(ms))
+	// Insertion sort of the members' keys, the last byte of each replaced by the member's
+	// index: objects are small, and most names differ in the first 7 bytes the entries keep.
+	// The names whose entries tie there are put in order after, if there are any.
+	order := c.order[:len(ms)]
 	for i := range ms {
-		order[i] = sortEntry{ms[i].key, int32(i)}
-	}
-	slices.SortFunc(order, func(a, b sortEntry) int { return c.compare(&ms[a.index], &ms[b.index]) })
-	for i := 1; i < len(order); i++ {
-		if p, m := &ms[order[i-1].index], &ms[order[i].index]; p.key == m.key && c.compare(p, m) == 0 {
-			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(m))
+		k, j := ms[i].key&^0xFF|uint64(i), i
+		for ; j > 0 && order[j-1] > k; j-- {
+			order[j] = order[j-1]
 		}
+		order[j] = k
 	}
-	c.rewrite(open, closing, ms, order)
+	spans := c.spans[:len(ms)]
+	if memberSpans(spans, order, ms, closing) {
+		for i := 1; i < len(order); i++ {
+			if (order[i-1]^order[i])>>8 == 0 {
+				if err := c.sortTies(ms, order[i-1:]); err != nil {
+					return err
+				}
+			}
+		}
+		memberSpans(spans, order, ms, closing)
+	}
+	c.rewrite(open, closing, spans)
 	return nil
 }
 
-// sortEntry is a member's sort key and index, what reorder moves.
-type sortEntry struct {
-	key   uint64
-	index int32
-}
-
-// rewrite writes the members of the object opened at out[open] in the given order, after a copy
-// of what precedes them: to scratch, which then takes the place of out, when that is the shorter
-// copy (the object is most of the document so far); else back into out from a copy of the
-// object in scratch.
-func (c *canonicalizer) rewrite(open, closing int, ms []member, order []sortEntry) {
-	body := open + 1
-	if body < len(c.out)-body {
-		dst := append(c.scratch[:0], c.out[:body]...)
-		c.out, c.scratch = appendMembers(dst, body, closing, ms, order, c.out, 0), c.out
-		return
+// reorderMany is reorder for an object of more members than the insertion sort takes, or in an
+// output too long for the spans rewrite packs in 64 bits.
+func (c *canonicalizer) reorderMany(open, closing int, ms []member) error {
+	order := make([]uint64, len(ms))
+	for i := range order {
+		order[i] = uint64(i)
 	}
-	c.scratch = c.scratch[:0]
-	appendInPlace(&c.scratch, c.out[body:])
-	// The members take the room they took, so they are written within out, and only its
-	// length changes (see appendInPlace).
-	if out := appendMembers(c.out[:body], body, closing, ms, order, c.scratch, body); cap(out) == cap(c.out) {
-		c.out = c.out[:len(out)]
-	} else {
-		c.out = out
-	}
-}
-
-// appendMembers appends the members to dst in the given order, comma-separated; their spans are
-// in src, shifted by off: each from its start to the comma before the next member's start, the
-// last to the brace at closing.
-func appendMembers(dst []byte, body, closing int, ms []member, order []sortEntry, src []byte, off int) []byte {
-	for _, o := range order {
-		if k := int(o.index); !ms[k].drop {
-			if len(dst) > body {
-				dst = append(dst, ',')
-			}
-			end := closing
-			if k+1 < len(ms) {
-				end = ms[k+1].start - 1
-			}
-			dst = append(dst, src[ms[k].start-off:end-off]...)
+	slices.SortFunc(order, func(a, b uint64) int { return c.compare(&ms[a], &ms[b]) })
+	for i := 1; i < len(order); i++ {
+		if p, m := &ms[order[i-1]], &ms[order[i]]; p.key == m.key && c.compare(p, m) == 0 {
+			return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(m))
 		}
 	}
-	return dst
+	// Each member is moved with the comma or brace after it, as in rewrite, from a copy of the
+	// object.
+	body := open + 1
+	c.scratch = append(c.scratch[:0], c.out[body:]...)
+	c.scratch[closing-body] = ','
+	at := body
+	for _, k := range order {
+		end := closing + 1
+		if k+1 < uint64(len(ms)) {
+			end = ms[k+1].start
+		}
+		at += copy(c.out[at:], c.scratch[ms[k].start-body:end-body])
+	}
+	c.out[closing] = '}'
+	return nil
+}
+
+// sortTies puts in order by their names the entries at the start of order (key<<8|index, sorted)
+// whose keys tie but for their last byte, and finds a duplicate name among them.
+func (c *canonicalizer) sortTies(ms []member, order []uint64) error {
+	n := 1
+	for n < len(order) && (order[0]^order[n])>>8 == 0 {
+		n++
+	}
+	for i := 1; i < n; i++ {
+		k, j := order[i], i
+		for ; j > 0; j-- {
+			cmp := c.compare(&ms[order[j-1]&0xFF], &ms[k&0xFF])
+			if cmp == 0 {
+				return fmt.Errorf("%w: duplicate member name %q", ErrNotIJSON, c.nameOf(&ms[k&0xFF]))
+			}
+			if cmp < 0 {
+				break
+			}
+			order[j] = order[j-1]
+		}
+		order[j] = k
+	}
+	return nil
+}
+
+// memberSpans sets spans[i] to the span in out, start<<32|end, of the member of reorder's entry
+// order[i], of the object closed at out[closing]. Each member is moved with the comma or brace
+// after it: it ends where the next one starts, and the last one after the brace. (An excluded
+// member's span is empty.) It reports whether two entries next to each other tie but for their
+// last byte: their names are not in order yet.
+func memberSpans(spans, order []uint64, ms []member, closing int) (tie bool) {
+	prev := ^order[0]
+	for i, o := range order {
+		if o^prev < 0x100 {
+			tie = true
+		}
+		prev = o
+		k := int(o & 0xFF)
+		end := closing + 1
+		if k+1 < len(ms) {
+			end = ms[k+1].start
+		}
+		spans[i] = uint64(ms[k].start)<<32 | uint64(end)
+	}
+	return tie
+}
+
+// rewrite writes the spans of the object opened at out[open] and closed at out[closing] (see
+// memberSpans) in their order, after a copy of what precedes them: to scratch, which then takes
+// the place of out, when that is the shorter copy (the object is most of the document so far);
+// else back into out from a copy of the object, at the same place, in scratch. The members are
+// moved with the comma or brace after each, so the brace is made a comma first, and the last
+// byte written made the brace. Both buffers are given a chunk of room past the object, for
+// moveSpans.
+func (c *canonicalizer) rewrite(open, closing int, spans []uint64) {
+	body, n := open+1, len(c.out)
+	if cap(c.out)-n < chunk {
+		c.out = slices.Grow(c.out, chunk)
+	}
+	if cap(c.scratch) < n+chunk {
+		c.scratch = make([]byte, 0, max(n+chunk, 2*cap(c.scratch)))
+	}
+	out, scratch := c.out[:cap(c.out)], c.scratch[:cap(c.scratch)]
+	out[closing] = ','
+	if body < n-body {
+		copy(scratch, out[:body])
+		moveSpans(scratch, out, body, spans)
+		c.out, c.scratch = scratch[:n], c.out
+	} else {
+		copy(scratch[body:], out[body:n])
+		// The members take the room they took, so they are written within out, which is not
+		// assigned (see appendInPlace).
+		moveSpans(out, scratch, body, spans)
+	}
+	c.out[closing] = '}'
+}
+
+// chunk is the unit moveSpans copies in.
+const chunk = 32
+
+// moveSpans copies the spans of src, each start<<32|end, one after the other to dst from at on.
+//
+// Most spans are short: they are copied a chunk or two at a time, without a call (which would
+// have the loop keep its state on the stack), and so the last chunk may copy past a span's end,
+// up to chunk-1 bytes: what follows in dst overwrites them, and both src and dst must have that
+// room after the object.
+func moveSpans(dst, src []byte, at int, spans []uint64) {
+	for _, sp := range spans {
+		s, e := int(sp>>32), int(uint32(sp))
+		if e-s > 2*chunk {
+			at += copy(dst[at:], src[s:e])
+			continue
+		}
+		copyChunk((*[chunk]byte)(dst[at:at+chunk]), (*[chunk]byte)(src[s:s+chunk]))
+		if e-s > chunk {
+			copyChunk((*[chunk]byte)(dst[at+chunk:at+2*chunk]), (*[chunk]byte)(src[s+chunk:s+2*chunk]))
+		}
+		at += e - s
+	}
+}
+
+// copyChunk copies a chunk in moves of 16 bytes: one move of 32 would be a call to memmove.
+func copyChunk(dst, src *[chunk]byte) {
+	*(*[16]byte)(dst[:16]) = *(*[16]byte)(src[:16])
+	*(*[16]byte)(dst[16:]) = *(*[16]byte)(src[16:])
 }
 
 // memberName reads the member name at i that the common path of object did not, into m: where

@@ -1,6 +1,7 @@
 package idem
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -417,6 +418,24 @@ func BenchmarkFingerprint1K(b *testing.B) {
 	}
 }
 
+// BenchmarkCanonical1K measures the canonical form alone of BenchmarkFingerprint1K's body, with
+// its excluded field: the part of the fingerprint that is not the hash.
+func BenchmarkCanonical1K(b *testing.B) {
+	ex, err := compileExclude([]string{"timestamp"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := getCanonicalizer()
+	defer c.release()
+	b.SetBytes(int64(len(body1K)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.canonicalize(body1K, ex); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // isJSONByParse is isJSON by its definition alone: the media type as mime.ParseMediaType reads it.
 func isJSONByParse(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -570,5 +589,173 @@ func TestCanonicalDeep(t *testing.T) {
 	want := strings.Repeat(`{"a":1,"b":[{"c":`, depth) + "{}" + strings.Repeat(`,"d":0}]}`, depth)
 	if got, err := CanonicalJSON([]byte(body), []string{"b.x"}); err != nil || string(got) != want {
 		t.Errorf("CanonicalJSON(%.60s...) = %.60s..., %v; want %.60s...", body, got, err, want)
+	}
+}
+
+// TestCanonicalReorderedAgainstJSON: random documents of reordered objects nested in reordered
+// objects, with members of every length around the chunks a reordered object is moved in, names
+// whose sort keys tie in their first 7 or 8 bytes, whitespace, excluded members and, in some,
+// a duplicate name, against encoding/json, which sorts map keys as RFC 8785 does for the names
+// used here (no characters beyond U+FFFF).
+func TestCanonicalReorderedAgainstJSON(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	exclude := []string{"t", "n.t"}
+	for i := range 3000 {
+		g := docGen{rng: rng}
+		body := g.object(0)
+		got, err := CanonicalJSON(body, exclude)
+		if g.duplicate {
+			if !errors.Is(err, ErrNotIJSON) {
+				t.Fatalf("document %d has a duplicate name: error %v, want ErrNotIJSON\n%s", i, err, body)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("document %d: %v\n%s", i, err, body)
+		}
+		if want := jsonCanonical(t, body, exclude); !bytes.Equal(got, want) {
+			t.Fatalf("document %d:\n%s\n got %s\nwant %s", i, body, got, want)
+		}
+	}
+}
+
+// docGen writes a random JSON document for TestCanonicalReorderedAgainstJSON.
+type docGen struct {
+	rng       *rand.Rand
+	buf       bytes.Buffer
+	duplicate bool
+}
+
+// names are the member names drawn from: short ones, and long ones whose first 7 or 8 bytes tie.
+var names = []string{"a", "b", "c", "n", "t", "v", "z", "é", "abcdefg", "abcdefgh", "abcdefgi", "abcdefgh\\u0000",
+	"abcdefghij", "abcdefgj", "abcdefg\\u0000", "abcdefgé", "abcdefghé", "abcdef"}
+
+func (g *docGen) space() {
+	if g.rng.IntN(8) == 0 {
+		g.buf.WriteString([]string{" ", "\n", " \t "}[g.rng.IntN(3)])
+	}
+}
+
+func (g *docGen) object(depth int) []byte {
+	g.buf.WriteByte('{')
+	n := g.rng.IntN(8)
+	if g.rng.IntN(10) == 0 {
+		n = 30 + g.rng.IntN(6) // around the insertion sort's bound
+	}
+	var used []string
+	for k := range n {
+		name := names[g.rng.IntN(len(names))]
+		if g.rng.IntN(3) == 0 {
+			name += fmt.Sprint(g.rng.IntN(40))
+		}
+		if slices.Contains(used, name) {
+			if g.rng.IntN(50) != 0 {
+				continue
+			}
+			g.duplicate = true
+		}
+		used = append(used, name)
+		if k > 0 && g.buf.Bytes()[g.buf.Len()-1] != '{' {
+			g.buf.WriteByte(',')
+		}
+		g.space()
+		g.buf.WriteString(`"` + name + `"`)
+		g.space()
+		g.buf.WriteByte(':')
+		g.space()
+		g.value(depth + 1)
+		g.space()
+	}
+	g.buf.WriteByte('}')
+	return g.buf.Bytes()
+}
+
+func (g *docGen) value(depth int) {
+	switch r := g.rng.IntN(10); {
+	case r < 2 && depth < 4:
+		g.object(depth)
+	case r < 3 && depth < 4:
+		g.buf.WriteByte('[')
+		for k := range g.rng.IntN(3) {
+			if k > 0 {
+				g.buf.WriteByte(',')
+			}
+			g.value(depth + 1)
+		}
+		g.buf.WriteByte(']')
+	case r < 5:
+		fmt.Fprint(&g.buf, g.rng.IntN(1_000_000))
+	default:
+		// Lengths from 0 to 80, across the chunks of 32 bytes reordering moves members in.
+		g.buf.WriteString(`"` + strings.Repeat("x", g.rng.IntN(81)) + `"`)
+	}
+}
+
+// jsonCanonical is the canonical form of body by encoding/json, without the exclude paths.
+func jsonCanonical(t *testing.T, body []byte, exclude []string) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("encoding/json: %v\n%s", err, body)
+	}
+	for _, path := range exclude {
+		dropPath(v, strings.Split(path, "."))
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
+// dropPath removes the members on path from v, through arrays as CanonicalJSON does.
+func dropPath(v any, path []string) {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(path) == 1 {
+			delete(v, path[0])
+		} else if sub, ok := v[path[0]]; ok {
+			dropPath(sub, path[1:])
+		}
+	case []any:
+		for _, e := range v {
+			dropPath(e, path)
+		}
+	}
+}
+
+// TestCanonicalTiesApart: names whose sort keys tie in their first 7 bytes, with up to 30
+// members between them, in and out of order, and as a duplicate.
+func TestCanonicalTiesApart(t *testing.T) {
+	t.Parallel()
+	for gap := range 31 {
+		var between []string
+		for i := range gap {
+			between = append(between, fmt.Sprintf(`"b%02d":%d`, i, i))
+		}
+		join := func(members ...string) string {
+			return "{" + strings.Join(slices.DeleteFunc(members, func(m string) bool { return m == "" }), ",") + "}"
+		}
+		mid := strings.Join(between, ",")
+		for _, tc := range []struct{ body, want string }{
+			{join(`"abcdefgi":0`, mid, `"abcdefgh":1`), join(`"abcdefgh":1`, `"abcdefgi":0`, mid)},
+			{join(`"abcdefgi":0`, mid, `"abcdefgh":1`, `"abcdefg":2`), join(`"abcdefg":2`, `"abcdefgh":1`, `"abcdefgi":0`, mid)},
+			{join(`"abcdefgh":0`, mid, `"abcdefgh":1`), ""},
+			{join(`"abcdefgh":0`, mid, `"abcdefgi":1`, `"abcdefgh":2`), ""},
+		} {
+			got, err := CanonicalJSON([]byte(tc.body), nil)
+			if tc.want == "" {
+				if !errors.Is(err, ErrNotIJSON) {
+					t.Errorf("%s: error %v, want ErrNotIJSON", tc.body, err)
+				}
+			} else if err != nil || string(got) != tc.want {
+				t.Errorf("%s:\n got %s, %v\nwant %s", tc.body, got, err, tc.want)
+			}
+		}
 	}
 }
