@@ -212,37 +212,31 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 				return i, errorAt(i, "expected a member name")
 			}
 		}
-		n := len(c.members)
-		if n == cap(c.members) {
-			c.grow()
-		}
-		c.members = c.members[:n+1]
-		m := &c.members[n]
-		m.start, m.drop = c.outLen(i), false
 		// The name. Plain ASCII, the common case, is read here a word at a time and keyed from
-		// its first word; the rest goes through memberName.
+		// its first word, and the member recorded; the rest goes through memberName.
+		start := c.outLen(i)
 		named := false
 		if j := i + 1; j+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[j : j+8])
 			if s := special8(w); s != 0 {
 				if k := bits.TrailingZeros64(s) / 8; byte(w>>(8*k)) == '"' {
-					m.key, m.name, m.size, m.escaped = bits.ReverseBytes64(w&(1<<(8*k)-1)), j, int32(k), false
+					c.members = append(c.members, member{key: bits.ReverseBytes64(w & (1<<(8*k) - 1)), name: j, start: start, size: int32(k)})
 					i, named = j+k+1, true
 				}
 			} else if k := plainEnd(d, j+8); uint(k) < uint(len(d)) && d[k] == '"' {
-				m.key, m.name, m.size, m.escaped = bits.ReverseBytes64(w), j, int32(k-j), false
+				c.members = append(c.members, member{key: bits.ReverseBytes64(w), name: j, start: start, size: int32(k - j)})
 				i, named = k+1, true
 			}
 		}
 		if !named {
 			var err error
-			if i, err = c.memberName(i, m); err != nil {
+			if i, err = c.memberName(i, start); err != nil {
 				return i, err
 			}
 		}
 		var sub *excludeNode
 		if ex != nil {
-			sub = ex.child(c.nameOf(&c.members[n]))
+			sub = ex.child(c.nameOf(&c.members[len(c.members)-1]))
 		}
 		if uint(i) >= uint(len(d)) || d[i] != ':' {
 			if i = c.space(d, i); uint(i) >= uint(len(d)) || d[i] != ':' {
@@ -364,9 +358,6 @@ func plainEnd(d []byte, i int) int {
 	}
 	return i
 }
-
-//go:noinline
-func (c *canonicalizer) grow() { c.members = slices.Grow(c.members, 1) }
 
 // reorder sorts the members of the object opened at out[open] and closed at out[closing], and
 // rewrites them in that order. The brace must be in out: the members are moved with what follows
@@ -537,20 +528,21 @@ func copyChunk(dst, src *[chunk]byte) {
 	*(*[16]byte)(dst[16:]) = *(*[16]byte)(src[16:])
 }
 
-// memberName reads the member name at i that the common path of object did not, into m: where
-// it is (in data, or in c.names if escaped), its length and sort key; returns the position after
-// it.
+// memberName reads the member name at i that the common path of object did not, and records the
+// member, which starts at out[start]: where its name is (in data, or in c.names if escaped), its
+// length and sort key; returns the position after it.
 //
 //go:noinline
-func (c *canonicalizer) memberName(i int, m *member) (next int, err error) {
+func (c *canonicalizer) memberName(i, start int) (next int, err error) {
 	name, escaped, next, err := c.string(i, true)
 	if err != nil {
 		return next, err
 	}
-	m.name, m.size, m.key, m.escaped = i+1, int32(len(name)), sortKey(name), escaped
+	at := i + 1
 	if escaped {
-		m.name = len(c.names) - len(name)
+		at = len(c.names) - len(name)
 	}
+	c.members = append(c.members, member{key: sortKey(name), name: at, start: start, size: int32(len(name)), escaped: escaped})
 	return next, nil
 }
 
