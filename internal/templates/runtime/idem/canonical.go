@@ -254,13 +254,17 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 				}
 			}
 		}
-		var err error
+		// Only the calls can fail: each checks its error, so that the common paths join
+		// without one.
 		switch {
 		case b == '"':
 			if k := plainEnd(d, i+1); uint(k) < uint(len(d)) && d[k] == '"' {
 				i = k + 1
 			} else {
-				_, _, i, err = c.string(i, false)
+				var err error
+				if _, _, i, err = c.string(i, false); err != nil {
+					return i, err
+				}
 			}
 		case b-'1' <= 8:
 			k := i + 1
@@ -270,21 +274,33 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 			if k-i <= exactDigits && (k == len(d) || d[k] != '.' && d[k]|0x20 != 'e') {
 				i = k
 			} else {
-				i, err = c.number(i)
+				var err error
+				if i, err = c.number(i); err != nil {
+					return i, err
+				}
 			}
-		case b == '-' || b == '0':
-			i, err = c.number(i)
 		case (b == 'n' || b == 't') && i+4 <= len(d) && (string(d[i:i+4]) == "null" || string(d[i:i+4]) == "true"):
 			i += 4 // canonical as it stands
+		case b == '-' || b == '0':
+			var err error
+			if i, err = c.number(i); err != nil {
+				return i, err
+			}
 		case b == '{':
-			i, err = c.object(i, sub)
+			var err error
+			if i, err = c.object(i, sub); err != nil {
+				return i, err
+			}
 		case b == '[':
-			i, err = c.array(i, sub)
+			var err error
+			if i, err = c.array(i, sub); err != nil {
+				return i, err
+			}
 		default:
-			i, err = c.value(i, sub)
-		}
-		if err != nil {
-			return i, err
+			var err error
+			if i, err = c.value(i, sub); err != nil {
+				return i, err
+			}
 		}
 		if sub != nil && sub.drop {
 			i = c.drop(open, i)
