@@ -142,3 +142,50 @@ func TestIfEqualRefused(t *testing.T) {
 	}
 	newKey(t, s, "second", resp)
 }
+
+// TestIfEqualErrorReply: a SET ... IFEQ answered with an error wrote nothing, so the script
+// completes instead. An error that says the server (or a proxy before it) does not know the
+// option stops the store asking; any other, such as OOM, does not.
+func TestIfEqualErrorReply(t *testing.T) {
+	rdb := valkey(t)
+	for _, tc := range []struct {
+		reply   string
+		refused bool
+	}{
+		{"ERR syntax error", true},
+		{"ERR unknown option 'IFEQ'", true},
+		{"ERR wrong number of arguments for 'set' command", true},
+		{"OOM command not allowed when used memory > 'maxmemory'.", false},
+		{"READONLY You can't write against a read only replica.", false},
+	} {
+		t.Run(tc.reply, func(t *testing.T) {
+			_, prefix := newStore(t, rdb)
+			s := redisstore.New(refuseIfEqual{rdb, tc.reply}, redisstore.Options{Prefix: prefix})
+			newKey(t, s, "k", idem.Response{Status: 200, Body: []byte("ok")})
+			if got := redisstore.IfEqualRefused(s); got != tc.refused {
+				t.Errorf("after %q: IfEqualRefused = %v, want %v", tc.reply, got, tc.refused)
+			}
+		})
+	}
+}
+
+// refuseIfEqual is a client that answers every SET ... IFEQ with the error reply and sends the
+// rest to rdb.
+type refuseIfEqual struct {
+	rdb   *redis.Client
+	reply string
+}
+
+func (r refuseIfEqual) Process(ctx context.Context, cmd redis.Cmder) error {
+	if args := cmd.Args(); len(args) > 4 && args[0] == "set" && args[3] == "ifeq" {
+		cmd.SetErr(replyError(r.reply))
+		return cmd.Err()
+	}
+	return r.rdb.Process(ctx, cmd)
+}
+
+// replyError is an error reply from the server, as go-redis reports one (redis.Error).
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+func (replyError) RedisError()     {}

@@ -590,8 +590,9 @@ func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Respo
 // lapsed and was taken over writes nothing — the fence completeScript keeps, without Lua, whose
 // cost on the server is most of a new key's (see docs/redis.md). It reports whether the command
 // decided the complete, setting *err: nil when it wrote, the failure when the round trip failed.
-// When the server wrote nothing, the script decides, so that a lost lease is told apart from a
-// value rewritten some other way; and a server without IFEQ (a syntax error) is not asked again.
+// When the server wrote nothing, or answered with an error, the script decides, so that a lost
+// lease is told apart from a value rewritten some other way; and a server without IFEQ (a syntax
+// error) is not asked again.
 func (s *Store) setIfEqual(ctx context.Context, c *completeArgs, key, held string, err *error) bool {
 	if s.noIfEqual.Load() {
 		return false
@@ -606,8 +607,14 @@ func (s *Store) setIfEqual(ctx context.Context, c *completeArgs, key, held strin
 		*err = nil
 	case errors.Is(e, redis.Nil):
 		return false
-	case isReply(e) && strings.Contains(e.Error(), "syntax error"):
-		s.noIfEqual.Store(true)
+	case isReply(e):
+		// The server wrote nothing. One that does not know IFEQ (Redis before 8.4, a proxy that
+		// checks arguments) is not asked again; any other error reply (OOM, a read-only
+		// replica) is the script's to meet and report.
+		if msg := e.Error(); strings.Contains(msg, "syntax error") || strings.Contains(msg, "unknown") ||
+			strings.Contains(msg, "wrong number of arguments") {
+			s.noIfEqual.Store(true)
+		}
 		return false
 	default:
 		*err = s.unavailable(ctx, "complete", key, e)
