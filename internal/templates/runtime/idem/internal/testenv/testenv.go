@@ -23,8 +23,11 @@ const (
 	RedisClusterAddrs = "IDEMKIT_TEST_REDIS_CLUSTER_ADDRS"
 	// ValkeyURL names a server whose SET takes IFEQ (Valkey 8.1 or later, Redis 8.4 or later),
 	// where the Redis store completes a key without a script.
-	ValkeyURL   = "IDEMKIT_TEST_VALKEY_URL"
-	DatabaseURL = "IDEMKIT_TEST_DATABASE_URL"
+	ValkeyURL = "IDEMKIT_TEST_VALKEY_URL"
+	// ValkeyServer is the path of that server's binary, for the tests that start servers of
+	// their own (a master and its replica).
+	ValkeyServer = "IDEMKIT_TEST_VALKEY_SERVER"
+	DatabaseURL  = "IDEMKIT_TEST_DATABASE_URL"
 )
 
 // URL returns the server URL in the variable name, or skips the test (fails it under CI) when the
