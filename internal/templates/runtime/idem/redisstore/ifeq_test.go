@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,20 +23,36 @@ import (
 func valkey(t testing.TB, edit ...func(*redis.Options)) *redis.Client {
 	t.Helper()
 	rdb := clientAt(t, testenv.ValkeyURL, edit...)
-	probe := testenv.Name(t) + ":probe"
-	if err := rdb.Do(t.Context(), "set", probe, "x", "ifeq", "y").Err(); err != nil && !errors.Is(err, redis.Nil) {
+	if err := ifEqualProbe(t, rdb); err != nil {
 		t.Fatalf("%s: the server's SET does not take IFEQ (%v): point it at Valkey 8.1 or later, or Redis 8.4 or later", testenv.ValkeyURL, err)
 	}
 	return rdb
 }
 
+// ifEqualProbe sends a SET ... IFEQ that writes nothing (its key does not exist): nil where the
+// server has IFEQ, the server's error where it has not.
+func ifEqualProbe(t testing.TB, rdb *redis.Client) error {
+	t.Helper()
+	err := rdb.Do(t.Context(), "set", testenv.Name(t)+":probe", "x", "ifeq", "y").Err()
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	return err
+}
+
 // TestIfEqualConformance runs the suite on a server whose SET has IFEQ, where a Store completes
-// without a script.
+// without a script: the suite's completes are counted, and some must have been SET ... IFEQ.
 func TestIfEqualConformance(t *testing.T) {
 	rdb := valkey(t)
+	counted := &ifEqualCounter{rdb: rdb}
+	t.Cleanup(func() { // after the suite's parallel subtests
+		if n := counted.written.Load(); n == 0 {
+			t.Error("no complete of the suite was a SET ... IFEQ that wrote")
+		}
+	})
 	storetest.Run(t, func(t testing.TB) idem.Store {
-		s, _ := newStore(t, rdb)
-		return s
+		_, prefix := newStore(t, rdb)
+		return redisstore.New(counted, redisstore.Options{Prefix: prefix})
 	}, storetest.WithOutage(func(t testing.TB, dial storetest.DialFunc) idem.Store {
 		linked := valkey(t, func(o *redis.Options) { o.Dialer = dial })
 		_, prefix := newStore(t, rdb)
@@ -50,12 +67,7 @@ func TestIfEqualComplete(t *testing.T) {
 	admin := valkey(t)
 	ctx := t.Context()
 	// A client that may not run scripts: a complete that needed one would fail.
-	user := testenv.Name(t)
-	if err := admin.Do(ctx, "acl", "setuser", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-@scripting").Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Do(context.Background(), "acl", "deluser", user) })
-	noScripts := valkey(t, func(o *redis.Options) { o.Username, o.Password = user, "pw" })
+	noScripts := valkey(t, aclUser(t, admin, "-@scripting"))
 	resp := idem.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"ch_1"}`)}
 	big := idem.Response{Status: 201, Body: []byte(strings.Repeat("{}", 8<<10))}
 
@@ -105,7 +117,9 @@ func TestIfEqualComplete(t *testing.T) {
 		replays(t, s, "k", resp)
 	})
 	t.Run("extended", func(t *testing.T) {
-		s, _ := newStore(t, admin)
+		_, prefix := newStore(t, admin)
+		counted := &ifEqualCounter{rdb: admin}
+		s := redisstore.New(counted, redisstore.Options{Prefix: prefix})
 		c, err := s.Claim(ctx, "k", "fp", time.Minute, time.Hour)
 		if err != nil {
 			t.Fatal(err)
@@ -115,6 +129,9 @@ func TestIfEqualComplete(t *testing.T) {
 		}
 		if err := s.Complete(ctx, "k", c.Token, resp, time.Hour); err != nil {
 			t.Fatalf("complete after an extend: %v", err)
+		}
+		if n := counted.sent.Load(); n != 0 {
+			t.Errorf("the complete after an extend sent %d SET ... IFEQ, want none: the extend rewrote the value it would compare", n)
 		}
 		replays(t, s, "k", resp)
 		if err := s.Complete(ctx, "k", c.Token, resp, time.Hour); !errors.Is(err, idem.ErrLeaseLost) {
@@ -127,8 +144,7 @@ func TestIfEqualComplete(t *testing.T) {
 // out and completes through the script, and so do the rest, without asking again.
 func TestIfEqualRefused(t *testing.T) {
 	rdb := client(t)
-	ctx := t.Context()
-	if err := rdb.Do(ctx, "set", testenv.Name(t)+":probe", "x", "ifeq", "y").Err(); err == nil || errors.Is(err, redis.Nil) {
+	if ifEqualProbe(t, rdb) == nil {
 		t.Skipf("the server at %s has SET ... IFEQ; TestIfEqualComplete covers it", testenv.RedisURL)
 	}
 	s, _ := newStore(t, rdb)
@@ -189,3 +205,33 @@ type replyError string
 
 func (e replyError) Error() string { return string(e) }
 func (replyError) RedisError()     {}
+
+// ifEqualCounter is a client that counts the SET ... IFEQ it sends to rdb, and those that wrote.
+type ifEqualCounter struct {
+	rdb           *redis.Client
+	sent, written atomic.Int64
+}
+
+func (c *ifEqualCounter) Process(ctx context.Context, cmd redis.Cmder) error {
+	err := c.rdb.Process(ctx, cmd)
+	if args := cmd.Args(); len(args) > 4 && args[0] == "set" && args[3] == "ifeq" {
+		c.sent.Add(1)
+		if err == nil {
+			c.written.Add(1)
+		}
+	}
+	return err
+}
+
+// aclUser makes an ACL user of the test's own on admin's server, allowed every command but what
+// rules take away, and returns the client option that logs in as it.
+func aclUser(t *testing.T, admin *redis.Client, rules ...any) func(*redis.Options) {
+	t.Helper()
+	user := testenv.Name(t)
+	args := append([]any{"acl", "setuser", user, "reset", "on", ">pw", "~*", "&*", "+@all"}, rules...)
+	if err := admin.Do(t.Context(), args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Do(context.Background(), "acl", "deluser", user) })
+	return func(o *redis.Options) { o.Username, o.Password = user, "pw" }
+}

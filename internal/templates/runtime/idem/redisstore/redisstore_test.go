@@ -422,13 +422,7 @@ func TestFunctionReloaded(t *testing.T) {
 // FCALL and FUNCTION) still completes, through EVALSHA.
 func TestFunctionsRefused(t *testing.T) {
 	admin := client(t)
-	ctx := t.Context()
-	user := testenv.Name(t)
-	if err := admin.Do(ctx, "acl", "setuser", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-fcall", "-function").Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Do(context.Background(), "acl", "deluser", user) })
-	rdb := client(t, func(o *redis.Options) { o.Username, o.Password = user, "pw" })
+	rdb := client(t, aclUser(t, admin, "-fcall", "-function"))
 	s, _ := newStore(t, rdb)
 	redisstore.ScriptsOnly(s)
 	newKey(t, s, "k1", idem.Response{Status: 200})
