@@ -1908,9 +1908,9 @@ func isTime(t types.Type) bool {
 }
 
 // inMemory reports whether record is kept in process memory: a map
-// behind a mutex, or a sync.Map.
+// behind a mutex, a sync.Map, or an in-memory cache library.
 func inMemory(record string) bool {
-	return strings.HasPrefix(record, "syncmap ") || strings.HasPrefix(record, "map ")
+	return strings.HasPrefix(record, "syncmap ") || strings.HasPrefix(record, "map ") || strings.HasPrefix(record, "cache ")
 }
 
 // claimAdvice names the atomic insert-if-absent of the store a record
@@ -1927,6 +1927,11 @@ func claimAdvice(record string) string {
 		return "LoadOrStore, going on only when its loaded result is false"
 	case strings.HasPrefix(record, "map "):
 		return "a store in the same critical section as the check, or a second check under the write lock"
+	case strings.HasPrefix(record, "cache "):
+		if claim := match.MemCacheClaim(record); claim != "" {
+			return "the cache's " + claim
+		}
+		return "LoadOrStore on a sync.Map, or SET NX in a shared store, in place of this cache, which has no add-if-absent"
 	}
 	return "INSERT ... ON CONFLICT DO NOTHING, or SET NX"
 }

@@ -86,7 +86,15 @@
 // sync.Map's Load then Store is two steps; LoadOrStore, CompareAndSwap
 // and LoadAndDelete are one, except that a LoadOrStore whose loaded value
 // is checked (a list of the IDs handled, a state) and then stored back
-// changed is a Load: the check and the Store are two steps. An entry
+// changed is a Load: the check and the Store are two steps. So are a
+// lookup and an add on the in-memory cache libraries services keep
+// "seen" sets in: go-cache (Get, then Set), golang-lru and groupcache's
+// lru (Get, Peek or Contains, then Add), ristretto, bigcache, ttlcache
+// and freecache. Their one-step adds are claims: go-cache's Add (which
+// fails for a key it holds), golang-lru's ContainsOrAdd and PeekOrAdd,
+// ttlcache's and freecache's GetOrSet. An outgoing request made with a
+// safe method (http.NewRequest with GET, HEAD or OPTIONS, then Do) is
+// no work between: a read-through cache of a fetch is not reported. An entry
 // overwritten with a value made from what its lookup found (the list
 // with one more ID) is reported as an append is, on any record name: of
 // two callers that both pass the check, both go on and one's addition is

@@ -4,7 +4,8 @@
 // packages import minimal copies of those libraries' signatures: SQL
 // (pgx v4 and v5, sqlx, gorm, bun, squirrel, goqu, and ent with a
 // package it generated, example.com/shop/ent), Redis (go-redis v8 and
-// v9, redigo, rueidis, redislock, redsync), documents (MongoDB's driver v1
+// v9, redigo, rueidis, redislock, redsync), in-memory caches (go-cache,
+// golang-lru v2), documents (MongoDB's driver v1
 // and v2, DynamoDB), fresh values (google and gofrs
 // uuid, ulid, ksuid, xid), retries (backoff, retry-go), queues and clients
 // (SQS, NATS, river, asynq, resty, gRPC metadata) and stripe-go. The

@@ -94,8 +94,48 @@ func External(info *types.Info, call *ast.CallExpr) (string, bool) {
 			in = path == prefix || strings.HasPrefix(path, prefix+"/")
 		}
 		if in && slices.Contains(strings.Fields(m.names), fn.Name()) {
+			if path == "net/http" && fn.Name() == "Do" && safeRequest(info, call) {
+				return "", false
+			}
 			return fn.Pkg().Name() + "." + fn.Name(), true
 		}
 	}
 	return "", false
+}
+
+// safeRequest reports whether call, an http.Client's Do, sends a request
+// its function made with a safe method (GET, HEAD, OPTIONS): a read, which
+// RFC 9110 lets any client repeat, so that fetching it twice harms nothing.
+func safeRequest(info *types.Info, call *ast.CallExpr) bool {
+	if len(call.Args) != 1 {
+		return false
+	}
+	id, ok := ast.Unparen(call.Args[0]).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, index, later, ok := definition(info, id)
+	if !ok || index != 0 || len(later) > 0 {
+		return false
+	}
+	made, ok := ast.Unparen(v).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	fn, ok := typeutil.Callee(info, made).(*types.Func)
+	if !ok || !inPackage(fn, "net/http") {
+		return false
+	}
+	at := -1
+	switch fn.Name() {
+	case "NewRequest":
+		at = 0
+	case "NewRequestWithContext":
+		at = 1
+	}
+	if at < 0 || len(made.Args) <= at {
+		return false
+	}
+	method, ok := ConstString(info, made.Args[at])
+	return ok && (method == "GET" || method == "HEAD" || method == "OPTIONS")
 }
