@@ -15,10 +15,11 @@ import (
 )
 
 // memWrite is a store into a record kept in process memory: m[key] = v on
-// a map shared between goroutines, or a sync.Map's Store, Swap or
-// LoadOrStore.
+// a map shared between goroutines, a sync.Map's Store, Swap or
+// LoadOrStore, or an in-memory cache library's Set or Add.
 type memWrite struct {
-	record string // "map d.replies", "syncmap d.entries"
+	record string // "map d.replies", "syncmap d.entries", "cache go-cache d.replies"
+	target string // the map or cache as written: d.replies
 	key    string // the key as written
 	at     ast.Node
 	value  ast.Expr
@@ -50,7 +51,7 @@ func (a *checker) memStatus(f *claim.Func) {
 		if lit == nil || s == nil || !hasBodyField(s) || !a.empty(w.value, lit) || a.inProgress(w.value) || a.progressFlag(lit) {
 			continue
 		}
-		target := strings.SplitN(w.record, " ", 2)[1]
+		target := w.target
 		a.r.Report(analysis.Diagnostic{
 			Pos: w.at.Pos(), End: w.at.End(),
 			Message: fmt.Sprintf("%s of %s under %s stores %s %s: it marks the key put there by the %s at %s completed without the response, so a retry cannot get back what this call answered; store the status and the body in the entry (cacheresponse)",
@@ -74,15 +75,15 @@ func (a *checker) memWrites(body *ast.BlockStmt) []memWrite {
 			}
 			for i, l := range n.Lhs {
 				if u, ok := effect.MapAccess(a.info, l, match.OpWrite); ok {
-					out = append(out, memWrite{record: u.Record, key: types.ExprString(u.Keys[0]), at: n, value: n.Rhs[i], what: u.What})
+					out = append(out, memWrite{record: u.Record, target: u.Target, key: types.ExprString(u.Keys[0]), at: n, value: n.Rhs[i], what: u.What})
 				}
 			}
 		case *ast.CallExpr:
 			acc, ok := match.Classify(a.pass.Fset, a.info, n)
-			if !ok || !strings.HasPrefix(acc.Record, "syncmap ") || len(n.Args) < 2 || acc.Op != match.OpWrite && acc.Op != match.OpClaim {
+			if !ok || !strings.HasPrefix(acc.Record, "syncmap ") && !strings.HasPrefix(acc.Record, "cache ") || len(n.Args) < 2 || acc.Op != match.OpWrite && acc.Op != match.OpClaim {
 				return true
 			}
-			out = append(out, memWrite{record: acc.Record, key: types.ExprString(n.Args[0]), at: n, value: n.Args[1], what: acc.What})
+			out = append(out, memWrite{record: acc.Record, target: acc.Target, key: types.ExprString(n.Args[0]), at: n, value: n.Args[1], what: acc.What})
 		}
 		return true
 	})
