@@ -301,7 +301,12 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		if err != nil {
 			m.ranWithError(r, key, tenant, route, err)
 		}
-		send(w, x.rec.header, x.rec.statusCode(), x.rec.body.Bytes(), false)
+		if m.BeforeStore != nil {
+			// BeforeStore had the header map, and what it did to it goes to the client too.
+			send(w, x.rec.header, x.rec.statusCode(), x.rec.body.Bytes(), false)
+		} else {
+			sendFields(w, x.rec.fields, x.rec.statusCode(), x.rec.body.Bytes())
+		}
 	case err == nil && res.Replayed:
 		m.event(r, slog.LevelDebug, "idempotency: replayed stored response", key, tenant, route, slog.Int("status", res.Response.Status), slog.Attr{})
 		m.Hooks.replay(r, key)
@@ -361,7 +366,7 @@ func (m *middleware) event(r *http.Request, level slog.Level, msg, key, tenant, 
 // toStore is what gets stored for a response: itself without hop-by-hop headers, or, when its
 // body is over MaxResponseBytes and it would be stored, the response-too-large problem.
 func (m *middleware) toStore(rec *recorder) idem.Response {
-	resp := idem.Response{Status: rec.statusCode(), Header: storable(rec.header), Body: rec.body.Bytes()}
+	resp := idem.Response{Status: rec.statusCode(), Header: storable(rec.header, rec.readFields()), Body: rec.body.Bytes()}
 	if int64(len(resp.Body)) <= m.MaxResponseBytes || !m.Keeper.Caches(resp) {
 		return resp
 	}
@@ -409,6 +414,20 @@ func send(w http.ResponseWriter, h http.Header, status int, body []byte, replaye
 	if replayed {
 		dst[HeaderReplayed] = replayedTrue
 	}
+	writeBody(w, status, body)
+}
+
+// sendFields is send of the response the handler ran for, whose header the recorder read into
+// fields (see recorder.readFields).
+func sendFields(w http.ResponseWriter, fields []headerField, status int, body []byte) {
+	dst := w.Header()
+	for _, f := range fields {
+		dst[f.key] = f.values[:len(f.values):len(f.values)]
+	}
+	writeBody(w, status, body)
+}
+
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	if status == 0 {
 		status = http.StatusOK
 	}

@@ -20,6 +20,27 @@ type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	// fields are header's keys and values, read from the map once the handler has returned (see
+	// readFields). What needs the header after that, the check for hop-by-hop headers and send,
+	// walks them rather than the map: each walk over a map starts at a random place, and drawing
+	// it costs more than the rest of a walk over a few keys.
+	fields []headerField
+}
+
+// headerField is one key of a header, with its values.
+type headerField struct {
+	key    string
+	values []string
+}
+
+// readFields reads the header map into fields, once the handler has returned, and reports
+// whether any of its keys is hop-by-hop (see storable).
+func (r *recorder) readFields() (anyHopByHop bool) {
+	for k, vv := range r.header {
+		r.fields = append(r.fields, headerField{k, vv})
+		anyHopByHop = anyHopByHop || hopByHop(k)
+	}
+	return anyHopByHop
 }
 
 // maxPooledHeader keeps the pool from holding on to the header map of a rare response with many
@@ -37,6 +58,11 @@ func (r *recorder) reset(kept bool) {
 		clear(r.header)
 		r.body.Reset()
 	}
+	clear(r.fields) // let go of the strings
+	if cap(r.fields) > maxPooledHeader {
+		r.fields = nil
+	}
+	r.fields = r.fields[:0]
 	r.status = 0
 }
 
@@ -72,10 +98,10 @@ func hopByHop(k string) bool {
 }
 
 // storable returns h without hop-by-hop headers, including any the Connection header names: h
-// itself when it has none (almost always), else a copy without them — what h.Clone and h.Del of
-// each would leave, in one pass. h goes to the client as it is.
-func storable(h http.Header) http.Header {
-	if h == nil || !anyHopByHop(h) { // Connection is one of them
+// itself when hop, which says whether it has any, is false (almost always), else a copy without
+// them — what h.Clone and h.Del of each would leave, in one pass. h goes to the client as it is.
+func storable(h http.Header, hop bool) http.Header {
+	if h == nil || !hop { // Connection is one of them
 		return h
 	}
 	conn := h["Connection"]
@@ -98,15 +124,6 @@ func storable(h http.Header) http.Header {
 		sv = sv[n:]
 	}
 	return out
-}
-
-func anyHopByHop(h http.Header) bool {
-	for k := range h {
-		if hopByHop(k) {
-			return true
-		}
-	}
-	return false
 }
 
 // connectionNames reports whether the Connection header values conn name the header k.
