@@ -175,55 +175,69 @@ func (c Claim) Held() bool { return c.Outcome == Claimed || c.Outcome == TakenOv
 // The random bytes are read from crypto/rand ahead, for many tokens at once: a read costs a
 // system call of about 300ns, as much as the rest of a memory store's claim. Each character
 // takes five bits of them, not a byte as rand.Text's do, since making random bytes costs about
-// 2ns each: 17 bytes make a token, not 26.
+// 2ns each: 17 bytes make a token, not 26. The tokens of a read are made together, into one
+// string that each is cut from, so that a token costs no allocation of its own.
 func NewToken() string {
-	var src [tokenBytes]byte
 	tokens.mu.Lock()
-	if tokens.left < tokenBytes {
-		rand.Read(tokens.buf[:]) // never returns an error (it crashes the program instead)
-		tokens.left = len(tokens.buf)
+	if tokens.next == len(tokens.text) {
+		tokens.text, tokens.next = makeTokens(), 0
 	}
-	next := tokens.buf[len(tokens.buf)-tokens.left:][:tokenBytes]
-	copy(src[:], next)
-	clear(next) // each random byte serves once
-	tokens.left -= tokenBytes
+	t := tokens.text[tokens.next : tokens.next+tokenLen]
+	tokens.next += tokenLen
 	tokens.mu.Unlock()
-	var b [tokenLen]byte
-	base32Block(b[0:8], src[0:5])
-	base32Block(b[8:16], src[5:10])
-	base32Block(b[16:24], src[10:15])
-	last := uint(src[15])<<8 | uint(src[16]) // 10 of its 16 bits make the last two characters
-	b[24] = base32Alphabet[last>>11&31]
-	b[25] = base32Alphabet[last>>6&31]
-	clear(src[:])
-	return string(b[:])
+	return t
 }
 
-// base32Block writes the 40 bits of src as eight characters of the base32 alphabet.
+// makeTokens reads random bytes for tokensAhead tokens, and returns the tokens one after another.
+// The random bytes are cleared once made into tokens, each having served once.
+func makeTokens() string {
+	var src [tokensAhead * tokenBytes]byte
+	rand.Read(src[:]) // never returns an error (it crashes the program instead)
+	var b [tokensAhead * tokenLen]byte
+	for i := range tokensAhead {
+		s, t := src[i*tokenBytes:][:tokenBytes], b[i*tokenLen:][:tokenLen]
+		base32Block(t[0:8], s[0:5])
+		base32Block(t[8:16], s[5:10])
+		base32Block(t[16:24], s[10:15])
+		last := uint(s[15])<<8 | uint(s[16]) // 10 of its 16 bits make the last two characters
+		t[24], t[25] = base32Pairs[last>>6&1023][0], base32Pairs[last>>6&1023][1]
+	}
+	clear(src[:])
+	text := string(b[:])
+	clear(b[:])
+	return text
+}
+
+// base32Block writes the 40 bits of src as eight characters of the base32 alphabet, two at a time.
 func base32Block(dst, src []byte) {
 	_, _ = dst[7], src[4]
 	v := uint(src[0])<<32 | uint(src[1])<<24 | uint(src[2])<<16 | uint(src[3])<<8 | uint(src[4])
-	dst[0] = base32Alphabet[v>>35&31]
-	dst[1] = base32Alphabet[v>>30&31]
-	dst[2] = base32Alphabet[v>>25&31]
-	dst[3] = base32Alphabet[v>>20&31]
-	dst[4] = base32Alphabet[v>>15&31]
-	dst[5] = base32Alphabet[v>>10&31]
-	dst[6] = base32Alphabet[v>>5&31]
-	dst[7] = base32Alphabet[v&31]
+	*(*[2]byte)(dst[0:2]) = base32Pairs[v>>30&1023]
+	*(*[2]byte)(dst[2:4]) = base32Pairs[v>>20&1023]
+	*(*[2]byte)(dst[4:6]) = base32Pairs[v>>10&1023]
+	*(*[2]byte)(dst[6:8]) = base32Pairs[v&1023]
 }
+
+// base32Pairs holds the two characters of the base32 alphabet that each 10 bits make.
+var base32Pairs = func() (p [1024][2]byte) {
+	for v := range p {
+		p[v] = [2]byte{base32Alphabet[v>>5], base32Alphabet[v&31]}
+	}
+	return p
+}()
 
 const (
 	tokenLen       = 26
 	tokenBytes     = (tokenLen*5 + 7) / 8 // random bytes of a token
+	tokensAhead    = 64                   // tokens made from one read of random bytes
 	base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 )
 
-// tokens holds random bytes read ahead for NewToken.
+// tokens holds the tokens made ahead for NewToken: text, from next on, is yet to be handed out.
 var tokens struct {
 	mu   sync.Mutex
-	buf  [64 * tokenBytes]byte
-	left int // unused, at the end of buf
+	text string
+	next int
 }
 
 // MaxKeyLen bounds a stored key (the client's key with its scope), leaving room in a Postgres
@@ -267,25 +281,35 @@ func checkText(what, s string) error {
 
 // isText reports whether s is what checkText accepts. Keys and fingerprints are ASCII almost
 // always, and for them it reads s once, eight bytes at a time, where checking UTF-8 and looking
-// for NUL read it twice; anything else it leaves to those checks.
+// for NUL read it twice; anything else it leaves to those checks. The words are not tested one by
+// one but folded into one, tested once at the end: a string that fails is rare, and reading on
+// past its first bad word costs less than a branch on every word.
 func isText(s string) bool {
-	if len(s) < 8 || len(s) > MaxKeyLen {
-		return len(s) > 0 && len(s) <= MaxKeyLen && utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+	n := len(s)
+	if n < 8 || n > MaxKeyLen {
+		return n > 0 && n <= MaxKeyLen && utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 	}
-	// The last eight bytes overlap the ones before unless the length is a multiple of eight.
-	for i := 0; ; i += 8 {
-		i = min(i, len(s)-8)
-		w := s[i : i+8]
-		v := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		// A byte of v with its top bit set is not ASCII; subtracting one from a zero byte sets it.
-		if (v|(v-0x0101010101010101))&0x8080808080808080 != 0 {
-			return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
-		}
-		if i == len(s)-8 {
-			return true
-		}
+	// A byte of a word with its top bit set is not ASCII; subtracting one from a zero byte sets it
+	// (a borrow into the next byte comes only from a zero byte, which is caught anyway). The last
+	// word overlaps the ones before unless the length is a multiple of eight.
+	var bad uint64
+	for i := 0; i < n-8; i += 8 {
+		v := word(s[i : i+8])
+		bad |= v | (v - 0x0101010101010101)
 	}
+	v := word(s[n-8:])
+	bad |= v | (v - 0x0101010101010101)
+	if bad&0x8080808080808080 != 0 {
+		return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+	}
+	return true
+}
+
+// word is the eight bytes of w, little-endian: one load.
+func word(w string) uint64 {
+	_ = w[7]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 // CheckDuration rejects a lease or TTL under a millisecond, the resolution every store keeps.
