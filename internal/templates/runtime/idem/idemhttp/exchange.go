@@ -92,12 +92,13 @@ func (x *exchange) readBody(w http.ResponseWriter, r *http.Request, max int64) e
 // request's fingerprint, both cut from one string: one allocation for the two, which the store
 // keeps and lets go of together.
 func (x *exchange) scope(m *middleware, tenant, method, route, key, contentType string) (scoped, fingerprint string) {
-	b := append(x.scoped[:0], m.Namespace...)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(len(tenant)), 10)
-	b = append(b, ':')
-	b = append(b, tenant...)
-	b = append(b, ':')
+	b := append(x.scoped[:0], m.scopePrefix...)
+	if !m.Unscoped {
+		b = strconv.AppendInt(b, int64(len(tenant)), 10)
+		b = append(b, ':')
+		b = append(b, tenant...)
+		b = append(b, ':')
+	}
 	b = append(b, method...)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(len(route)), 10)

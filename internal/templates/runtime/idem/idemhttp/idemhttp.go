@@ -192,8 +192,11 @@ func (c *keyContext) String() string {
 
 type middleware struct {
 	Options
-	methods     []string // Methods, copied: a few, found faster by a scan than in a map
-	headerKey   string   // Header as a key of http.Header
+	methods   []string // Methods, copied: a few, found faster by a scan than in a map
+	headerKey string   // Header as a key of http.Header
+	// scopePrefix starts every scoped key (see exchange.scope): the namespace, and when Unscoped
+	// the empty tenant after it, made once here rather than for each request.
+	scopePrefix string
 	fingerprint *idem.Fingerprinter
 	log         *slog.Logger
 }
@@ -220,6 +223,10 @@ func New(opts Options) (func(http.Handler) http.Handler, error) {
 	m.headerKey = textproto.CanonicalMIMEHeaderKey(m.Header)
 	if m.Namespace == "" {
 		m.Namespace = DefaultNamespace
+	}
+	m.scopePrefix = m.Namespace + ":"
+	if m.Unscoped {
+		m.scopePrefix += "0::" // the length of the empty tenant, and the tenant
 	}
 	if m.MaxBodyBytes <= 0 {
 		m.MaxBodyBytes = DefaultMaxBodyBytes

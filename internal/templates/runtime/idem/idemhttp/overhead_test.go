@@ -74,3 +74,35 @@ func equalHeaders(a, b http.Header) bool {
 	}
 	return true
 }
+
+// TestScopedKeyFormat: the scoped key is the namespace, the tenant's length and the tenant, the
+// method, the route's length and the route, and the client's key — byte for byte the same with
+// or without a tenant, so that keys stored before an upgrade are found after it.
+func TestScopedKeyFormat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		opts idemhttp.Options
+		want string
+	}{
+		{idemhttp.Options{}, "idem:4:acme:POST:8:/charges:"},
+		{idemhttp.Options{Namespace: "pay"}, "pay:4:acme:POST:8:/charges:"},
+		{idemhttp.Options{Unscoped: true}, "idem:0::POST:8:/charges:"},
+		{idemhttp.Options{Unscoped: true, Namespace: "pay"}, "pay:0::POST:8:/charges:"},
+	} {
+		var got string
+		f := newFixture(t, tc.opts, func(w http.ResponseWriter, r *http.Request) {
+			k, _ := idemhttp.KeyFromContext(r.Context())
+			got = k.Scoped
+		})
+		for _, key := range []string{"a-longer-key-first", "k1", "k2"} { // the pooled buffer the key is made in serves again
+			got = ""
+			f.do(request{key: key})
+			if want := tc.want + key; got != want {
+				t.Errorf("namespace %q, unscoped %v: scoped key %q, want %q", tc.opts.Namespace, tc.opts.Unscoped, got, want)
+			}
+			if _, err := f.store.Get(t.Context(), tc.want+key); err != nil {
+				t.Errorf("the store has no record under %q: %v", tc.want+key, err)
+			}
+		}
+	}
+}
