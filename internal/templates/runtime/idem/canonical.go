@@ -64,7 +64,6 @@ type member struct {
 	start   int    // its `"name":value` in out; it ends where the next starts, or at the brace
 	size    int32
 	escaped bool // the name is in c.names
-	drop    bool // excluded: checked, not written
 }
 
 // maxPooledBuffer keeps the pool from holding on to the buffers of a rare huge document.
@@ -213,19 +212,30 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 			}
 		}
 		// The name. Plain ASCII, the common case, is read here a word at a time and keyed from
-		// its first word, and the member recorded; the rest goes through memberName.
+		// its first word, and the member recorded (its fields written in place: appending a
+		// member literal builds it on the stack and copies it); the rest goes through memberName.
 		start := c.outLen(i)
 		named := false
 		if j := i + 1; j+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[j : j+8])
+			end := -1 // the closing quote
 			if s := special8(w); s != 0 {
 				if k := bits.TrailingZeros64(s) / 8; byte(w>>(8*k)) == '"' {
-					c.members = append(c.members, member{key: bits.ReverseBytes64(w & (1<<(8*k) - 1)), name: j, start: start, size: int32(k)})
-					i, named = j+k+1, true
+					w &= 1<<(8*k) - 1
+					end = j + k
 				}
 			} else if k := plainEnd(d, j+8); uint(k) < uint(len(d)) && d[k] == '"' {
-				c.members = append(c.members, member{key: bits.ReverseBytes64(w), name: j, start: start, size: int32(k - j)})
-				i, named = k+1, true
+				end = k
+			}
+			if end >= 0 {
+				n := len(c.members)
+				if n == cap(c.members) {
+					c.growMembers()
+				}
+				c.members = c.members[:n+1]
+				m := &c.members[n]
+				m.key, m.name, m.start, m.size, m.escaped = bits.ReverseBytes64(w), j, start, int32(end-j), false
+				i, named = end+1, true
 			}
 		}
 		if !named {
@@ -236,7 +246,7 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		}
 		var sub *excludeNode
 		if ex != nil {
-			sub = ex.child(c.nameOf(&c.members[len(c.members)-1]))
+			sub = ex.member(c, &c.members[len(c.members)-1])
 		}
 		if uint(i) >= uint(len(d)) || d[i] != ':' {
 			if i = c.space(d, i); uint(i) >= uint(len(d)) || d[i] != ':' {
@@ -305,17 +315,21 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		if sub != nil && sub.drop {
 			i = c.drop(open, i)
 		}
-		if uint(i) >= uint(len(d)) || d[i] != ',' && d[i] != '}' {
-			if i = c.space(d, i); uint(i) >= uint(len(d)) {
-				return i, errorAt(i, "unterminated object")
-			}
-		}
-		if d[i] == ',' {
+		if uint(i) < uint(len(d)) && d[i] == ',' {
 			i++
 			continue
 		}
-		if d[i] != '}' {
-			return i, errorAt(i, "expected ',' or '}' in an object")
+		if uint(i) >= uint(len(d)) || d[i] != '}' {
+			if i = c.space(d, i); uint(i) >= uint(len(d)) {
+				return i, errorAt(i, "unterminated object")
+			}
+			if d[i] == ',' {
+				i++
+				continue
+			}
+			if d[i] != '}' {
+				return i, errorAt(i, "expected ',' or '}' in an object")
+			}
 		}
 		break
 	}
@@ -338,6 +352,9 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 	return i + 1, nil
 }
 
+//go:noinline
+func (c *canonicalizer) growMembers() { c.members = slices.Grow(c.members, 1) }
+
 // drop leaves out of the output the last member recorded, of the object opened at out[open],
 // which ends at i, with the comma before it, or after it if no member is written before it;
 // returns the position to read on from.
@@ -345,7 +362,6 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 //go:noinline
 func (c *canonicalizer) drop(open, i int) int {
 	m := &c.members[len(c.members)-1]
-	m.drop = true
 	c.flush(i)
 	if m.start > open+1 {
 		c.out = c.out[:m.start-1]
@@ -365,10 +381,13 @@ func (c *canonicalizer) drop(open, i int) int {
 // plainEnd returns the position of the first byte from d[i] on that a string scan must stop at,
 // found a word at a time; or, if there is none, the position where less than a word of d is left.
 // Either way the bytes before it are plain: a string of plain ASCII ends there if a quote is
-// there; else string, which goes on byte by byte, has to read it.
+// there; else string, which goes on byte by byte, has to read it. (The bound is written as
+// len(d)-8 and the word read from d[i:], rather than i+8 <= len(d) and d[i:i+8], because the
+// compiler then checks less in the loop and keeps the position in a register.)
 func plainEnd(d []byte, i int) int {
-	for ; i+8 <= len(d); i += 8 {
-		if s := special8(binary.LittleEndian.Uint64(d[i : i+8])); s != 0 {
+	n := len(d) - 8
+	for ; i <= n; i += 8 {
+		if s := special8(binary.LittleEndian.Uint64(d[i:])); s != 0 {
 			return i + bits.TrailingZeros64(s)/8
 		}
 	}
@@ -384,17 +403,30 @@ func (c *canonicalizer) reorder(open, closing int, ms []member) error {
 	}
 	// Insertion sort of the members' keys, the last byte of each replaced by the member's
 	// index: objects are small, and most names differ in the first 7 bytes the entries keep.
-	// The names whose entries tie there are put in order after, if there are any.
-	order := c.order[:len(ms)]
-	for i := range ms {
+	// An entry that ties with another but for that byte is placed right after it (its index is
+	// the larger), so ties are seen as they are placed; the names whose entries tie are put in
+	// order after, if there are any. Each member's span, start<<32|end, is set on the way (by its
+	// index, see moveSpans): a member ends where the next one starts, before the comma, and the
+	// last one at the brace, so that each is moved with the comma or brace after it. (An excluded
+	// member's span is empty.)
+	order, spans := c.order[:len(ms)], &c.spans
+	order[0] = ms[0].key &^ 0xFF
+	last, tie := uint64(ms[0].start)<<32, false
+	for i := 1; i < len(ms); i++ {
+		start := uint64(ms[i].start)
+		spans[i-1] = last | start
+		last = start << 32
 		k, j := ms[i].key&^0xFF|uint64(i), i
 		for ; j > 0 && order[j-1] > k; j-- {
 			order[j] = order[j-1]
 		}
 		order[j] = k
+		if j > 0 && (order[j-1]^k)>>8 == 0 {
+			tie = true
+		}
 	}
-	spans := c.spans[:len(ms)]
-	if memberSpans(spans, order, ms, closing) {
+	spans[len(ms)-1] = last | uint64(closing+1)
+	if tie {
 		for i := 1; i < len(order); i++ {
 			if (order[i-1]^order[i])>>8 == 0 {
 				if err := c.sortTies(ms, order[i-1:]); err != nil {
@@ -402,9 +434,8 @@ func (c *canonicalizer) reorder(open, closing int, ms []member) error {
 				}
 			}
 		}
-		memberSpans(spans, order, ms, closing)
 	}
-	c.rewrite(open, closing, spans)
+	c.rewrite(open, closing, order)
 	return nil
 }
 
@@ -462,36 +493,14 @@ func (c *canonicalizer) sortTies(ms []member, order []uint64) error {
 	return nil
 }
 
-// memberSpans sets spans[i] to the span in out, start<<32|end, of the member of reorder's entry
-// order[i], of the object closed at out[closing]. Each member is moved with the comma or brace
-// after it: it ends where the next one starts, and the last one after the brace. (An excluded
-// member's span is empty.) It reports whether two entries next to each other tie but for their
-// last byte: their names are not in order yet.
-func memberSpans(spans, order []uint64, ms []member, closing int) (tie bool) {
-	prev := ^order[0]
-	for i, o := range order {
-		if o^prev < 0x100 {
-			tie = true
-		}
-		prev = o
-		k := int(o & 0xFF)
-		end := closing + 1
-		if k+1 < len(ms) {
-			end = ms[k+1].start
-		}
-		spans[i] = uint64(ms[k].start)<<32 | uint64(end)
-	}
-	return tie
-}
-
-// rewrite writes the spans of the object opened at out[open] and closed at out[closing] (see
-// memberSpans) in their order, after a copy of what precedes them: to scratch, which then takes
+// rewrite writes the members of the object opened at out[open] and closed at out[closing] in the
+// order of reorder's entries, after a copy of what precedes them: to scratch, which then takes
 // the place of out, when that is the shorter copy (the object is most of the document so far);
 // else back into out from a copy of the object, at the same place, in scratch. The members are
 // moved with the comma or brace after each, so the brace is made a comma first, and the last
 // byte written made the brace. Both buffers are given a chunk of room past the object, for
 // moveSpans.
-func (c *canonicalizer) rewrite(open, closing int, spans []uint64) {
+func (c *canonicalizer) rewrite(open, closing int, order []uint64) {
 	body, n := open+1, len(c.out)
 	if cap(c.out)-n < chunk {
 		c.out = slices.Grow(c.out, chunk)
@@ -503,13 +512,13 @@ func (c *canonicalizer) rewrite(open, closing int, spans []uint64) {
 	out[closing] = ','
 	if body < n-body {
 		copy(scratch, out[:body])
-		moveSpans(scratch, out, body, spans)
+		moveSpans(scratch, out, body, order, &c.spans)
 		c.out, c.scratch = scratch[:n], c.out
 	} else {
 		copy(scratch[body:], out[body:n])
 		// The members take the room they took, so they are written within out, which is not
 		// assigned (see appendInPlace).
-		moveSpans(out, scratch, body, spans)
+		moveSpans(out, scratch, body, order, &c.spans)
 	}
 	c.out[closing] = '}'
 }
@@ -517,14 +526,16 @@ func (c *canonicalizer) rewrite(open, closing int, spans []uint64) {
 // chunk is the unit moveSpans copies in.
 const chunk = 32
 
-// moveSpans copies the spans of src, each start<<32|end, one after the other to dst from at on.
+// moveSpans copies the spans of src of reorder's entries, in order (the span of entry o is
+// spans[o&31], start<<32|end), one after the other to dst from at on.
 //
 // Most spans are short: they are copied a chunk or two at a time, without a call (which would
 // have the loop keep its state on the stack), and so the last chunk may copy past a span's end,
 // up to chunk-1 bytes: what follows in dst overwrites them, and both src and dst must have that
 // room after the object.
-func moveSpans(dst, src []byte, at int, spans []uint64) {
-	for _, sp := range spans {
+func moveSpans(dst, src []byte, at int, order []uint64, spans *[32]uint64) {
+	for _, o := range order {
+		sp := spans[o&31]
 		s, e := int(sp>>32), int(uint32(sp))
 		if e-s > 2*chunk {
 			at += copy(dst[at:], src[s:e])
@@ -696,8 +707,8 @@ func (c *canonicalizer) string(i int, name bool) (s []byte, escaped bool, next i
 	j := i + 1
 	for {
 		// Eight bytes at a time to the first that needs attention; byte by byte near the end.
-		if j+8 <= len(d) {
-			m := special8(binary.LittleEndian.Uint64(d[j : j+8]))
+		if j <= len(d)-8 {
+			m := special8(binary.LittleEndian.Uint64(d[j:]))
 			if m == 0 {
 				j += 8
 				continue

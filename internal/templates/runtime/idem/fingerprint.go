@@ -160,6 +160,7 @@ type excludeNode struct {
 
 type excludeChild struct {
 	name string
+	key  uint64 // sortKey of name
 	node *excludeNode
 }
 
@@ -179,7 +180,7 @@ func compileExclude(exclude []string) (*excludeNode, error) {
 			next := n.child([]byte(seg))
 			if next == nil {
 				next = &excludeNode{}
-				n.children = append(n.children, excludeChild{seg, next})
+				n.children = append(n.children, excludeChild{seg, sortKey([]byte(seg)), next})
 			}
 			n = next
 		}
@@ -197,6 +198,18 @@ func (n *excludeNode) child(name []byte) *excludeNode {
 	for _, c := range n.children {
 		if c.name == string(name) {
 			return c.node
+		}
+	}
+	return nil
+}
+
+// member is child for the name of the member m the canonicalizer c recorded. The sort keys and
+// lengths of the names tell most apart without reading them, and names of up to 8 bytes whose
+// keys and lengths are equal are equal.
+func (n *excludeNode) member(c *canonicalizer, m *member) *excludeNode {
+	for i := range n.children {
+		if e := &n.children[i]; e.key == m.key && len(e.name) == int(m.size) && (m.size <= 8 || e.name == string(c.nameOf(m))) {
+			return e.node
 		}
 	}
 	return nil

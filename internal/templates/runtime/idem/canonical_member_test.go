@@ -1,0 +1,89 @@
+package idem
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCanonicalExcludeByKey: an excluded member is found by the sort key and length of its name
+// before the name is read, so names that share their key, or their first 8 bytes and their
+// length, must still be told apart; and escaped or non-ASCII names matched as the exclude path
+// spells them.
+func TestCanonicalExcludeByKey(t *testing.T) {
+	t.Parallel()
+	runCanonical(t, []canonicalCase{
+		{name: "same first 8 bytes and length", body: `{"abcdefghX":1,"abcdefghY":2}`, exclude: []string{"abcdefghX"},
+			want: `{"abcdefghY":2}`},
+		{name: "same first 8 bytes, other length", body: `{"abcdefgh":1,"abcdefghX":2}`, exclude: []string{"abcdefghXY", "abcdefg"},
+			want: `{"abcdefgh":1,"abcdefghX":2}`},
+		{name: "same key, other length", body: `{"abc":1,"abc\u0000":2}`, exclude: []string{"abc"},
+			want: `{"abc\u0000":2}`},
+		{name: "escaped name", body: `{"\u0074":1,"u":2,"\u0074\u0074\u0074\u0074\u0074\u0074\u0074\u0074x":3}`, exclude: []string{"t", "ttttttttx"},
+			want: `{"u":2}`},
+		{name: "non-ASCII names", body: `{"é":1,"\u00e9x":2,"e":3,"ééééx":4,"ééééy":5}`, exclude: []string{"é", "ééééx"},
+			want: `{"e":3,"éx":2,"ééééy":5}`},
+		{name: "nested", body: `{"m":{"abcdefghij":1,"abcdefghik":2},"abcdefghij":3}`, exclude: []string{"m.abcdefghij"},
+			want: `{"abcdefghij":3,"m":{"abcdefghik":2}}`},
+	})
+}
+
+// TestCanonicalMemberSlots: members are recorded in the slots of the members of the objects that
+// closed before, so a member read on the common path must not keep what an escaped name left in
+// its slot (its name would be looked for in the unescaped names), as the comparison of two names
+// whose keys tie shows.
+func TestCanonicalMemberSlots(t *testing.T) {
+	t.Parallel()
+	runCanonical(t, []canonicalCase{
+		{name: "escaped then plain", body: `[{"\u0061bcdefgh1":1,"z":2},{"abcdefgh2":1,"abcdefgh1":2}]`,
+			want: `[{"abcdefgh1":1,"z":2},{"abcdefgh1":2,"abcdefgh2":1}]`},
+		{name: "escaped then plain duplicate", body: `[{"\u0061bcdefgh1":1},{"abcdefgh1":1,"abcdefgh1":2}]`, err: ErrNotIJSON},
+	})
+}
+
+// TestCanonicalPunctuation: the comma or brace after a member value is looked for first where the
+// value ends, and after whitespace only when it is not there.
+func TestCanonicalPunctuation(t *testing.T) {
+	t.Parallel()
+	runCanonical(t, []canonicalCase{
+		{name: "whitespace before a comma", body: `{"b":1 ,"a":2}`, want: `{"a":2,"b":1}`},
+		{name: "whitespace before both", body: "{\"b\":\"x\"\t,\n\"a\":[]\r}", want: `{"a":[],"b":"x"}`},
+		{name: "whitespace before the brace", body: `{"a":1 }`, want: `{"a":1}`},
+		{name: "no comma", body: `{"a":1 "b":2}`, err: ErrNotIJSON},
+		{name: "bracket for a brace", body: `{"a":1 ]`, err: ErrNotIJSON},
+		{name: "end after whitespace", body: `{"a":1 `, err: ErrNotIJSON},
+		{name: "end after a value", body: `{"a":1`, err: ErrNotIJSON},
+		{name: "comma then the brace", body: `{"a":1 ,}`, err: ErrNotIJSON},
+	})
+}
+
+// TestCanonicalStringLengths: names and string values of every length around the words they are
+// scanned in, ending right at the end of the document or a few bytes before it, plain and with
+// an escape or a non-ASCII character at each end.
+func TestCanonicalStringLengths(t *testing.T) {
+	t.Parallel()
+	for n := range 26 {
+		s := strings.Repeat("x", n)
+		for _, tc := range []struct{ body, want string }{
+			{`"` + s + `"`, `"` + s + `"`},
+			{`{"` + s + `":"` + s + `"}`, `{"` + s + `":"` + s + `"}`},
+			{`{"z":0,"` + s + `":"` + s + `"}`, `{"` + s + `":"` + s + `","z":0}`},
+			{`["` + s + `\u0041"]`, `["` + s + `A"]`},
+			{`["\u0041` + s + `"]`, `["A` + s + `"]`},
+			{`["` + s + `é"]`, `["` + s + `é"]`},
+			{`{"` + s + `\n":1}`, `{"` + s + `\n":1}`},
+		} {
+			got, err := CanonicalJSON([]byte(tc.body), nil)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("CanonicalJSON(%s) = %s, %v; want %s", tc.body, got, err, tc.want)
+			}
+			if _, err := CanonicalJSON([]byte(tc.body[:len(tc.body)-1]), nil); err == nil {
+				t.Errorf("CanonicalJSON(%s) accepts a truncated document", tc.body[:len(tc.body)-1])
+			}
+		}
+		for _, bad := range []string{`"` + s, `"` + s + "\x01\"", `"` + s + "\xff\"", `{"` + s + `":1,"` + s + `":2}`} {
+			if _, err := CanonicalJSON([]byte(bad), nil); err == nil {
+				t.Errorf("CanonicalJSON(%q) accepts it", bad)
+			}
+		}
+	}
+}
