@@ -47,12 +47,12 @@ type MemoryStore struct {
 	now        func() time.Time
 
 	mu sync.Mutex
-	// slots finds the records of a key's hash in entries: the first one's slot, and each one's
-	// next. The records live in one slice, not one allocation each, and refer to each other by
+	// slots finds the records of a key's hash in entries: the first one's slot (see slotTable),
+	// and each one's next. The records live in one slice, not one allocation each, and refer to each other by
 	// position, so the collector follows only the strings inside them and nothing in slots; a
 	// removed record's slot is listed in free and serves the next new key. The slice keeps room
 	// for the most records the store has held at once.
-	slots   map[uint64]int
+	slots   slotTable
 	hash    func(key string) uint64 // maphash.String under a seed of the store's own
 	entries []memEntry
 	free    []int
@@ -116,8 +116,8 @@ func (s *MemoryStore) entry(i int) *memEntry { return &s.entries[i] }
 // record of that hash, or -1.
 func (s *MemoryStore) lookup(key string) (i int, hash uint64, first int) {
 	hash = s.hash(key)
-	first, ok := s.slots[hash]
-	if !ok {
+	first = s.slots.get(hash)
+	if first < 0 {
 		return -1, hash, -1
 	}
 	for i = first; i >= 0; i = s.entries[i].next {
@@ -131,18 +131,106 @@ func (s *MemoryStore) lookup(key string) (i int, hash uint64, first int) {
 // unlink takes the record in slot i out of slots.
 func (s *MemoryStore) unlink(i int) {
 	e := s.entry(i)
-	first := s.slots[e.hash]
+	first := s.slots.get(e.hash)
 	switch {
 	case first == i && e.next < 0:
-		delete(s.slots, e.hash)
+		s.slots.del(e.hash)
 	case first == i:
-		s.slots[e.hash] = e.next
+		s.slots.set(e.hash, e.next)
 	default:
 		p := first
 		for s.entries[p].next != i {
 			p = s.entries[p].next
 		}
 		s.entries[p].next = e.next
+	}
+}
+
+// slotTable maps the hash of a key to the slot of the first record of that hash, as a
+// map[uint64]int would, for less than half what a Go map's lookup, insert and delete cost: a
+// table of cells, each the hash with the slot, probed one after another from the hash's home
+// cell (its low bits) up to the first empty one. It is kept at most half full, so that a probe
+// for a hash that is absent, as a new key's is, ends after a cell or two. Like a Go map, it keeps
+// the room it grew to.
+type slotTable struct {
+	cells []slotCell // a power of two of them, minSlotCells or more
+	used  int
+}
+
+type slotCell struct {
+	hash uint64
+	slot int // one more than the slot, so that the zero cell is the empty one
+}
+
+const minSlotCells = 8
+
+// find returns the position of hash's cell and true, or that of the empty cell where it would go
+// and false.
+func (t *slotTable) find(hash uint64) (p int, ok bool) {
+	mask := len(t.cells) - 1
+	for p = int(hash) & mask; ; p = (p + 1) & mask {
+		switch c := &t.cells[p]; {
+		case c.slot == 0:
+			return p, false
+		case c.hash == hash:
+			return p, true
+		}
+	}
+}
+
+// get returns the slot of hash, or -1.
+func (t *slotTable) get(hash uint64) int {
+	p, ok := t.find(hash)
+	if !ok {
+		return -1
+	}
+	return t.cells[p].slot - 1
+}
+
+// set gives hash the slot, in its cell or a new one.
+func (t *slotTable) set(hash uint64, slot int) {
+	p, ok := t.find(hash)
+	if !ok {
+		if 2*(t.used+1) > len(t.cells) {
+			t.grow()
+			p, _ = t.find(hash)
+		}
+		t.used++
+	}
+	t.cells[p] = slotCell{hash, slot + 1}
+}
+
+// del takes hash out, if it is in. The cells after its own, up to the next empty one, move back
+// into the gap it leaves where their home allows, so that every hash stays reachable from its
+// home without a marker for removed cells.
+func (t *slotTable) del(hash uint64) {
+	p, ok := t.find(hash)
+	if !ok {
+		return
+	}
+	mask := len(t.cells) - 1
+	for q := (p + 1) & mask; t.cells[q].slot != 0; q = (q + 1) & mask {
+		// The cell at q moves into the gap at p unless its home lies after p, up to q
+		// (cyclically): there it would be out of its probe sequence's reach.
+		home := int(t.cells[q].hash) & mask
+		if q > p && (home <= p || home > q) || q < p && home <= p && home > q {
+			t.cells[p] = t.cells[q]
+			p = q
+		}
+	}
+	t.cells[p] = slotCell{}
+	t.used--
+}
+
+// grow doubles the table.
+func (t *slotTable) grow() {
+	old := t.cells
+	t.cells = make([]slotCell, 2*len(old))
+	for _, c := range old {
+		if c.slot != 0 {
+			p, _ := t.find(c.hash)
+			t.cells[p] = c
+		}
 	}
 }
 
@@ -155,7 +243,7 @@ func NewMemoryStore(opts MemoryOptions) *MemoryStore {
 		maxEntries: opts.MaxEntries,
 		maxBytes:   opts.MaxBytes,
 		now:        opts.Now,
-		slots:      make(map[uint64]int),
+		slots:      slotTable{cells: make([]slotCell, minSlotCells)},
 	}
 	seed := maphash.MakeSeed()
 	s.hash = func(key string) uint64 { return maphash.String(seed, key) }
@@ -195,7 +283,7 @@ func (s *MemoryStore) Claim(ctx context.Context, key, fingerprint string, lease,
 		i = s.newSlot()
 		e := s.entry(i)
 		*e = memEntry{key: key, fingerprint: fingerprint, size: size, hash: hash, next: first}
-		s.slots[hash] = i
+		s.slots.set(hash, i)
 		s.bytes += size
 		s.hold(e, now, lease, ttl)
 		s.push(i)
