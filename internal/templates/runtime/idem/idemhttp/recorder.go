@@ -58,7 +58,8 @@ func (r *recorder) reset(kept bool) {
 		clear(r.header)
 		r.body.Reset()
 	}
-	clear(r.fields) // let go of the strings
+	// The fields are not cleared: the next response overwrites them, and until then they hold
+	// only what the header map held.
 	if cap(r.fields) > maxPooledHeader {
 		r.fields = nil
 	}
