@@ -247,6 +247,11 @@ const MaxKeyLen = 1024
 // CheckClaim rejects Claim arguments that no store accepts. Stores call it first so that every
 // backend refuses the same inputs with ErrInvalid.
 func CheckClaim(key, fingerprint string, lease, ttl time.Duration) error {
+	// Every claim is checked and almost every one passes: the checks that pass are made first,
+	// without the calls that would name what failed.
+	if isText(key) && isText(fingerprint) && lease >= time.Millisecond && ttl >= time.Millisecond {
+		return nil
+	}
 	if err := CheckKey(key); err != nil {
 		return err
 	}
