@@ -252,15 +252,15 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	key, err := ParseKey(r.Header[m.headerKey])
-	switch {
-	case errors.Is(err, ErrNoKey) && m.Optional:
-		next.ServeHTTP(w, r)
-		return
-	case errors.Is(err, ErrNoKey):
-		writeProblem(w, problemNoKey.with("send the key in the "+m.Header+" header"))
-		return
-	case err != nil:
-		writeProblem(w, problemMalformed.with(err.Error()))
+	if err != nil {
+		switch {
+		case errors.Is(err, ErrNoKey) && m.Optional:
+			next.ServeHTTP(w, r)
+		case errors.Is(err, ErrNoKey):
+			writeProblem(w, problemNoKey.with("send the key in the "+m.Header+" header"))
+		default:
+			writeProblem(w, problemMalformed.with(err.Error()))
+		}
 		return
 	}
 	var tenant string
