@@ -270,7 +270,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			default:
 				continue
 			}
-			if reported[w.at] || w.at == rd.at || w.use.Record == "" || w.use.Record != rd.use.Record || f.covered(rd, w) ||
+			if reported[w.at] || w.at == rd.at || w.use.Record == "" || !sameRecord(rd.use.Record, w.use.Record) || f.covered(rd, w) ||
 				rd.use.Access.InWatch && w.use.Access.InWatch || // a WATCH transaction: EXEC fails when the key changed
 
 				!effect.SameKey(rd.atoms, w.atoms, rd.use.Keys, w.use.Keys) || f.checkedAgain(rd, w) {
@@ -285,11 +285,110 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			if loaded && !f.derived(rd, w) {
 				continue // a completion stored over the claim: not made from what was loaded
 			}
+			if rd.use.Record != w.use.Record && !f.fieldChecked(t, w.use.Record[len(rd.use.Record)+1:]) {
+				continue // a hash read whole, and a field written that nothing checked
+			}
+			if f.claimedBetween(rd, w) {
+				continue
+			}
 			if f.pair(rd, w, t) {
 				reported[w.at] = true
 			}
 		}
 	}
+}
+
+// sameRecord reports whether a write to record w changes what a read of
+// record rd found: the same record, or a field of the hash rd read whole
+// (HGETALL, then an HSET of its status field).
+func sameRecord(rd, w string) bool {
+	return rd == w || strings.HasPrefix(rd, "redis hash ") && strings.Count(rd, " ") == 2 && strings.HasPrefix(w, rd+" ")
+}
+
+// claimedBetween reports whether a claim of w's record under w's key
+// comes after rd, before any work, and decides whether w runs: the read
+// is a fast path for duplicates, and the claim, not the read, lets one
+// caller through (GET; SET NX "running"; the work; SET "done").
+func (f *fn) claimedBetween(rd, w *event) bool {
+	return slices.ContainsFunc(f.events, func(c *event) bool {
+		if c == w || c.use.Op != match.OpClaim || c.use.Record != w.use.Record ||
+			c.at.Pos() <= rd.at.Pos() || c.at.Pos() >= w.at.Pos() ||
+			!effect.SameKey(c.atoms, w.atoms, c.use.Keys, w.use.Keys) || !f.decides(c, w) {
+			return false
+		}
+		return !f.callsBetween(rd, c)
+	})
+}
+
+// callsBetween reports whether anything but a store access, a builtin, a
+// conversion or a pure standard-library call runs between rd and c: work
+// done before the claim, which every caller that passed rd does.
+func (f *fn) callsBetween(rd, c *event) bool {
+	info := f.pass.TypesInfo
+	access := map[ast.Node]bool{}
+	for _, e := range f.events {
+		access[e.at] = true
+	}
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if found || n == nil || n.End() <= rd.at.End() || n.Pos() >= c.at.Pos() {
+			return !found && n != nil && n.Pos() < c.at.Pos()
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok || access[call] {
+			return true
+		}
+		if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+			return true
+		}
+		fn, ok := typeutil.Callee(info, call).(*types.Func)
+		switch {
+		case ok && fn.Pkg() != nil && (pureStd(fn.Pkg().Path()) || fn.Pkg().Path() == "errors" || fn.Pkg().Path() == "time" || fn.Pkg().Path() == "context"):
+		case ok && fn.Name() == "Error" && fn.Signature().Recv() != nil:
+		case ok && match.LibraryPackage(fn.Pkg()) && fn.Signature().Recv() != nil && !isWork(info, call):
+			// a store command's Result, Err or Val
+		default:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// isWork reports whether call, a method of a store library, is more than
+// reading a command's reply (Result, Err, Val, Bool).
+func isWork(info *types.Info, call *ast.CallExpr) bool {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	switch fn.Name() {
+	case "Result", "Err", "Val", "Bool", "Int", "Int64", "Bytes", "String", "Scan":
+		return false
+	}
+	return true
+}
+
+// fieldChecked reports whether the function looks at field in what a
+// whole-hash read found: m["status"] of the map HGETALL returned, or
+// r.Status of the struct it was scanned into. A hash read whole and one
+// field written are a check and its write only when the check is of
+// that field; a profile read for its email, and a "welcomed" flag set
+// after the email, are not.
+func (f *fn) fieldChecked(t *taint, field string) bool {
+	want := strings.Join(match.Words(field), "_")
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IndexExpr:
+			if k, ok := match.ConstString(f.pass.TypesInfo, n.Index); ok && k == field && f.mentions(n.X, t) {
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if strings.Join(match.Words(n.Sel.Name), "_") == want && f.mentions(n.X, t) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // checkedAgain reports whether, after rd, the function reads the same
@@ -1923,6 +2022,8 @@ func claimAdvice(record string) string {
 		return "PutItem with ConditionExpression attribute_not_exists on the key, treating ConditionalCheckFailedException as already done"
 	case strings.HasPrefix(record, "ent "):
 		return "Create with a unique index on the key, treating ent.IsConstraintError as already done, or OnConflict(...).DoNothing()"
+	case strings.HasPrefix(record, "redis hash "):
+		return "HSETNX of the field, or SET NX of a claim key"
 	case strings.HasPrefix(record, "syncmap "):
 		return "LoadOrStore, going on only when its loaded result is false"
 	case strings.HasPrefix(record, "map "):

@@ -76,6 +76,15 @@
 // SET script, or a GET script and then a SET in Go, are two steps. gorm's FirstOrCreate of a dedup model is
 // both steps in one call.
 //
+// A hash read whole (HGETALL, or HGETALL's reply scanned into a struct)
+// and a field of it written later are a check and its write when the
+// function looks at that field of what it read (h["state"], r.State).
+// A read that only skips the common duplicate before a claim of the
+// same record under the same key is no check: when the claim (SET NX,
+// HSETNX, an INSERT ... ON CONFLICT DO NOTHING) comes before any work
+// and decides whether the write runs, it lets one caller through (GET;
+// SET NX "running"; the work; SET "done").
+//
 // Records kept in process memory count too: a map that is a package
 // variable or a field of a struct holding a sync.Mutex or RWMutex, and a
 // sync.Map. A lookup and a store in two critical sections (RLock, look,

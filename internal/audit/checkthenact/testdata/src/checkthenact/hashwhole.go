@@ -1,0 +1,101 @@
+package checkthenact
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// refunds keeps each refund's state in a hash, and a marker under a key.
+type refunds struct {
+	rdb    *redis.Client
+	refund func(ctx context.Context, id string) error
+	mail   func(ctx context.Context, to string) error
+}
+
+// settle reads the refund's hash whole, checks its state field, refunds,
+// and sets the field: two callers both find it open and both refund.
+func (r *refunds) settle(ctx context.Context, id string) error {
+	h, err := r.rdb.HGetAll(ctx, "refund:"+id).Result()
+	if err != nil {
+		return err
+	}
+	if h["state"] == "done" {
+		return nil
+	}
+	if err := r.refund(ctx, id); err != nil {
+		return err
+	}
+	return r.rdb.HSet(ctx, "refund:"+id, "state", "done").Err() // want `HSET of "refund:" \+ id after the HGETALL at hashwhole.go:\d+ races with a concurrent retry`
+}
+
+// welcome reads a profile whole for its address and sets a flag that
+// nothing checked: no check-then-act on the flag.
+func (r *refunds) welcome(ctx context.Context, id string) error {
+	u, err := r.rdb.HGetAll(ctx, "user:"+id).Result()
+	if err != nil {
+		return err
+	}
+	if u["verified"] != "1" {
+		return nil
+	}
+	if err := r.mail(ctx, u["email"]); err != nil {
+		return err
+	}
+	return r.rdb.HSet(ctx, "user:"+id, "mailed_at", time.Now().Unix()).Err()
+}
+
+// settleClaimed reads the state first to skip the common duplicate, then
+// claims it with HSETNX before the refund: the claim decides.
+func (r *refunds) settleClaimed(ctx context.Context, id string) error {
+	h, err := r.rdb.HGetAll(ctx, "refund:"+id).Result()
+	if err != nil {
+		return err
+	}
+	if h["state"] == "done" {
+		return nil
+	}
+	ok, err := r.rdb.HSetNX(ctx, "refund:"+id, "state", "running").Result()
+	if err != nil || !ok {
+		return err
+	}
+	if err := r.refund(ctx, id); err != nil {
+		r.rdb.HDel(ctx, "refund:"+id, "state")
+		return err
+	}
+	return r.rdb.HSet(ctx, "refund:"+id, "state", "done").Err()
+}
+
+// settleMarked reads the marker, claims it with SET NX "running", refunds
+// and marks it "done": the claim, not the read, lets one caller through.
+func (r *refunds) settleMarked(ctx context.Context, id string) error {
+	if st, err := r.rdb.Get(ctx, "refunded:"+id).Result(); err == nil && st == "done" {
+		return nil
+	}
+	ok, err := r.rdb.SetNX(ctx, "refunded:"+id, "running", time.Minute).Result()
+	if err != nil || !ok {
+		return err
+	}
+	if err := r.refund(ctx, id); err != nil {
+		r.rdb.Del(ctx, "refunded:"+id)
+		return err
+	}
+	return r.rdb.Set(ctx, "refunded:"+id, "done", 24*time.Hour).Err()
+}
+
+// settleLate claims only after the refund: both callers have refunded by
+// then.
+func (r *refunds) settleLate(ctx context.Context, id string) error {
+	if st, err := r.rdb.Get(ctx, "late:"+id).Result(); err == nil && st == "done" {
+		return nil
+	}
+	if err := r.refund(ctx, id); err != nil {
+		return err
+	}
+	ok, err := r.rdb.SetNX(ctx, "late:"+id, "running", time.Minute).Result()
+	if err != nil || !ok {
+		return err
+	}
+	return r.rdb.Set(ctx, "late:"+id, "done", 24*time.Hour).Err() // want `SET of "late:" \+ id after the GET at hashwhole.go:\d+ races with a concurrent retry`
+}
