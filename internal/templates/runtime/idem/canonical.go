@@ -46,14 +46,21 @@ type canonicalizer struct {
 	// names holds the unescaped names that had escapes in the input; other names are slices of
 	// data.
 	names []byte
-	// scratch, order and spans serve reorder.
+	// scratch and sorted serve reorder.
 	scratch []byte
-	order   [32]uint64
-	spans   [32]uint64
+	sorted  sorted
 	// Fingerprint's hash, the parts it hashes before the body, and the sum.
 	hash   hash.Hash
 	prefix []byte
 	sum    [32]byte
+}
+
+// sorted is an object's members as reorder sorts them: its entries in order, and where each
+// member starts in out, by its index, with where the last one ends after them. They are looked
+// up in one place, so that moveSpans takes few enough arguments to keep them all in registers.
+type sorted struct {
+	order  [32]uint64
+	starts [33]int
 }
 
 // member is an object member written to out, waiting for its object to close. It holds no
@@ -215,10 +222,9 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 		// its first word, and the member recorded (its fields written in place: appending a
 		// member literal builds it on the stack and copies it); the rest goes through memberName.
 		start := c.outLen(i)
-		named := false
+		end := -1 // the closing quote of a name read here
 		if j := i + 1; j+8 <= len(d) {
 			w := binary.LittleEndian.Uint64(d[j : j+8])
-			end := -1 // the closing quote
 			if s := special8(w); s != 0 {
 				if k := bits.TrailingZeros64(s) / 8; byte(w>>(8*k)) == '"' {
 					w &= 1<<(8*k) - 1
@@ -232,13 +238,14 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 				if n == cap(c.members) {
 					c.growMembers()
 				}
-				c.members = c.members[:n+1]
-				m := &c.members[n]
+				ms := c.members[:n+1]
+				c.members = ms
+				m := &ms[n]
 				m.key, m.name, m.start, m.size, m.escaped = bits.ReverseBytes64(w), j, start, int32(end-j), false
-				i, named = end+1, true
+				i = end + 1
 			}
 		}
-		if !named {
+		if end < 0 {
 			var err error
 			if i, err = c.memberName(i, start); err != nil {
 				return i, err
@@ -398,24 +405,19 @@ func plainEnd(d []byte, i int) int {
 // rewrites them in that order. The brace must be in out: the members are moved with what follows
 // each, the comma or the brace.
 func (c *canonicalizer) reorder(open, closing int, ms []member) error {
-	if len(ms) > len(c.order) || len(c.out) > math.MaxUint32 {
+	if len(ms) > len(c.sorted.order) {
 		return c.reorderMany(open, closing, ms)
 	}
 	// Insertion sort of the members' keys, the last byte of each replaced by the member's
 	// index: objects are small, and most names differ in the first 7 bytes the entries keep.
 	// An entry that ties with another but for that byte is placed right after it (its index is
 	// the larger), so ties are seen as they are placed; the names whose entries tie are put in
-	// order after, if there are any. Each member's span, start<<32|end, is set on the way (by its
-	// index, see moveSpans): a member ends where the next one starts, before the comma, and the
-	// last one at the brace, so that each is moved with the comma or brace after it. (An excluded
-	// member's span is empty.)
-	order, spans := c.order[:len(ms)], &c.spans
-	order[0] = ms[0].key &^ 0xFF
-	last, tie := uint64(ms[0].start)<<32, false
-	for i := 1; i < len(ms); i++ {
-		start := uint64(ms[i].start)
-		spans[i-1] = last | start
-		last = start << 32
+	// order after, if there are any. Where each member starts is noted on the way (see
+	// moveSpans); the index, under 32 here, is masked so that it is not checked.
+	order, starts := c.sorted.order[:len(ms)], &c.sorted.starts
+	tie := false
+	for i := range ms {
+		starts[i&31] = ms[i].start
 		k, j := ms[i].key&^0xFF|uint64(i), i
 		for ; j > 0 && order[j-1] > k; j-- {
 			order[j] = order[j-1]
@@ -425,7 +427,7 @@ func (c *canonicalizer) reorder(open, closing int, ms []member) error {
 			tie = true
 		}
 	}
-	spans[len(ms)-1] = last | uint64(closing+1)
+	starts[len(ms)] = closing + 1
 	if tie {
 		for i := 1; i < len(order); i++ {
 			if (order[i-1]^order[i])>>8 == 0 {
@@ -435,12 +437,11 @@ func (c *canonicalizer) reorder(open, closing int, ms []member) error {
 			}
 		}
 	}
-	c.rewrite(open, closing, order)
+	c.rewrite(open, closing, len(ms))
 	return nil
 }
 
-// reorderMany is reorder for an object of more members than the insertion sort takes, or in an
-// output too long for the spans rewrite packs in 64 bits.
+// reorderMany is reorder for an object of more members than the insertion sort takes.
 func (c *canonicalizer) reorderMany(open, closing int, ms []member) error {
 	order := make([]uint64, len(ms))
 	for i := range order {
@@ -500,7 +501,7 @@ func (c *canonicalizer) sortTies(ms []member, order []uint64) error {
 // moved with the comma or brace after each, so the brace is made a comma first, and the last
 // byte written made the brace. Both buffers are given a chunk of room past the object, for
 // moveSpans.
-func (c *canonicalizer) rewrite(open, closing int, order []uint64) {
+func (c *canonicalizer) rewrite(open, closing, members int) {
 	body, n := open+1, len(c.out)
 	if cap(c.out)-n < chunk {
 		c.out = slices.Grow(c.out, chunk)
@@ -512,13 +513,13 @@ func (c *canonicalizer) rewrite(open, closing int, order []uint64) {
 	out[closing] = ','
 	if body < n-body {
 		copy(scratch, out[:body])
-		moveSpans(scratch, out, body, order, &c.spans)
+		moveSpans(scratch, out, body, members, &c.sorted)
 		c.out, c.scratch = scratch[:n], c.out
 	} else {
 		copy(scratch[body:], out[body:n])
 		// The members take the room they took, so they are written within out, which is not
 		// assigned (see appendInPlace).
-		moveSpans(out, scratch, body, order, &c.spans)
+		moveSpans(out, scratch, body, members, &c.sorted)
 	}
 	c.out[closing] = '}'
 }
@@ -526,17 +527,18 @@ func (c *canonicalizer) rewrite(open, closing int, order []uint64) {
 // chunk is the unit moveSpans copies in.
 const chunk = 32
 
-// moveSpans copies the spans of src of reorder's entries, in order (the span of entry o is
-// spans[o&31], start<<32|end), one after the other to dst from at on.
+// moveSpans copies the members of src of the first n entries of t.order, in order, one after the
+// other to dst from at on. Each member is moved with the comma or brace after it: the member of
+// entry o starts at t.starts[o&31] and ends where the next one starts, at t.starts[o&31+1], the
+// last one after the brace. (An excluded member is empty.)
 //
-// Most spans are short: they are copied a chunk or two at a time, without a call (which would
-// have the loop keep its state on the stack), and so the last chunk may copy past a span's end,
+// Most members are short: they are copied a chunk or two at a time, without a call (which would
+// have the loop keep its state on the stack), and so the last chunk may copy past a member's end,
 // up to chunk-1 bytes: what follows in dst overwrites them, and both src and dst must have that
 // room after the object.
-func moveSpans(dst, src []byte, at int, order []uint64, spans *[32]uint64) {
-	for _, o := range order {
-		sp := spans[o&31]
-		s, e := int(sp>>32), int(uint32(sp))
+func moveSpans(dst, src []byte, at, n int, t *sorted) {
+	for _, o := range t.order[:n] {
+		s, e := t.starts[o&31], t.starts[o&31+1]
 		if e-s > 2*chunk {
 			at += copy(dst[at:], src[s:e])
 			continue
@@ -658,10 +660,27 @@ func (c *canonicalizer) array(i int, ex *excludeNode) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		// An array applies the rest of the path to every element.
-		var err error
-		if i, err = c.value(i, ex); err != nil {
-			return i, err
+		// An array applies the rest of the path to every element. As in an object, a string
+		// of plain ASCII is read without a call, and an object without value's dispatch.
+		if uint(i) < uint(len(d)) && d[i] == '"' {
+			if k := plainEnd(d, i+1); uint(k) < uint(len(d)) && d[k] == '"' {
+				i = k + 1
+			} else {
+				var err error
+				if _, _, i, err = c.string(i, false); err != nil {
+					return i, err
+				}
+			}
+		} else if uint(i) < uint(len(d)) && d[i] == '{' {
+			var err error
+			if i, err = c.object(i, ex); err != nil {
+				return i, err
+			}
+		} else {
+			var err error
+			if i, err = c.value(i, ex); err != nil {
+				return i, err
+			}
 		}
 		if i = c.space(d, i); i >= len(d) {
 			return i, errorAt(i, "unterminated array")
@@ -764,7 +783,7 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 		case b < 0x20:
 			return nil, false, i, errorAt(i, "control character in a string")
 		case plain[b]:
-			j := i + 1
+			j := plainEnd(d, i+1)
 			for j < len(d) && plain[d[j]] {
 				j++
 			}
@@ -839,26 +858,35 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 	return nil, false, i, errorAt(i, "unterminated string")
 }
 
-// hex4 reads the four hex digits of a \u escape at d[i:].
+// hexValue maps each byte to its value as a hex digit, and the bytes that are not one to 0xFF.
+var hexValue = func() (t [256]byte) {
+	for b := range t {
+		switch {
+		case '0' <= b && b <= '9':
+			t[b] = byte(b - '0')
+		case 'a' <= b && b <= 'f':
+			t[b] = byte(b - 'a' + 10)
+		case 'A' <= b && b <= 'F':
+			t[b] = byte(b - 'A' + 10)
+		default:
+			t[b] = 0xFF
+		}
+	}
+	return t
+}()
+
+// hex4 reads the four hex digits of a \u escape at d[i:], looked up in a table rather than
+// classified one by one.
 func hex4(d []byte, i int) (rune, error) {
 	if i+4 > len(d) {
 		return 0, errorAt(i, "short \\u escape")
 	}
-	var r rune
-	for _, h := range d[i : i+4] {
-		r <<= 4
-		switch {
-		case '0' <= h && h <= '9':
-			r |= rune(h - '0')
-		case 'a' <= h && h <= 'f':
-			r |= rune(h - 'a' + 10)
-		case 'A' <= h && h <= 'F':
-			r |= rune(h - 'A' + 10)
-		default:
-			return 0, errorAt(i, "invalid \\u escape")
-		}
+	h := d[i : i+4]
+	a, b, c, e := hexValue[h[0]], hexValue[h[1]], hexValue[h[2]], hexValue[h[3]]
+	if a|b|c|e > 0xF {
+		return 0, errorAt(i, "invalid \\u escape")
 	}
-	return r, nil
+	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(e), nil
 }
 
 // appendRune appends r as it stands in an RFC 8785 string: the two-character escapes for \b

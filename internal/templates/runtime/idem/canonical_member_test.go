@@ -87,3 +87,37 @@ func TestCanonicalStringLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalArrays: the elements of an array that are strings of plain ASCII or objects are
+// read without value's dispatch; strings that need attention, other values, and exclude paths
+// through the array still go their way.
+func TestCanonicalArrays(t *testing.T) {
+	t.Parallel()
+	runCanonical(t, []canonicalCase{
+		{name: "strings", body: `["abcdefghijkl","","a\u0041","\u00e9t\u00e9","Bâtiment","\/"]`,
+			want: `["abcdefghijkl","","aA","été","Bâtiment","/"]`},
+		{name: "objects", body: `[{"b":1,"a":[{"d":"x","c":"y"}]},{},{"t":1,"u":2}]`, exclude: []string{"t", "a.c"},
+			want: `[{"a":[{"d":"x"}],"b":1},{},{"u":2}]`},
+		{name: "other values", body: `[ 1.50 , true,null,false,-0,[ ],[["z"]],"q" ]`, want: `[1.5,true,null,false,0,[],[["z"]],"q"]`},
+		{name: "control character", body: "[\"ab\x01\"]", err: ErrNotIJSON},
+		{name: "invalid UTF-8", body: "[\"abcdefgh\xff\"]", err: ErrNotIJSON},
+		{name: "unterminated string", body: `["abcdefghij`, err: ErrNotIJSON},
+		{name: "unterminated array", body: `["a"`, err: ErrNotIJSON},
+		{name: "no comma", body: `["a" "b"]`, err: ErrNotIJSON},
+		{name: "bad object", body: `[{"a":1,"a":2}]`, err: ErrNotIJSON},
+	})
+}
+
+// TestCanonicalHexEscapes: the four digits of a \u escape, in either case, looked up in a table.
+func TestCanonicalHexEscapes(t *testing.T) {
+	t.Parallel()
+	runCanonical(t, []canonicalCase{
+		{name: "lower and upper case", body: `"\u00e9\u00E9\u004a\uD83D\uDE00\u0009\u001F"`, want: `"ééJ😀\t\u001f"`},
+		{name: "every digit", body: `"\u0123\u4567\u89aB\uCdEf"`, want: "\"\u0123\u4567\u89ab\ucdef\""},
+		{name: "a letter past f", body: `"\u00g0"`, err: ErrNotIJSON},
+		{name: "a letter past F", body: `"\u00G0"`, err: ErrNotIJSON},
+		{name: "a sign", body: `"\u+123"`, err: ErrNotIJSON},
+		{name: "short", body: `"\u00e`, err: ErrNotIJSON},
+		{name: "byte after 9", body: `"\u00:0"`, err: ErrNotIJSON},
+	})
+}
