@@ -313,11 +313,40 @@ func (f *fn) claimedBetween(rd, w *event) bool {
 	return slices.ContainsFunc(f.events, func(c *event) bool {
 		if c == w || c.use.Op != match.OpClaim || c.use.Record != w.use.Record ||
 			c.at.Pos() <= rd.at.Pos() || c.at.Pos() >= w.at.Pos() ||
-			!effect.SameKey(c.atoms, w.atoms, c.use.Keys, w.use.Keys) || !f.decides(c, w) {
+			!effect.SameKey(c.atoms, w.atoms, c.use.Keys, w.use.Keys) || !f.claimGates(c, w) {
 			return false
 		}
 		return !f.callsBetween(rd, c)
 	})
+}
+
+// claimGates reports whether a condition on what claim c answered (SET
+// NX's boolean, an INSERT's rows affected) decides whether w runs: one
+// side goes on to w, the other leaves without it. Unlike gate, which
+// reads a lookup, it takes no side for "found": a claim's count of 0 and
+// a lookup's mean opposite things.
+func (f *fn) claimGates(c, w *event) bool {
+	t := f.taint(c)
+	f.gateTaint = t
+	defer func() { f.gateTaint = nil }()
+	for _, b := range f.g.Blocks {
+		if !b.Live || len(b.Succs) != 2 || len(b.Nodes) == 0 || b != c.block && !f.reaches(c.block, b, nil) {
+			continue
+		}
+		cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+		if !ok || !f.mentions(cond, t) {
+			continue
+		}
+		if _, errOnly := f.errorSide(cond, t, b); errOnly {
+			continue
+		}
+		for i, s := range b.Succs {
+			if f.reachesNode(s, w, b) && f.escapes(b.Succs[1-i], w.block, b) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // callsBetween reports whether anything but a store access, a builtin, a
@@ -345,7 +374,7 @@ func (f *fn) callsBetween(rd, c *event) bool {
 		switch {
 		case ok && fn.Pkg() != nil && (pureStd(fn.Pkg().Path()) || fn.Pkg().Path() == "errors" || fn.Pkg().Path() == "time" || fn.Pkg().Path() == "context"):
 		case ok && fn.Name() == "Error" && fn.Signature().Recv() != nil:
-		case ok && match.LibraryPackage(fn.Pkg()) && fn.Signature().Recv() != nil && !isWork(info, call):
+		case ok && (match.LibraryPackage(fn.Pkg()) || fn.Pkg() != nil && fn.Pkg().Path() == "database/sql") && fn.Signature().Recv() != nil && !isWork(info, call):
 			// a store command's Result, Err or Val
 		default:
 			found = true

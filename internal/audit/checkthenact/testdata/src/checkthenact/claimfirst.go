@@ -1,0 +1,53 @@
+package checkthenact
+
+import (
+	"context"
+	"database/sql"
+)
+
+type inbox struct {
+	db     *sql.DB
+	handle func(ctx context.Context, id string) error
+}
+
+// consume reads the event's status to skip the common duplicate, claims
+// it with INSERT ... ON CONFLICT DO NOTHING, and goes on only when the
+// insert took a row: the claim decides.
+func (b *inbox) consume(ctx context.Context, id string) error {
+	var status string
+	err := b.db.QueryRowContext(ctx, `SELECT status FROM inbox_events WHERE event_id = $1`, id).Scan(&status)
+	if err == nil && status == "done" {
+		return nil
+	}
+	res, err := b.db.ExecContext(ctx, `INSERT INTO inbox_events (event_id, status) VALUES ($1, 'running') ON CONFLICT (event_id) DO NOTHING`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	if err := b.handle(ctx, id); err != nil {
+		b.db.ExecContext(ctx, `DELETE FROM inbox_events WHERE event_id = $1`, id)
+		return err
+	}
+	_, err = b.db.ExecContext(ctx, `UPDATE inbox_events SET status = 'done' WHERE event_id = $1`, id)
+	return err
+}
+
+// consumeUnchecked claims but never looks at whether the insert took a
+// row: every caller that passed the read handles the event.
+func (b *inbox) consumeUnchecked(ctx context.Context, id string) error {
+	var status string
+	err := b.db.QueryRowContext(ctx, `SELECT status FROM inbox_events WHERE event_id = $1`, id).Scan(&status)
+	if err == nil && status == "done" {
+		return nil
+	}
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO inbox_events (event_id, status) VALUES ($1, 'running') ON CONFLICT (event_id) DO NOTHING`, id); err != nil {
+		return err
+	}
+	if err := b.handle(ctx, id); err != nil {
+		return err
+	}
+	_, err = b.db.ExecContext(ctx, `UPDATE inbox_events SET status = 'done' WHERE event_id = $1`, id) // want `UPDATE of inbox_events after the SELECT at claimfirst.go:\d+ races with a concurrent retry`
+	return err
+}
