@@ -708,13 +708,17 @@ var plain = func() (t [256]bool) {
 
 // special8 marks the bytes of the 8 in w (little-endian) that a string scan must stop at — a
 // byte under 0x20, a '"' or '\\', a byte with its top bit set — by the bit tricks of "Bit
-// Twiddling Hacks": the top bit of each such byte is set. A borrow can also mark a byte above a
-// marked one, so the lowest mark is exact, and so is whether there is any.
+// Twiddling Hacks": the top bit of each such byte is set. With bit 1 flipped, the bytes under
+// 0x20 and the quote (which becomes 0x20) are the bytes under 0x21, so that one subtraction
+// finds them all; the subtraction that finds the backslash also marks every byte from 0x80 but
+// 0xDC, which the other marks (flipped, it is 0xDE): no third term is needed for the top bit.
+// A borrow can also mark a byte above a marked one, so the lowest mark is exact, and so is
+// whether there is any.
 func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote, backslash := w^(ones*'"'), w^(ones*'\\')
-	control := w - ones*0x20
-	return (control | (quote - ones) | (backslash - ones) | w) & highs
+	controlOrQuote := (w ^ ones*0x02) - ones*0x21
+	backslash := (w ^ ones*'\\') - ones
+	return (controlOrQuote | backslash) & highs
 }
 
 // string reads the string literal at i, which must be UTF-8 and pair the surrogates of its
@@ -759,27 +763,26 @@ func (c *canonicalizer) string(i int, name bool) (s []byte, escaped bool, next i
 	}
 }
 
-// escaped writes the canonical form of the string that starts at data[start] and has its first
-// escape at i; for string.
+// escaped reads the string that starts at data[start] and has its first escape at i, and writes
+// its canonical form: what its escapes stand for to out, the rest left in the run of input; for
+// string.
 func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool, next int, err error) {
 	d := c.data
-	c.flush(start)
-	appendInPlace(&c.out, d[start:i])
 	unescaped := len(c.names)
 	if name {
 		appendInPlace(&c.names, d[start+1:i])
 	}
+	// What needs no rewriting — plain bytes, other characters, the closing quote — is left in
+	// the pending run of input, as outside strings: only an escape ends the run, and the run
+	// after it starts after it.
 	for i < len(d) {
 		b := d[i]
 		switch {
 		case b == '"':
-			i++
-			c.run = i
-			appendInPlace(&c.out, d[i-1:i])
 			if name {
-				return c.names[unescaped:], true, i, nil
+				return c.names[unescaped:], true, i + 1, nil
 			}
-			return nil, false, i, nil
+			return nil, false, i + 1, nil
 		case b < 0x20:
 			return nil, false, i, errorAt(i, "control character in a string")
 		case plain[b]:
@@ -787,7 +790,6 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 			for j < len(d) && plain[d[j]] {
 				j++
 			}
-			appendInPlace(&c.out, d[i:j])
 			if name {
 				appendInPlace(&c.names, d[i:j])
 			}
@@ -798,13 +800,13 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 			if r == utf8.RuneError && n == 1 {
 				return nil, false, i, errorAt(i, "invalid UTF-8 in a string")
 			}
-			appendInPlace(&c.out, d[i:i+n])
 			if name {
 				appendInPlace(&c.names, d[i:i+n])
 			}
 			i += n
 			continue
 		}
+		c.flush(i)
 		i++ // backslash
 		if i >= len(d) {
 			break
@@ -849,9 +851,17 @@ func (c *canonicalizer) escaped(start, i int, name bool) (s []byte, escaped bool
 			return nil, false, i, errorAt(i, "invalid escape \\%c", e)
 		}
 		i++ // the escape's last byte
-		var buf [8]byte
-		appendInPlace(&c.out, appendRune(buf[:0], r))
+		c.run = i
+		// The character is written in the room past out's end when there is some, so that no
+		// copy is called for its few bytes (see appendInPlace for why out is not assigned).
+		if n := len(c.out); cap(c.out)-n >= 6 {
+			c.out = c.out[:n+len(appendRune(c.out[n:n:n+6], r))]
+		} else {
+			var buf [8]byte
+			appendInPlace(&c.out, appendRune(buf[:0], r))
+		}
 		if name {
+			var buf [8]byte
 			appendInPlace(&c.names, utf8.AppendRune(buf[:0], r))
 		}
 	}

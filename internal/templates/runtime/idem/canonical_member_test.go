@@ -1,6 +1,8 @@
 package idem
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -120,4 +122,62 @@ func TestCanonicalHexEscapes(t *testing.T) {
 		{name: "short", body: `"\u00e`, err: ErrNotIJSON},
 		{name: "byte after 9", body: `"\u00:0"`, err: ErrNotIJSON},
 	})
+}
+
+// TestSpecial8Pairs: special8 against the plain table on every pair of bytes next to each other
+// at every place in a word of plain bytes, and on every byte alone: a borrow from one byte into
+// the next must not hide or move the first mark.
+func TestSpecial8Pairs(t *testing.T) {
+	t.Parallel()
+	first := func(b []byte) int {
+		for i, x := range b {
+			if !plain[x] {
+				return i
+			}
+		}
+		return len(b)
+	}
+	check := func(b *[8]byte) {
+		if got, want := bits.TrailingZeros64(special8(binary.LittleEndian.Uint64(b[:])))/8, first(b[:]); got != want {
+			t.Fatalf("special8(%q) marks byte %d first, want %d", b, got, want)
+		}
+	}
+	for at := range 8 {
+		for x := range 256 {
+			b := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+			b[at] = byte(x)
+			check(&b)
+			if at == 7 {
+				continue
+			}
+			for y := range 256 {
+				b[at+1] = byte(y)
+				check(&b)
+			}
+		}
+	}
+}
+
+// TestCanonicalEscapeRoom: a character written for an escape goes in the room past the output's
+// end when there is some, and is appended when there is none (a new canonicalizer has none); what
+// needs no rewriting, before, between and after the escapes, stays in the run of input, also
+// in a name, which is kept unescaped besides.
+func TestCanonicalEscapeRoom(t *testing.T) {
+	t.Parallel()
+	c := new(canonicalizer)
+	for _, tc := range []struct{ body, want string }{
+		{`"\n"`, `"\n"`},
+		{`"\u00e9"`, `"é"`},
+		{`"\u0041\u0042\t\u001f"`, `"AB\t\u001f"`},
+		{`{"b":"x\u00e9y\u00e9z","\u0061\u00e9":"ü\/","a":1}`, `{"a":1,"aé":"ü/","b":"xéyéz"}`},
+		{`["Grinder \u00e9dition limit\u00e9e", "Bâtiment \"B\"",  "\ud83d\ude00!"]`, `["Grinder édition limitée","Bâtiment \"B\"","😀!"]`},
+	} {
+		for range 2 {
+			got, err := c.canonicalize([]byte(tc.body), nil)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("canonicalize(%s) = %s, %v; want %s", tc.body, got, err, tc.want)
+			}
+		}
+		c.out = nil
+	}
 }
