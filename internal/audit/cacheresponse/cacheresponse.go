@@ -654,6 +654,7 @@ func (a *checker) redisFlag(f *claim.Func, call *ast.CallExpr) {
 		tv = a.info.Types[value]
 	}
 	if tv.Value == nil {
+		a.bodyOnly(f, call, value, types.ExprString(rc.Key))
 		a.storesUnchecked(f, call, value, types.ExprString(rc.Key))
 		return
 	}
@@ -855,6 +856,115 @@ func (a *checker) storesUnchecked(f *claim.Func, call *ast.CallExpr, value ast.E
 			key, resp.Name(), c.What, a.where(c.Call.Pos())),
 		Related: claimRelated(c),
 	})
+}
+
+// bodyOnly reports a SET that completes a claim with the body a recorder
+// captured (rec.Body.Bytes(), w.body.String()) and nothing else, where
+// the recorder has a status and no other call of the function stores it:
+// a replay answers with whatever status its own code writes, so a 201
+// comes back a 200, and a 422 or a 409 comes back a success.
+func (a *checker) bodyOnly(f *claim.Func, call *ast.CallExpr, value ast.Expr, key string) {
+	c := a.completes(f, call)
+	if c == nil {
+		return
+	}
+	rec, field := a.capturedBody(value)
+	if rec == nil {
+		return
+	}
+	status := capturedStatus(rec)
+	if status == "" {
+		return
+	}
+	stored := false
+	for other := range f.Calls() {
+		if other == call || a.toWriter(other) {
+			continue
+		}
+		for _, arg := range other.Args {
+			ast.Inspect(arg, func(n ast.Node) bool {
+				// rec.Code, or any status read (c.Writer.Status()) given
+				// to another call: stored some other way.
+				if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == status || slices.Contains(statusFields, sel.Sel.Name)) {
+					stored = true
+				}
+				return !stored
+			})
+		}
+	}
+	if stored {
+		return
+	}
+	a.r.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("SET of %s stores the %s of %s without its %s: a retry of the key claimed by %s at %s is answered with whatever status the replay writes, so a 201 comes back as 200 and a 4xx as a success; store the status with the body (cacheresponse)",
+			key, field, rec.Name(), status, c.What, a.where(c.Call.Pos())),
+		Related: claimRelated(c),
+	})
+}
+
+// capturedBody returns the recorder whose body value is, and the body's
+// field name, when value is that body and nothing more: rec.Body,
+// rec.Body.Bytes(), w.buf.String(), or a conversion of one.
+func (a *checker) capturedBody(value ast.Expr) (*types.Var, string) {
+	e := ast.Unparen(value)
+	for {
+		call, ok := e.(*ast.CallExpr)
+		if !ok {
+			break
+		}
+		if tv, ok := a.info.Types[call.Fun]; ok && tv.IsType() && len(call.Args) == 1 {
+			e = ast.Unparen(call.Args[0]) // []byte(...), string(...)
+			continue
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || len(call.Args) != 0 || sel.Sel.Name != "Bytes" && sel.Sel.Name != "String" {
+			return nil, ""
+		}
+		e = ast.Unparen(sel.X)
+	}
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok || !slices.Contains(bodyFieldNames, strings.ToLower(sel.Sel.Name)) {
+		return nil, ""
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil, ""
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	if !ok || v.IsField() {
+		return nil, ""
+	}
+	return v, sel.Sel.Name
+}
+
+// bodyFieldNames are the names a response recorder gives its captured
+// body.
+var bodyFieldNames = []string{"body", "buf", "buffer"}
+
+// capturedStatus returns the name of the field or method where a
+// recorder keeps the status it captured (httptest's Code, a wrapper's
+// status, the Status() of a gin.ResponseWriter it embeds), "" when it
+// keeps none.
+func capturedStatus(rec *types.Var) string {
+	if s := structOf(rec.Type()); s != nil {
+		for f := range s.Fields() {
+			switch strings.ToLower(f.Name()) {
+			case "code", "status", "statuscode":
+				if b, ok := f.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+					return f.Name()
+				}
+			}
+		}
+	}
+	if m, _, _ := types.LookupFieldOrMethod(rec.Type(), true, rec.Pkg(), "Status"); m != nil {
+		if fn, ok := m.(*types.Func); ok && fn.Signature().Params().Len() == 0 && fn.Signature().Results().Len() == 1 {
+			if b, ok := fn.Signature().Results().At(0).Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+				return "Status"
+			}
+		}
+	}
+	return ""
 }
 
 // settlesLock reports whether call settles one of f's locks.

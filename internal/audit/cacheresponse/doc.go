@@ -7,7 +7,7 @@
 //
 // In a function whose answer a replay must reproduce (an HTTP handler
 // that writes a body, a gin or echo handler that answers one through its
-// context, a NATS request-reply handler that responds with what it
+// context, a gin middleware whose chain answers (c.Next()), a NATS request-reply handler that responds with what it
 // computed, or a function returning a value besides its error; a
 // queue consumer or a cron job that only succeeds or fails is not one),
 // it reports:
@@ -38,6 +38,11 @@
 //     type has a field for the body and which sets none (&reply{at:
 //     time.Now()}); an entry that still says the work is running is a
 //     renewal, not a completion;
+//   - a SET that completes a claimed key with the body a recorder
+//     captured (rec.Body.Bytes(), a gin writer's copied body) and not the
+//     status the recorder holds (Code, status, a gin.ResponseWriter's
+//     Status()), where nothing else in the function stores that status: a
+//     replay answers with whatever status its own code writes;
 //   - a success path from a claim (see releaseonerror, whose walk decides
 //     which paths are errors) that answers without completing, releasing
 //     or handing on the key, so that a retry finds it in progress, or runs

@@ -477,7 +477,7 @@ func (s *scope) responder(f *Func) bool {
 			return true
 		}
 	}
-	if s.replies(f) {
+	if s.replies(f) || s.ginNext(f) {
 		return true
 	}
 	w := s.writer(f)
@@ -501,6 +501,30 @@ func (s *scope) responder(f *Func) bool {
 		}
 	}
 	return false
+}
+
+// ginNext reports whether f is a gin middleware that runs the rest of
+// the chain, c.Next() on its *gin.Context parameter: the handlers after
+// it answer, through c.Writer, as next.ServeHTTP's does for net/http.
+func (s *scope) ginNext(f *Func) bool {
+	for call := range f.Calls() {
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Next" || len(call.Args) != 0 {
+			continue
+		}
+		if v := s.varOf(sel.X); v != nil && isParam(f, v) && ginContext(v.Type()) {
+			return true
+		}
+	}
+	return false
+}
+
+func ginContext(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Name() == "Context" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "github.com/gin-gonic/gin"
 }
 
 // replies reports whether f answers a request it was given with what it
@@ -532,7 +556,7 @@ func (s *scope) replies(f *Func) bool {
 
 // replyMethods answer a request-reply message (NATS) or a web
 // framework's request (gin, echo, fiber) with a body.
-var replyMethods = []string{"Respond", "RespondMsg", "Reply", "JSON", "IndentedJSON", "PureJSON", "SecureJSON", "JSONP", "JSONPretty", "JSONBlob", "XML", "Blob", "Render"}
+var replyMethods = []string{"Respond", "RespondMsg", "Reply", "JSON", "IndentedJSON", "PureJSON", "SecureJSON", "JSONP", "JSONPretty", "JSONBlob", "XML", "Blob", "Render", "Data"}
 
 func isParam(f *Func, v *types.Var) bool {
 	params := f.Sig.Params()

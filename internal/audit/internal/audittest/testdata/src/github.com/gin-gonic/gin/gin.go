@@ -5,6 +5,7 @@ import "net/http"
 
 type ResponseWriter interface {
 	http.ResponseWriter
+	Status() int
 }
 
 type HandlerFunc func(*Context)
@@ -16,6 +17,7 @@ type Context struct {
 
 func (c *Context) Next()                                          {}
 func (c *Context) Abort()                                         {}
+func (c *Context) AbortWithStatus(code int)                       {}
 func (c *Context) GetHeader(key string) string                    { return "" }
 func (c *Context) Header(key, value string)                       {}
 func (c *Context) Data(code int, contentType string, data []byte) {}
