@@ -359,6 +359,9 @@ func (c *canonicalizer) object(i int, ex *excludeNode) (int, error) {
 	return i + 1, nil
 }
 
+// growMembers makes room for a member; it is kept out of the member loop, which only checks for
+// room, as it is rarely needed once the canonicalizer's buffers have grown.
+//
 //go:noinline
 func (c *canonicalizer) growMembers() { c.members = slices.Grow(c.members, 1) }
 
@@ -755,6 +758,11 @@ func (c *canonicalizer) string(i int, name bool) (s []byte, escaped bool, next i
 			return c.escaped(i, j, name)
 		case b < 0x20:
 			return nil, false, j, errorAt(j, "control character in a string")
+		case b-0xC2 <= 0xDF-0xC2 && j+1 < len(d) && d[j+1]&0xC0 == 0x80:
+			// A character of two bytes (Latin, Greek, Cyrillic and more), checked without
+			// a call: a lead byte that is not overlong and a continuation byte.
+			j += 2
+			continue
 		}
 		r, n := utf8.DecodeRune(d[j:])
 		if r == utf8.RuneError && n == 1 {

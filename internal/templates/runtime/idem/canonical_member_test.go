@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestCanonicalExcludeByKey: an excluded member is found by the sort key and length of its name
@@ -179,5 +180,29 @@ func TestCanonicalEscapeRoom(t *testing.T) {
 			}
 		}
 		c.out = nil
+	}
+}
+
+// TestCanonicalTwoByteUTF8: a character of two bytes is checked in the string scan itself, and
+// must be accepted and refused as utf8 does, at every place around the words the scan reads
+// and at the end of the document; other characters still go through utf8.
+func TestCanonicalTwoByteUTF8(t *testing.T) {
+	t.Parallel()
+	for n := range 18 {
+		s := strings.Repeat("x", n)
+		for _, ch := range []string{"\u00e2", "\u00a0", "\u07ff", "\u0080", "\u0800", "\uffff", "\U0010ffff",
+			"\xc0\x80", "\xc1\xbf", "\xc2\x41", "\xc2\xc0", "\xdf\x7f", "\xdf", "\xe0\xa0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80"} {
+			for _, body := range []string{`"` + s + ch + `"`, `"` + s + ch + `x"`, `{"a":"` + s + ch + `","b":1}`} {
+				got, err := CanonicalJSON([]byte(body), nil)
+				if valid := utf8.ValidString(ch); valid != (err == nil) {
+					t.Errorf("CanonicalJSON(%q) error %v, want valid %t", body, err, valid)
+				} else if valid && string(got) != body {
+					t.Errorf("CanonicalJSON(%q) = %q", body, got)
+				}
+			}
+			if _, err := CanonicalJSON([]byte(`"`+s+ch), nil); err == nil {
+				t.Errorf("CanonicalJSON(%q) accepts an unterminated string", `"`+s+ch)
+			}
+		}
 	}
 }
