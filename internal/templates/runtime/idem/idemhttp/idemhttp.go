@@ -434,6 +434,8 @@ func sendFields(w http.ResponseWriter, fields []headerField, status int, body []
 	writeBody(w, status, body)
 }
 
+// writeBody ends a response after its header: the status, 200 if the handler set none, and the
+// body.
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	if status == 0 {
 		status = http.StatusOK
