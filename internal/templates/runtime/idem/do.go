@@ -107,9 +107,9 @@ func (k *Keeper) Do(ctx context.Context, key, fingerprint string, fn Func) (Resu
 	case TakenOver:
 		k.logger().WarnContext(ctx, "idem: took over a key whose holder's lease ran out; that holder may have done part of the work",
 			"key", key, "old_token", c.Previous, "new_token", c.Token)
-		return k.run(ctx, key, c, start, fn)
+		return k.run(ctx, key, c.Token, true, start, fn)
 	case Claimed:
-		return k.run(ctx, key, c, start, fn)
+		return k.run(ctx, key, c.Token, false, start, fn)
 	case Replay:
 		return Result{Response: c.Record.Response, Replayed: true}, nil
 	case InProgress:
@@ -148,16 +148,17 @@ func (k *Keeper) wait(ctx context.Context, key, fingerprint string, lease time.D
 }
 
 // run does the work of a held claim, sent at start (see monoNow): the lease is reckoned from
-// then, a local and conservative estimate of when it runs out.
-func (k *Keeper) run(ctx context.Context, key string, c Claim, start int64, fn Func) (res Result, err error) {
-	res.TakenOver = c.Outcome == TakenOver
+// then, a local and conservative estimate of when it runs out. It takes the claim's token, and
+// whether it took the key over, rather than the claim, which is many words to copy.
+func (k *Keeper) run(ctx context.Context, key, token string, takenOver bool, start int64, fn Func) (res Result, err error) {
+	res.TakenOver = takenOver
 	rs := &runContexts{
 		work:    workCtx{parent: ctx},
 		cleanup: cleanupCtx{parent: ctx, timeout: orDefault(k.CleanupTimeout, DefaultCleanupTimeout)},
 	}
 	work, cctx := &rs.work, &rs.cleanup
 	defer work.cancel(nil)
-	hb := k.heartbeat(work, key, c.Token, start)
+	hb := k.heartbeat(work, key, token, start)
 
 	// The deferred release covers the paths that never reach the code after fn: a panic (which
 	// goes on unwinding afterwards) and runtime.Goexit.
@@ -165,7 +166,7 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, start int64, fn F
 	defer func() {
 		if !finished {
 			hb.stop()
-			_ = k.release(ctx, cctx, key, c.Token, nil)
+			_ = k.release(ctx, cctx, key, token, nil)
 		}
 	}()
 	resp, ferr := fn(work)
@@ -178,18 +179,18 @@ func (k *Keeper) run(ctx context.Context, key string, c Claim, start int64, fn F
 		if cause != nil && !errors.Is(ferr, cause) {
 			ferr = errors.Join(ferr, cause) // say why the work's context ended, e.g. a lost lease
 		}
-		return res, k.release(ctx, cctx, key, c.Token, ferr)
+		return res, k.release(ctx, cctx, key, token, ferr)
 	}
 	if cause != nil {
-		return res, k.release(ctx, cctx, key, c.Token, fmt.Errorf("idem: work for key %q cut off: %w", key, cause))
+		return res, k.release(ctx, cctx, key, token, fmt.Errorf("idem: work for key %q cut off: %w", key, cause))
 	}
 	if !k.Caches(resp) {
-		return res, k.release(ctx, cctx, key, c.Token, nil)
+		return res, k.release(ctx, cctx, key, token, nil)
 	}
 	defer cctx.cancel()
 	// A failed Complete leaves the key claimed rather than released: the work has run, and a
 	// retry that ran it again at once would be the duplicate this package exists to prevent.
-	if err := k.Store.Complete(cctx, key, c.Token, resp, orDefault(k.TTL, DefaultTTL)); err != nil {
+	if err := k.Store.Complete(cctx, key, token, resp, orDefault(k.TTL, DefaultTTL)); err != nil {
 		return res, fmt.Errorf("idem: complete %q: %w", key, err)
 	}
 	res.Stored = true
