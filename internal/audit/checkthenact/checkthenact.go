@@ -385,11 +385,11 @@ func (f *fn) callsBetween(rd, c *event) bool {
 }
 
 // isWork reports whether call, a method of a store library, is more than
-// reading a command's reply (Result, Err, Val, Bool).
+// reading a command's reply (Result, Err, Val, Scan, Decode, RowsAffected).
 func isWork(info *types.Info, call *ast.CallExpr) bool {
 	fn, _ := typeutil.Callee(info, call).(*types.Func)
 	switch fn.Name() {
-	case "Result", "Err", "Val", "Bool", "Int", "Int64", "Bytes", "String", "Scan":
+	case "Result", "Err", "Val", "Bool", "Int", "Int64", "Bytes", "String", "Scan", "Decode", "All", "Next", "RowsAffected", "LastInsertId":
 		return false
 	}
 	return true
