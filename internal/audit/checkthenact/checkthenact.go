@@ -288,7 +288,7 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			if rd.use.Record != w.use.Record && !f.fieldChecked(t, w.use.Record[len(rd.use.Record)+1:]) {
 				continue // a hash read whole, and a field written that nothing checked
 			}
-			if f.claimedBetween(rd, w) {
+			if f.claimedBetween(rd, w) || inMemory(rd.use.Record) && f.inFlight(rd) {
 				continue
 			}
 			if f.pair(rd, w, t) {
@@ -318,6 +318,51 @@ func (f *fn) claimedBetween(rd, w *event) bool {
 		}
 		return !f.callsBetween(rd, c)
 	})
+}
+
+// inFlight reports whether the function is the one a singleflight
+// Group's Do or DoChan runs for rd's key: in one process, the calls with
+// that key share one run, and the next finds what it stored, so a lookup
+// and a store of a record in process memory are one step there.
+func (f *fn) inFlight(rd *event) bool {
+	if len(rd.use.Keys) == 0 {
+		return false
+	}
+	info := f.pass.TypesInfo
+	found := false
+	for _, file := range f.pass.Files {
+		if file.Pos() > f.body.Pos() || f.body.End() > file.End() {
+			continue
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if found || !ok || len(call.Args) != 2 {
+				return !found
+			}
+			lit, ok := ast.Unparen(call.Args[1]).(*ast.FuncLit)
+			if !ok || lit.Body != f.body {
+				return true
+			}
+			fn, ok := typeutil.Callee(info, call).(*types.Func)
+			if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "golang.org/x/sync/singleflight" || fn.Name() != "Do" && fn.Name() != "DoChan" {
+				return true
+			}
+			found = sameVar(info, call.Args[0], rd.use.Keys[0])
+			return !found
+		})
+	}
+	return found
+}
+
+// sameVar reports whether two expressions are the same text or name the
+// same variable.
+func sameVar(info *types.Info, a, b ast.Expr) bool {
+	if types.ExprString(a) == types.ExprString(b) {
+		return true
+	}
+	x, ok1 := ast.Unparen(a).(*ast.Ident)
+	y, ok2 := ast.Unparen(b).(*ast.Ident)
+	return ok1 && ok2 && info.Uses[x] != nil && info.Uses[x] == info.Uses[y]
 }
 
 // claimGates reports whether a condition on what claim c answered (SET

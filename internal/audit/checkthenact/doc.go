@@ -85,6 +85,12 @@
 // and decides whether the write runs, it lets one caller through (GET;
 // SET NX "running"; the work; SET "done").
 //
+// A lookup and a store of a record in process memory, inside the
+// function a singleflight Group's Do or DoChan runs for the same key, are
+// one step: the process's calls with that key share one run, and the
+// next finds what it stored. A record other processes share (Redis, SQL)
+// is not held back by it.
+//
 // Records kept in process memory count too: a map that is a package
 // variable or a field of a struct holding a sync.Mutex or RWMutex, and a
 // sync.Map. A lookup and a store in two critical sections (RLock, look,

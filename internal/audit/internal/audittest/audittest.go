@@ -8,7 +8,8 @@
 // golang-lru v2), documents (MongoDB's driver v1
 // and v2, DynamoDB), fresh values (google and gofrs
 // uuid, ulid, ksuid, xid), retries (backoff, retry-go), queues and clients
-// (SQS, NATS, river, asynq, resty, gRPC metadata), gin and stripe-go. The
+// (SQS, NATS, river, asynq, resty, gRPC metadata), gin, singleflight and
+// stripe-go. The
 // copies live once, in this package's testdata, and Dir joins them with
 // the calling package's own testdata in one GOPATH tree.
 package audittest
