@@ -3,6 +3,7 @@ package checkthenact
 import (
 	"context"
 	"database/sql"
+	"errors"
 )
 
 type inbox struct {
@@ -49,5 +50,32 @@ func (b *inbox) consumeUnchecked(ctx context.Context, id string) error {
 		return err
 	}
 	_, err = b.db.ExecContext(ctx, `UPDATE inbox_events SET status = 'done' WHERE event_id = $1`, id) // want `UPDATE of inbox_events after the SELECT at claimfirst.go:\d+ races with a concurrent retry`
+	return err
+}
+
+// errUniqueViolation stands for the driver's unique-constraint error.
+var errUniqueViolation = errors.New("duplicate key value violates unique constraint")
+
+func isUniqueViolation(err error) bool { return errors.Is(err, errUniqueViolation) }
+
+// consumeInserted claims with a plain INSERT whose unique violation means
+// another delivery took the event: the constraint decides.
+func (b *inbox) consumeInserted(ctx context.Context, id string) error {
+	var status string
+	if err := b.db.QueryRowContext(ctx, `SELECT status FROM inbox_events WHERE event_id = $1`, id).Scan(&status); err == nil && status == "done" {
+		return nil
+	}
+	_, err := b.db.ExecContext(ctx, `INSERT INTO inbox_events (event_id, status) VALUES ($1, 'running')`, id)
+	if isUniqueViolation(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.handle(ctx, id); err != nil {
+		b.db.ExecContext(ctx, `DELETE FROM inbox_events WHERE event_id = $1`, id)
+		return err
+	}
+	_, err = b.db.ExecContext(ctx, `UPDATE inbox_events SET status = 'done' WHERE event_id = $1`, id)
 	return err
 }
