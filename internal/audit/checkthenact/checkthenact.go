@@ -309,10 +309,13 @@ func sameRecord(rd, w string) bool {
 // comes after rd, before any work, and decides whether w runs: the read
 // is a fast path for duplicates, and the claim, not the read, lets one
 // caller through (GET; SET NX "running"; the work; SET "done"). An
-// INSERT whose unique violation is handled as "already taken" claims.
+// INSERT whose unique violation is handled as "already taken" claims, and
+// so does a guarded UPDATE (SET status = 'processing' WHERE status =
+// 'pending') whose row count decides.
 func (f *fn) claimedBetween(rd, w *event) bool {
 	return slices.ContainsFunc(f.events, func(c *event) bool {
-		claim := c.use.Op == match.OpClaim || c.use.Op == match.OpWrite && c.use.Appends && f.duplicateHandled(c)
+		claim := c.use.Op == match.OpClaim || c.use.Op == match.OpGuarded ||
+			c.use.Op == match.OpWrite && c.use.Appends && f.duplicateHandled(c)
 		if c == w || !claim || c.use.Record != w.use.Record ||
 			c.at.Pos() <= rd.at.Pos() || c.at.Pos() >= w.at.Pos() ||
 			!effect.SameKey(c.atoms, w.atoms, c.use.Keys, w.use.Keys) || !f.claimGates(c, w) {

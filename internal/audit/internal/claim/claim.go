@@ -157,6 +157,10 @@ type Claim struct {
 	handed []Exit
 	own    map[*types.Var]bool // the claim's own non-error results, a subset of held
 	err    *types.Var          // the claim's error result
+	// errOf are other error variables set from the claim's answer
+	// (n, err := res.RowsAffected() in an if's init): each says the
+	// claim's outcome is unknown, as err does.
+	errOf map[*types.Var]bool
 	// done are the held booleans whose true means the key was already
 	// taken or done ("seen", "exists"), not that this call took it;
 	// doneCall says the same of a helper's boolean used where it is
@@ -737,15 +741,11 @@ func (s *scope) transition(call *ast.CallExpr) *Claim {
 		return nil
 	}
 	to := states[len(states)-1]
-	if !directive.InProgress(to) || slices.Contains(waitingStates, strings.ToLower(to)) || to == states[len(states)-2] {
+	if !directive.InProgress(to) || directive.Waiting(to) || to == states[len(states)-2] {
 		return nil
 	}
 	return &Claim{Call: call, Via: Directive, Callee: fn, What: fn.Name(), Key: key, transition: true}
 }
-
-// waitingStates say a record waits for work that has not begun: moving
-// one there hands it back.
-var waitingStates = []string{"pending", "queued", "new", "waiting", "scheduled", "ready", "open"}
 
 func isStringish(t types.Type) bool {
 	b, ok := types.Unalias(t).Underlying().(*types.Basic)

@@ -187,6 +187,11 @@ func (s *scope) results(f *Func, c *Claim) {
 					switch {
 					case isError(t.Type()) && c.err == nil:
 						c.err = t // err := row.Scan(&id) after a QueryRow claim
+					case isError(t.Type()) && t != c.err && !c.errOf[t] && s.readsAnswer(c, n):
+						if c.errOf == nil {
+							c.errOf = map[*types.Var]bool{}
+						}
+						c.errOf[t], changed = true, true
 					case !isError(t.Type()) && !c.held[t]:
 						c.held[t], changed = true, true
 					}
@@ -1023,10 +1028,50 @@ func (w *walker) claimErr(e ast.Expr, st state) bool {
 		return true // res.Error of a gorm Create
 	} else if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && v != nil && w.c.own[v] && len(call.Args) == 0 && isErrMethod(call.Fun) {
 		return true // cmd.Err() of cmd := rdb.SetNX(...)
+	} else if v != nil && w.c.errOf[v] {
+		return w.setOnce(v) // n, err := res.RowsAffected(): the claim's answer unknown
 	} else if v == nil || v != w.c.err {
 		return false
 	}
 	return st.errLive
+}
+
+// readsAnswer reports whether n assigns from the claim's own result what
+// it says of the claim: the count of a statement's rows, res.RowsAffected()
+// (or LastInsertId), whose error leaves the claim's outcome unknown. A
+// query run on a connection the claim handed back is other work.
+func (s *scope) readsAnswer(c *Claim, n ast.Node) bool {
+	as, ok := n.(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 {
+		return false
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "RowsAffected" && sel.Sel.Name != "LastInsertId" {
+		return false
+	}
+	v := s.varOf(sel.X)
+	return v != nil && c.own[v]
+}
+
+// setOnce reports whether v is assigned in one place only, so that it
+// holds what that assignment gave it wherever it is read.
+func (w *walker) setOnce(v *types.Var) bool {
+	n := 0
+	ast.Inspect(w.f.Body, func(x ast.Node) bool {
+		if as, ok := x.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && (w.info.Defs[id] == v || w.info.Uses[id] == v) {
+					n++
+				}
+			}
+		}
+		return true
+	})
+	return n == 1
 }
 
 // isErrMethod reports whether fun is a method value named Err, as a

@@ -65,11 +65,20 @@ func ClaimUpdate(sc match.SQLCall) (table string, ok bool) {
 		return st.Table, true // SET holder = $2 WHERE name = $1 AND (holder IS NULL OR expires_at < now()): a lease
 	}
 	m := setClause.FindStringSubmatch(sc.Text)
-	if m == nil || !slices.ContainsFunc(match.Literals(m[1]), InProgress) {
-		return "", false
+	if m == nil || !slices.ContainsFunc(match.Literals(m[1]), func(v string) bool { return InProgress(v) && !Waiting(v) }) {
+		return "", false // SET status = 'pending' WHERE status = 'processing' hands the row back
 	}
 	return st.Table, true
 }
+
+// waitingStates say a record waits for work that has not begun: moving
+// one there hands it back.
+var waitingStates = []string{"pending", "queued", "new", "waiting", "scheduled", "ready", "open"}
+
+// Waiting reports whether a status value says the work behind a key has
+// not begun: a guarded move to it gives the key back rather than takes
+// it.
+func Waiting(value string) bool { return slices.Contains(waitingStates, strings.ToLower(value)) }
 
 // ownerWords name a column that says who holds a row: setting it where
 // it is compared takes the row for one holder.

@@ -79,3 +79,41 @@ func (b *inbox) consumeInserted(ctx context.Context, id string) error {
 	_, err = b.db.ExecContext(ctx, `UPDATE inbox_events SET status = 'done' WHERE event_id = $1`, id)
 	return err
 }
+
+// orderPayments charges for orders.
+type orderPayments interface {
+	Charge(ctx context.Context, orderID string, cents int64) error
+}
+
+type orderDesk struct {
+	db  *sql.DB
+	pay orderPayments
+}
+
+// payOrder reads the order to skip one not pending, moves it from pending
+// to processing with a guarded UPDATE whose row count decides, charges,
+// and on failure moves it back: the guarded UPDATE, not the read, lets
+// one caller through, and the move back is a release.
+func (d *orderDesk) payOrder(ctx context.Context, id string) error {
+	var status string
+	var cents int64
+	if err := d.db.QueryRowContext(ctx, `SELECT status, cents FROM orders WHERE id = $1`, id).Scan(&status, &cents); err != nil {
+		return err
+	}
+	if status != "pending" {
+		return nil
+	}
+	res, err := d.db.ExecContext(ctx, `UPDATE orders SET status = 'processing' WHERE id = $1 AND status = 'pending'`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	if err := d.pay.Charge(ctx, id, cents); err != nil {
+		d.db.ExecContext(context.WithoutCancel(ctx), `UPDATE orders SET status = 'pending' WHERE id = $1 AND status = 'processing'`, id)
+		return err
+	}
+	_, err = d.db.ExecContext(ctx, `UPDATE orders SET status = 'paid' WHERE id = $1`, id)
+	return err
+}

@@ -139,3 +139,23 @@ func provisionOrRequeue(ctx context.Context, gs grantStore, id string) error {
 	_, err = gs.MoveGrant(ctx, id, "provisioning", "active")
 	return err
 }
+
+// runPendingGuarded moves a pending order to processing with a guarded
+// UPDATE, and on failure moves it back with another, guarded by the
+// processing status: the move back hands the row back; it claims
+// nothing.
+func runPendingGuarded(ctx context.Context, db *sql.DB, id string) error {
+	res, err := db.ExecContext(ctx, `UPDATE orders SET status = 'processing' WHERE id = $1 AND status = 'pending'`, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	if err := pay(ctx, queuedJob{ID: id}); err != nil {
+		_, _ = db.ExecContext(context.WithoutCancel(ctx), `UPDATE orders SET status = 'pending' WHERE id = $1 AND status = 'processing'`, id)
+		return fmt.Errorf("order %s: %w", id, err)
+	}
+	_, err = db.ExecContext(ctx, `UPDATE orders SET status = 'paid' WHERE id = $1`, id)
+	return err
+}
