@@ -370,6 +370,19 @@ func sameVar(info *types.Info, a, b ast.Expr) bool {
 	return ok1 && ok2 && info.Uses[x] != nil && info.Uses[x] == info.Uses[y]
 }
 
+// addedDecides reports whether w is a write whose reply says whether it
+// added (SADD's count, HSET's, INCR's new value) and that reply decides
+// whether work after it runs: SADD used as the claim, the read before it
+// a fast path.
+func (f *fn) addedDecides(w *event) bool {
+	if !w.use.Access.ReportsAdded {
+		return false
+	}
+	return slices.ContainsFunc(f.events, func(s *event) bool {
+		return s != w && s.at.Pos() > w.at.End() && f.claimGates(w, s)
+	})
+}
+
 // claimGates reports whether a condition on what claim c answered (SET
 // NX's boolean, an INSERT's rows affected) decides whether w runs: one
 // side goes on to w, the other leaves without it. Unlike gate, which
@@ -501,7 +514,7 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	if rd.use.ForUpdate && (w.use.Op == match.OpUpdate || w.use.Op == match.OpGuarded) {
 		return false // the row exists and is locked until the transaction ends
 	}
-	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w)
+	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w) || f.addedDecides(w)
 	between := f.sideEffect(rd, w, gate, side, true)
 	var late *lateLock
 	var opaque *ast.CallExpr // work out of sight between, for the advice

@@ -99,3 +99,43 @@ func (r *refunds) settleLate(ctx context.Context, id string) error {
 	}
 	return r.rdb.Set(ctx, "late:"+id, "done", 24*time.Hour).Err() // want `SET of "late:" \+ id after the GET at hashwhole.go:\d+ races with a concurrent retry`
 }
+
+// welcomeMailer sends welcome mails.
+type welcomeMailer interface {
+	SendWelcome(ctx context.Context, userID string) error
+}
+
+type welcomes struct {
+	rdb    *redis.Client
+	mailer welcomeMailer
+}
+
+// mailOnce skips a user the set already has, then claims the user with
+// SADD, whose count says whether it added: the count, not the read,
+// decides who mails.
+func (m *welcomes) mailOnce(ctx context.Context, id string) error {
+	if seen, _ := m.rdb.SIsMember(ctx, "mailed", id).Result(); seen {
+		return nil
+	}
+	added, err := m.rdb.SAdd(ctx, "mailed", id).Result()
+	if err != nil || added == 0 {
+		return err
+	}
+	if err := m.mailer.SendWelcome(ctx, id); err != nil {
+		m.rdb.SRem(context.WithoutCancel(ctx), "mailed", id)
+		return err
+	}
+	return nil
+}
+
+// mailThenMark mails after the read and adds to the set after: both
+// callers mail.
+func (m *welcomes) mailThenMark(ctx context.Context, id string) error {
+	if seen, _ := m.rdb.SIsMember(ctx, "marked", id).Result(); seen {
+		return nil
+	}
+	if err := m.mailer.SendWelcome(ctx, id); err != nil {
+		return err
+	}
+	return m.rdb.SAdd(ctx, "marked", id).Err() // want `SADD of "marked" after the SISMEMBER at hashwhole.go:\d+ races with a concurrent retry`
+}
