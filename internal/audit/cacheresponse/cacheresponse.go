@@ -949,11 +949,9 @@ var bodyFieldNames = []string{"body", "buf", "buffer"}
 func capturedStatus(rec *types.Var) string {
 	if s := structOf(rec.Type()); s != nil {
 		for f := range s.Fields() {
-			switch strings.ToLower(f.Name()) {
-			case "code", "status", "statuscode":
-				if b, ok := f.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
-					return f.Name()
-				}
+			named := slices.ContainsFunc(statusFields, func(n string) bool { return strings.EqualFold(n, f.Name()) })
+			if b, ok := f.Type().Underlying().(*types.Basic); named && ok && b.Info()&types.IsInteger != 0 {
+				return f.Name()
 			}
 		}
 	}

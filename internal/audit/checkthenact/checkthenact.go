@@ -142,6 +142,10 @@ type fn struct {
 	tags         map[ast.Expr]ast.Expr       // case expressions to their switch's tag
 	gateTaint    *taint                      // the taint of the read gate is looking at
 	preds        map[*cfg.Block][]*cfg.Block // each block's predecessors, for reachingDefs
+	// flight is the key of the singleflight Do that runs this function,
+	// when one does; flightKnown says it has been looked for.
+	flight      ast.Expr
+	flightKnown bool
 }
 
 // add records e with the values its key is made of.
@@ -314,14 +318,12 @@ func sameRecord(rd, w string) bool {
 // 'pending') whose row count decides.
 func (f *fn) claimedBetween(rd, w *event) bool {
 	return slices.ContainsFunc(f.events, func(c *event) bool {
-		claim := c.use.Op == match.OpClaim || c.use.Op == match.OpGuarded ||
-			c.use.Op == match.OpWrite && c.use.Appends && f.duplicateHandled(c)
-		if c == w || !claim || c.use.Record != w.use.Record ||
-			c.at.Pos() <= rd.at.Pos() || c.at.Pos() >= w.at.Pos() ||
-			!effect.SameKey(c.atoms, w.atoms, c.use.Keys, w.use.Keys) || !f.claimGates(c, w) {
+		if c == w || c.use.Record != w.use.Record || c.at.Pos() <= rd.at.Pos() || c.at.Pos() >= w.at.Pos() ||
+			!(c.use.Op == match.OpClaim || c.use.Op == match.OpGuarded || c.use.Op == match.OpWrite && c.use.Appends && f.duplicateHandled(c)) ||
+			!effect.SameKey(c.atoms, w.atoms, c.use.Keys, w.use.Keys) || f.callsBetween(rd, c) {
 			return false
 		}
-		return !f.callsBetween(rd, c)
+		return f.claimGates(c, w, f.taint(c))
 	})
 }
 
@@ -330,44 +332,39 @@ func (f *fn) claimedBetween(rd, w *event) bool {
 // that key share one run, and the next finds what it stored, so a lookup
 // and a store of a record in process memory are one step there.
 func (f *fn) inFlight(rd *event) bool {
-	if len(rd.use.Keys) == 0 {
-		return false
+	key := f.flightKey()
+	return key != nil && effect.SameKey(rd.atoms, effect.Atoms(f.pass.TypesInfo, f.defs, f.recv, f.lookup, key), rd.use.Keys, []ast.Expr{key})
+}
+
+// flightKey returns the key of the singleflight Do or DoChan call whose
+// function literal this function is, or nil; it looks once.
+func (f *fn) flightKey() ast.Expr {
+	if f.flightKnown {
+		return f.flight
 	}
-	info := f.pass.TypesInfo
-	found := false
+	f.flightKnown = true
 	for _, file := range f.pass.Files {
 		if file.Pos() > f.body.Pos() || f.body.End() > file.End() {
 			continue
 		}
 		ast.Inspect(file, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
-			if found || !ok || len(call.Args) != 2 {
-				return !found
+			if f.flight != nil || n == nil || n.Pos() > f.body.Pos() || n.End() < f.body.End() {
+				return false // outside the literal's ancestors
 			}
-			lit, ok := ast.Unparen(call.Args[1]).(*ast.FuncLit)
-			if !ok || lit.Body != f.body {
+			if !ok || len(call.Args) != 2 {
 				return true
 			}
-			fn, ok := typeutil.Callee(info, call).(*types.Func)
-			if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "golang.org/x/sync/singleflight" || fn.Name() != "Do" && fn.Name() != "DoChan" {
-				return true
+			if lit, ok := ast.Unparen(call.Args[1]).(*ast.FuncLit); ok && lit.Body == f.body {
+				if fn, ok := typeutil.Callee(f.pass.TypesInfo, call).(*types.Func); ok && fn.Pkg() != nil &&
+					fn.Pkg().Path() == "golang.org/x/sync/singleflight" && (fn.Name() == "Do" || fn.Name() == "DoChan") {
+					f.flight = call.Args[0]
+				}
 			}
-			found = sameVar(info, call.Args[0], rd.use.Keys[0])
-			return !found
+			return true
 		})
 	}
-	return found
-}
-
-// sameVar reports whether two expressions are the same text or name the
-// same variable.
-func sameVar(info *types.Info, a, b ast.Expr) bool {
-	if types.ExprString(a) == types.ExprString(b) {
-		return true
-	}
-	x, ok1 := ast.Unparen(a).(*ast.Ident)
-	y, ok2 := ast.Unparen(b).(*ast.Ident)
-	return ok1 && ok2 && info.Uses[x] != nil && info.Uses[x] == info.Uses[y]
+	return f.flight
 }
 
 // addedDecides reports whether w is a write whose reply says whether it
@@ -378,38 +375,10 @@ func (f *fn) addedDecides(w *event) bool {
 	if !w.use.Access.ReportsAdded {
 		return false
 	}
+	t := f.taint(w)
 	return slices.ContainsFunc(f.events, func(s *event) bool {
-		return s != w && s.at.Pos() > w.at.End() && f.claimGates(w, s)
+		return s != w && s.at.Pos() > w.at.End() && f.claimGates(w, s, t)
 	})
-}
-
-// claimGates reports whether a condition on what claim c answered (SET
-// NX's boolean, an INSERT's rows affected) decides whether w runs: one
-// side goes on to w, the other leaves without it. Unlike gate, which
-// reads a lookup, it takes no side for "found": a claim's count of 0 and
-// a lookup's mean opposite things.
-func (f *fn) claimGates(c, w *event) bool {
-	t := f.taint(c)
-	f.gateTaint = t
-	defer func() { f.gateTaint = nil }()
-	for _, b := range f.g.Blocks {
-		if !b.Live || len(b.Succs) != 2 || len(b.Nodes) == 0 || b != c.block && !f.reaches(c.block, b, nil) {
-			continue
-		}
-		cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
-		if !ok || !f.mentions(cond, t) {
-			continue
-		}
-		if _, errOnly := f.errorSide(cond, t, b); errOnly {
-			continue
-		}
-		for i, s := range b.Succs {
-			if f.reachesNode(s, w, b) && f.escapes(b.Succs[1-i], w.block, b) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // callsBetween reports whether anything but a store access, a builtin, a
@@ -437,7 +406,7 @@ func (f *fn) callsBetween(rd, c *event) bool {
 		switch {
 		case ok && fn.Pkg() != nil && (pureStd(fn.Pkg().Path()) || fn.Pkg().Path() == "errors" || fn.Pkg().Path() == "time" || fn.Pkg().Path() == "context"):
 		case ok && fn.Name() == "Error" && fn.Signature().Recv() != nil:
-		case ok && (match.LibraryPackage(fn.Pkg()) || fn.Pkg() != nil && fn.Pkg().Path() == "database/sql") && fn.Signature().Recv() != nil && !isWork(info, call):
+		case ok && (match.LibraryPackage(fn.Pkg()) || fn.Pkg() != nil && fn.Pkg().Path() == "database/sql") && fn.Signature().Recv() != nil && replyReader(fn):
 			// a store command's Result, Err or Val
 		default:
 			found = true
@@ -447,15 +416,14 @@ func (f *fn) callsBetween(rd, c *event) bool {
 	return found
 }
 
-// isWork reports whether call, a method of a store library, is more than
-// reading a command's reply (Result, Err, Val, Scan, Decode, RowsAffected).
-func isWork(info *types.Info, call *ast.CallExpr) bool {
-	fn, _ := typeutil.Callee(info, call).(*types.Func)
+// replyReader reports whether fn, a method of a store library, only reads
+// a command's reply (Result, Err, Val, Scan, Decode, RowsAffected).
+func replyReader(fn *types.Func) bool {
 	switch fn.Name() {
 	case "Result", "Err", "Val", "Bool", "Int", "Int64", "Bytes", "String", "Scan", "Decode", "All", "Next", "RowsAffected", "LastInsertId":
-		return false
+		return true
 	}
-	return true
+	return false
 }
 
 // fieldChecked reports whether the function looks at field in what a
@@ -1042,6 +1010,21 @@ func (f *fn) mentions(n ast.Node, t *taint) bool {
 // w lies on its failing side: `if err != nil { return err }` before a
 // write says nothing about whether the record exists.
 func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
+	return f.gateOn(rd, w, t, false)
+}
+
+// claimGates reports whether a condition on what claim c answered (SET
+// NX's boolean, an INSERT's rows affected), t its taint, decides whether
+// w runs: one side goes on to w, the other leaves without it.
+func (f *fn) claimGates(c, w *event, t *taint) bool {
+	b, _ := f.gateOn(c, w, t, true)
+	return b != nil
+}
+
+// gateOn is gate, reading what rd answered as a lookup's result, or, with
+// answer, as a claim's: then neither side counts as "found", since a
+// claim's count of 0 and a lookup's mean opposite things.
+func (f *fn) gateOn(rd, w *event, t *taint, answer bool) (*cfg.Block, *cfg.Block) {
 	f.gateTaint = t
 	defer func() { f.gateTaint = nil }()
 	for _, b := range f.g.Blocks {
@@ -1062,7 +1045,10 @@ func (f *fn) gate(rd, w *event, t *taint) (*cfg.Block, *cfg.Block) {
 			continue
 		}
 		errSide, errOnly := f.errorSide(cond, t, b)
-		present := f.presentSide(cond, t)
+		present := -1
+		if !answer {
+			present = f.presentSide(cond, t)
+		}
 		for i, s := range b.Succs {
 			other := b.Succs[1-i]
 			if errOnly && s != errSide {

@@ -157,9 +157,9 @@ type Claim struct {
 	handed []Exit
 	own    map[*types.Var]bool // the claim's own non-error results, a subset of held
 	err    *types.Var          // the claim's error result
-	// errOf are other error variables set from the claim's answer
-	// (n, err := res.RowsAffected() in an if's init): each says the
-	// claim's outcome is unknown, as err does.
+	// errOf are other error variables set once, from reading the claim's
+	// own answer (n, err := res.RowsAffected() in an if's init): each says
+	// the claim's outcome is unknown, as err does.
 	errOf map[*types.Var]bool
 	// done are the held booleans whose true means the key was already
 	// taken or done ("seen", "exists"), not that this call took it;

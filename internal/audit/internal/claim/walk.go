@@ -187,7 +187,7 @@ func (s *scope) results(f *Func, c *Claim) {
 					switch {
 					case isError(t.Type()) && c.err == nil:
 						c.err = t // err := row.Scan(&id) after a QueryRow claim
-					case isError(t.Type()) && t != c.err && !c.errOf[t] && s.readsAnswer(c, n):
+					case isError(t.Type()) && t != c.err && !c.errOf[t] && s.readsAnswer(c, n) && s.setOnce(f, t):
 						if c.errOf == nil {
 							c.errOf = map[*types.Var]bool{}
 						}
@@ -1029,7 +1029,7 @@ func (w *walker) claimErr(e ast.Expr, st state) bool {
 	} else if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && v != nil && w.c.own[v] && len(call.Args) == 0 && isErrMethod(call.Fun) {
 		return true // cmd.Err() of cmd := rdb.SetNX(...)
 	} else if v != nil && w.c.errOf[v] {
-		return w.setOnce(v) // n, err := res.RowsAffected(): the claim's answer unknown
+		return true // n, err := res.RowsAffected(): the claim's answer unknown
 	} else if v == nil || v != w.c.err {
 		return false
 	}
@@ -1057,14 +1057,14 @@ func (s *scope) readsAnswer(c *Claim, n ast.Node) bool {
 	return v != nil && c.own[v]
 }
 
-// setOnce reports whether v is assigned in one place only, so that it
-// holds what that assignment gave it wherever it is read.
-func (w *walker) setOnce(v *types.Var) bool {
-	n := 0
-	ast.Inspect(w.f.Body, func(x ast.Node) bool {
+// setOnce reports whether v is assigned in one place only in f, so that
+// it holds what that assignment gave it wherever it is read.
+func (s *scope) setOnce(f *Func, v *types.Var) bool {
+	info, n := s.pass.TypesInfo, 0
+	ast.Inspect(f.Body, func(x ast.Node) bool {
 		if as, ok := x.(*ast.AssignStmt); ok {
 			for _, l := range as.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok && (w.info.Defs[id] == v || w.info.Uses[id] == v) {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && (info.Defs[id] == v || info.Uses[id] == v) {
 					n++
 				}
 			}

@@ -3,6 +3,7 @@ package match
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 // A memCacheLib is an in-memory cache library that services use as a
@@ -89,7 +90,7 @@ func inAny(fn *types.Func, paths []string) bool {
 // absent, "" when the library has none.
 func MemCacheClaim(record string) string {
 	for _, lib := range memCacheLibs {
-		if len(record) > len("cache ")+len(lib.name) && record[:len("cache ")+len(lib.name)+1] == "cache "+lib.name+" " {
+		if strings.HasPrefix(record, "cache "+lib.name+" ") {
 			return lib.claim
 		}
 	}

@@ -159,3 +159,24 @@ func runPendingGuarded(ctx context.Context, db *sql.DB, id string) error {
 	_, err = db.ExecContext(ctx, `UPDATE orders SET status = 'paid' WHERE id = $1`, id)
 	return err
 }
+
+// runPendingReusingErr reads the row count into a variable of its own,
+// then reuses that variable for the payment's error: returned after the
+// payment failed, it is no longer the claim's answer, and the row is
+// left in processing. (The finding sits at the first failing return.)
+func runPendingReusingErr(ctx context.Context, db *sql.DB, id string) error {
+	res, err := db.ExecContext(ctx, `UPDATE orders SET status = 'processing' WHERE id = $1 AND status = 'pending'`, id)
+	if err != nil {
+		return err
+	}
+	n, countErr := res.RowsAffected()
+	if countErr != nil || n == 0 {
+		return countErr // want `leaves the key claimed by UPDATE of orders to in progress at statusclaim.go:\d+ held \(and 1 more failing return\)`
+	}
+	countErr = pay(ctx, queuedJob{ID: id})
+	if countErr != nil {
+		return countErr
+	}
+	_, err = db.ExecContext(ctx, `UPDATE orders SET status = 'paid' WHERE id = $1`, id)
+	return err
+}
