@@ -278,7 +278,7 @@ func (c *checker) retriedRefs(call *ast.CallExpr) {
 	}
 	for i, arg := range call.Args {
 		fn := funcRef(info, arg)
-		if fn == nil || !c.retried(helper, i) {
+		if fn == nil || !c.retried(call, helper, i) {
 			continue
 		}
 		if m := c.makesKey(fn.Origin()); m != nil && allowed(m.only, retry) {

@@ -50,7 +50,9 @@
 //     value is dropped (<-time.After(d)) is a wait, not an input;
 //   - a run of a function handed to a retry helper: cenkalti/backoff's Retry
 //     and RetryNotify, avast/retry-go's Do, any function named for retries,
-//     backoff or polling, and a function of the package that calls its
+//     backoff or polling, one that runs it under a retry policy it is
+//     given or an executor built from one (failsafe-go's
+//     failsafe.With(retryPolicy).Run), and a function of the package that calls its
 //     function parameter in a loop (not once for each input it takes),
 //     whether the literal is passed directly, through a variable or as a
 //     method value;

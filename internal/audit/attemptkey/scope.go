@@ -569,7 +569,7 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 				continue
 			}
 			switch {
-			case c.retried(fn, i):
+			case c.retried(call, fn, i):
 				roles[lit] = scope{node: lit, kind: retry, what: "function retried by " + fn.Name()}
 			case scheduling(fn):
 				roles[lit] = scope{node: lit, kind: scheduled, what: "function scheduled by " + fn.Name()}
@@ -581,12 +581,14 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 	return roles
 }
 
-// retried reports whether fn retries its i'th argument: fn is named, or
-// is in a package or on a type named, for retries (retry.Do,
-// backoff.Retry, RetryNotify, WithAttempts, Retrier.Do, a Poll until a
-// condition holds), or is a function of this package that calls that
-// parameter in a loop or hands it to a retry helper.
-func (c *checker) retried(fn *types.Func, i int) bool {
+// retried reports whether call, a call of fn, retries its i'th argument:
+// fn is named, or is in a package or on a type named, for retries
+// (retry.Do, backoff.Retry, RetryNotify, WithAttempts, Retrier.Do, a Poll
+// until a condition holds), it runs the function under a retry policy it
+// is given (failsafe.Run(fn, retryPolicy), or an executor built from one:
+// failsafe.With(retryPolicy).Run(fn)), or it is a function of this package
+// that calls that parameter in a loop or hands it to a retry helper.
+func (c *checker) retried(call *ast.CallExpr, fn *types.Func, i int) bool {
 	names := append(match.Words(fn.Name()), match.Words(recvName(fn))...)
 	if fn.Pkg() != nil {
 		names = append(names, match.Words(fn.Pkg().Name())...)
@@ -594,8 +596,88 @@ func (c *checker) retried(fn *types.Func, i int) bool {
 	if slices.ContainsFunc(names, func(w string) bool { return slices.Contains(retryWords, w) }) {
 		return true
 	}
+	if i < len(call.Args) && c.underRetryPolicy(call, i, 0) {
+		return true
+	}
 	r := c.retriesParams(fn.Origin())
 	return i < len(r) && r[i]
+}
+
+// underRetryPolicy reports whether call runs its i'th argument, a
+// function, under a retry policy: another argument is one, or the call is
+// a method of an executor built, in a chain of calls or held in a local,
+// from one (failsafe.With(rp).WithContext(ctx).Run(fn)). A policy is a
+// value of a type named for retries or backoff (failsafe-go's
+// RetryPolicy, a BackOff). i is -1 for the calls that built the executor.
+func (c *checker) underRetryPolicy(call *ast.CallExpr, i, depth int) bool {
+	info := c.pass.TypesInfo
+	if depth > 4 {
+		return false
+	}
+	if i >= 0 {
+		if _, ok := info.TypeOf(call.Args[i]).Underlying().(*types.Signature); !ok {
+			return false
+		}
+	}
+	for j, arg := range call.Args {
+		if j != i && retryPolicy(info.TypeOf(arg)) {
+			return true
+		}
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || info.Selections[sel] == nil {
+		return false
+	}
+	switch x := ast.Unparen(sel.X).(type) {
+	case *ast.CallExpr:
+		return c.underRetryPolicy(x, -1, depth+1)
+	case *ast.Ident:
+		v, _ := info.Uses[x].(*types.Var)
+		if v == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+			return false
+		}
+		for _, decl := range c.decls {
+			if decl.Pos() <= v.Pos() && v.Pos() < decl.End() {
+				return c.builtFromPolicy(decl, v, depth)
+			}
+		}
+	}
+	return false
+}
+
+// builtFromPolicy reports whether the local v of decl is set to an
+// executor built from a retry policy (exec := failsafe.With(rp)).
+func (c *checker) builtFromPolicy(decl *ast.FuncDecl, v *types.Var, depth int) bool {
+	info := c.pass.TypesInfo
+	found := false
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		a, ok := n.(*ast.AssignStmt)
+		if !ok || found || len(a.Lhs) != len(a.Rhs) {
+			return !found
+		}
+		for k, l := range a.Lhs {
+			if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) == v {
+				if call, ok := ast.Unparen(a.Rhs[k]).(*ast.CallExpr); ok && c.underRetryPolicy(call, -1, depth+1) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// retryPolicy reports a type named for retries or backoff: a retry
+// policy or a backoff schedule handed to whatever runs a function.
+func retryPolicy(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	return slices.ContainsFunc(match.Words(n.Obj().Name()), func(w string) bool { return slices.Contains(retryWords, w) })
 }
 
 var retryWords = []string{"retry", "retries", "retrying", "retrier", "retryer", "backoff", "attempt", "attempts", "poll"}
@@ -648,7 +730,7 @@ func (c *checker) retriesParams(fn *types.Func) []bool {
 			if callee, ok := typeutil.Callee(info, n).(*types.Func); ok {
 				for j, arg := range n.Args {
 					if id, ok := ast.Unparen(arg).(*ast.Ident); ok {
-						if i, ok := index[info.Uses[id]]; ok && c.retried(callee, j) {
+						if i, ok := index[info.Uses[id]]; ok && c.retried(n, callee, j) {
 							out[i] = true
 						}
 					}
