@@ -121,8 +121,10 @@
 // (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
 // index) or through a request builder's SetHeader (resty), the same keys in
 // gRPC metadata (Pairs, AppendToOutgoingContext) or a JSON body's
-// "idempotency_key" entry, NATS's Nats-Msg-Id (nats.MsgId,
-// jetstream.WithMsgID, the header of a *nats.Msg), the key of a go-redis
+// "idempotency_key" entry, the header a downstream target of the rules
+// catalogue takes its key in (PayPal's PayPal-Request-Id), NATS's
+// Nats-Msg-Id (nats.MsgId, jetstream.WithMsgID, the header of a
+// *nats.Msg), the key of a go-redis
 // command on a dedup key (its variable, field or method says so), the key
 // column of an INSERT into a dedup table, the ID or key field of a record
 // named for what it records (ProcessedMessage), the index of a map or the

@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
 	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
+	"github.com/idemkit/idemkit/internal/rules"
 )
 
 // sinks returns the places in body where a key is handed over.
@@ -423,10 +425,23 @@ func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
 }
 
 // keyHeaderName reports a header a receiver deduplicates by: an
-// Idempotency-Key, an event's, message's or delivery's ID, Nats-Msg-Id.
+// Idempotency-Key, an event's, message's or delivery's ID, or the header a
+// downstream target of the rules catalogue takes its key in (Nats-Msg-Id,
+// PayPal-Request-Id).
 func keyHeaderName(h string) bool {
-	return match.KeyColumn(h) || strings.EqualFold(h, "Nats-Msg-Id")
+	return match.KeyColumn(h) || slices.ContainsFunc(targetHeaders(), func(t string) bool { return strings.EqualFold(h, t) })
 }
+
+// targetHeaders are the headers the catalogue's targets deduplicate by.
+var targetHeaders = sync.OnceValue(func() []string {
+	var out []string
+	for _, t := range rules.Default().Targets {
+		if t.Dedup == rules.DedupKey && t.Via.Kind == "header" {
+			out = append(out, t.Via.Name)
+		}
+	}
+	return out
+})
 
 // metadataPairs returns the values of a gRPC metadata.Pairs or
 // AppendToOutgoingContext whose keys name an idempotency key.

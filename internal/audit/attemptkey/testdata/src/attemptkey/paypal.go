@@ -1,0 +1,41 @@
+package attemptkey
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// PayPal takes its idempotency key in PayPal-Request-Id, a header the
+// rules catalogue names for the target.
+func capturePayPal(ctx context.Context, hc *http.Client, url string) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+		req.Header.Set("PayPal-Request-Id", uuid.NewString()) // want `inside the retry loop at paypal.go:\d+ reaches the Paypal-Request-Id header`
+		var resp *http.Response
+		if resp, err = hc.Do(req); err == nil && resp.StatusCode < 500 {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
+
+func capturePayPalOnce(ctx context.Context, hc *http.Client, url string) error {
+	requestID := uuid.NewString()
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+		req.Header.Set("PayPal-Request-Id", requestID)
+		req.Header.Set("PayPal-Partner-Attribution-Id", uuid.NewString())
+		var resp *http.Response
+		if resp, err = hc.Do(req); err == nil && resp.StatusCode < 500 {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
