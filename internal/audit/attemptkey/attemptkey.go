@@ -315,6 +315,10 @@ func (c *checker) reportAttempt(at ast.Node, sc *scope, made, reaches string, po
 	}
 	switch sc.kind {
 	case retry:
+		if sc.call {
+			msg += ": it runs for each attempt of the call, so every retry above it sends a new key and none is recognised as one; have the caller make the key once for the logical action and pass it down (in the request, its context or the call's metadata) (attemptkey)"
+			break
+		}
 		msg += ": every attempt sends a new key, so no retry is recognised as one; make the key once, before the retries, from the logical action (attemptkey)"
 	case request:
 		name := sc.what

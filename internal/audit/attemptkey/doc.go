@@ -56,6 +56,12 @@
 //     function parameter in a loop (not once for each input it takes),
 //     whether the literal is passed directly, through a variable or as a
 //     method value;
+//   - an attempt of an outgoing call, below every retry: an HTTP
+//     transport's RoundTrip (or a function literal of its shape, for a
+//     RoundTripper adapter) and a gRPC unary or stream client interceptor
+//     run once for each attempt, so a key they make is new on every retry
+//     above them (the caller's, go-retryablehttp's, a retry policy's); one
+//     they pass on from the request's context is the caller's;
 //   - a request to an HTTP handler;
 //   - a delivery to a consumer of a message that carries its own ID: a
 //     literal taking an SQS, NATS, Kafka or AMQP message or an event with an

@@ -34,6 +34,7 @@ type scope struct {
 	kind kind
 	what string       // retry loop, function retried by backoff.Retry, consumer Handle, ...
 	msgs []types.Type // for a delivery, the types of the messages delivered
+	call bool         // a retry scope run for each attempt of an outgoing call (perCall)
 }
 
 // scopeAt returns the innermost attempt around pos in decl: a retry loop
@@ -54,6 +55,8 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 		} else if c.activities[fn] || activity(decl, recvName(fn)) {
 			// run again by its workflow engine (or its caller) on failure
 			sc = &scope{node: decl, kind: retry, what: "activity " + decl.Name.Name}
+		} else if what, ok := perCall(decl.Name.Name, fn.Signature()); ok {
+			sc = &scope{node: decl, kind: retry, what: what + " " + decl.Name.Name, call: true}
 		} else if k, _, msgs := funcRole(info, "", "", fn.Signature(), decl.Body); c.callbacks[fn] && k == delivery {
 			// handed over as a callback (nc.Subscribe(subj, c.orders)): called per delivery
 			sc = &scope{node: decl, kind: delivery, what: "consumer " + decl.Name.Name, msgs: msgs}
@@ -100,6 +103,8 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 			} else if sig, ok := info.TypeOf(n).(*types.Signature); ok {
 				if k, what, msgs := funcRole(info, "", "", sig, n.Body); k != 0 {
 					sc = &scope{node: n, kind: k, what: what, msgs: msgs}
+				} else if what, ok := perCall("", sig); ok {
+					sc = &scope{node: n, kind: retry, what: what, call: true}
 				}
 			}
 		}
@@ -179,6 +184,30 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 	})
 	return found
 }
+
+// perCall reports a function that runs once for each attempt of an
+// outgoing call, below every retry: an HTTP transport's RoundTrip (a
+// literal of its shape, for a RoundTripper func adapter) and a gRPC client
+// interceptor. A key it makes is new on every attempt, whichever layer
+// above it retries (the caller, go-retryablehttp, grpc's retry policy): it
+// can never name the operation, so it is never sent twice.
+func perCall(name string, sig *types.Signature) (string, bool) {
+	params, results := sig.Params(), sig.Results()
+	if (name == "" || name == "RoundTrip") && params.Len() == 1 && results.Len() == 2 &&
+		isPointer(params.At(0).Type()) && isNamed(params.At(0).Type(), "net/http", "Request") &&
+		isPointer(results.At(0).Type()) && isNamed(results.At(0).Type(), "net/http", "Response") {
+		return "HTTP transport", true
+	}
+	if params.Len() >= 2 && sig.Variadic() && isNamed(params.At(params.Len()-1).Type().(*types.Slice).Elem(), grpcPath, "CallOption") {
+		switch t := params.At(params.Len() - 2).Type(); {
+		case isNamed(t, grpcPath, "UnaryInvoker"), isNamed(t, grpcPath, "Streamer"):
+			return "gRPC client interceptor", true
+		}
+	}
+	return "", false
+}
+
+const grpcPath = "google.golang.org/grpc"
 
 // scheduleDoc reports a doc comment that says its function runs on a
 // schedule: a schedule's word beside one for a job or a run ("the hourly

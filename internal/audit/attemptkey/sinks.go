@@ -256,6 +256,13 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 			break
 		}
 		p := sig.Params().At(i).Name()
+		named := p
+		if named == "" { // an interface method's unnamed parameter: http.RoundTripper's
+			named = "request"
+			if t := sig.Params().At(i).Type(); !isNamed(t, "net/http", "Request") {
+				named = types.TypeString(t, types.RelativeTo(fn.Pkg()))
+			}
+		}
 		switch {
 		case match.KeyName(fn.Name()):
 			out = append(out, sink{node: call, value: arg, what: fn.Name()})
@@ -264,7 +271,7 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 		case claim && p == "key":
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the key of %s, an //idemkit:claim", fn.Name())})
 		case summary[i].What != "":
-			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), p, summary[i].What), only: summary[i].Only})
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), named, summary[i].What), only: summary[i].Only})
 		case createName(fn, p):
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry}})
 		case unseen && match.DedupName(fn.Name()) && (idName(p) || slices.Contains(match.Words(p), "key")):
