@@ -77,8 +77,8 @@ func TestProviderIDs(t *testing.T) {
 		{KindCron, []string{"eventbridge-scheduler", "kubernetes-cronjob"}},
 		{KindInternal, []string{"internal-http"}},
 		{KindUI, []string{"ui"}},
-		{KindWebhook, []string{"adyen", "bitbucket", "github", "gitlab", "hubspot", "mailgun", "paypal", "postmark", "salesforce", "sendgrid", "shopify", "slack",
-			"square", "standard-webhooks", "stripe", "svix", "twilio", "zendesk"}},
+		{KindWebhook, []string{"adyen", "airwallex", "bitbucket", "chargebee", "clerk", "github", "gitlab", "hubspot", "mailgun", "paddle", "paypal", "postmark",
+			"razorpay", "resend", "salesforce", "sendgrid", "shopify", "slack", "square", "standard-webhooks", "stripe", "svix", "twilio", "zendesk"}},
 		{"fax", nil},
 	} {
 		if got := c.ProviderIDs(tt.kind); !slices.Equal(got, tt.want) {
