@@ -122,7 +122,10 @@
 // The sinks are stripe-go's Params.SetIdempotencyKey and IdempotencyKey
 // field, any struct field, setter or parameter named for an idempotency or
 // dedup key (SQS's MessageDeduplicationId, a client's idempotencyKey
-// parameter), the AWS SDK's ClientToken and ClientRequestToken, an
+// parameter), the AWS SDK's ClientToken and ClientRequestToken, the ID
+// a workflow is started under (Temporal's and Cadence's
+// StartWorkflowOptions' ID, the workflowID of SignalWithStartWorkflow,
+// which the engine refuses a second running start of), an
 // Idempotency-Key header or an ID header the receiver deduplicates by
 // (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
 // index) or through a request builder's SetHeader (resty), the same keys in

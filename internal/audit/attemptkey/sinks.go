@@ -72,6 +72,8 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 						out = append(out, sink{node: kv, value: kv.Value, what: "the AMQP MessageId", only: []kind{retry, relay}, lit: n})
 					case keyField(info.Uses[id]):
 						out = append(out, sink{node: kv, value: kv.Value, what: id.Name, lit: n})
+					case workflowStartID(t, id.Name):
+						out = append(out, sink{node: kv, value: kv.Value, what: "the workflow ID of a " + name, lit: n})
 					case record && (match.KeyColumn(id.Name) || idName(id.Name) || slices.Contains(match.Words(id.Name), "key")):
 						// a dedup record's key: ProcessedMessage{MessageID: ...}
 						out = append(out, sink{node: kv, value: kv.Value, what: "the " + id.Name + " of a " + name, lit: n})
@@ -95,6 +97,8 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 				case *ast.SelectorExpr:
 					if keyField(info.Uses[l.Sel]) {
 						out = append(out, sink{node: n, value: n.Rhs[i], what: l.Sel.Name})
+					} else if t := info.TypeOf(l.X); workflowStartID(t, l.Sel.Name) {
+						out = append(out, sink{node: n, value: n.Rhs[i], what: "the workflow ID of a " + typeName(t)})
 					} else if t := info.TypeOf(l.X); message(t) != notMessage && messageIDName(l.Sel.Name) {
 						// env.ID = uuid.NewString(): as the literal's field
 						out = append(out, sink{node: n, value: n.Rhs[i], what: "the " + l.Sel.Name + " of a " + typeName(t), only: []kind{retry, delivery, relay}, msg: t})
@@ -272,6 +276,8 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the key of %s, an //idemkit:claim", fn.Name())})
 		case summary[i].What != "":
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), named, summary[i].What), only: summary[i].Only})
+		case workflowStartParam(fn, p):
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name())})
 		case createName(fn, p):
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name()), only: []kind{retry}})
 		case unseen && match.DedupName(fn.Name()) && (idName(p) || slices.Contains(match.Words(p), "key")):
@@ -304,6 +310,34 @@ func sendName(name string) bool {
 // name or ID its caller chooses: asked again under the same one, the
 // service refuses or returns the first.
 var createWords = []string{"create", "provision", "insert", "register", "put"}
+
+// workflowStartID reports the field of a workflow start's options or
+// request that names the workflow (Temporal's and Cadence's
+// StartWorkflowOptions' ID, a StartWorkflowExecutionRequest's
+// WorkflowId): the engine refuses a second run under an ID that is
+// running, so the ID is the start's idempotency key.
+func workflowStartID(t types.Type, field string) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	w := match.Words(n.Obj().Name())
+	if !slices.Contains(w, "start") || !slices.Contains(w, "workflow") {
+		return false
+	}
+	fw := match.Words(field)
+	return field == "ID" || len(fw) == 2 && fw[0] == "workflow" && fw[1] == "id"
+}
+
+// workflowStartParam reports the workflow ID parameter of a method that
+// starts a workflow (SignalWithStartWorkflow(ctx, workflowID, ...)).
+func workflowStartParam(fn *types.Func, p string) bool {
+	w, pw := match.Words(fn.Name()), match.Words(p)
+	return slices.Contains(w, "start") && slices.Contains(w, "workflow") && len(pw) == 2 && pw[0] == "workflow" && pw[1] == "id"
+}
 
 // createName reports a parameter p of fn that names what fn creates: the
 // name parameter of createDatabase, the id of insertOrder.
