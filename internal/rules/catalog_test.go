@@ -350,6 +350,8 @@ func TestMoreProviderFacts(t *testing.T) {
 		{"resend", KindWebhook, "28h", "3d", WindowRetrySchedule, LocationHeader, "svix-id", false},
 		{"coinbase-commerce", KindWebhook, "3d", "7d", WindowRetrySchedule, LocationBody, "/event/id", false},
 		{"checkout-com", KindWebhook, "30h", "3d", WindowRetrySchedule, LocationBody, "/id", false},
+		{"linear", KindWebhook, "8h", "24h", WindowRetrySchedule, LocationHeader, "Linear-Delivery", false},
+		{"jira", KindWebhook, "30m", "24h", WindowRetrySchedule, LocationHeader, "X-Atlassian-Webhook-Identifier", false},
 		{"sns", KindQueue, "1h", "24h", WindowRetrySchedule, LocationBody, "/MessageId", false},
 		{"google-pubsub", KindQueue, "7d", "14d", WindowRetention, LocationRecord, "message_id", false},
 		{"azure-service-bus", KindQueue, "", "14d", WindowRetention, LocationRecord, "MessageId", false},
