@@ -685,7 +685,7 @@ var (
 	shapeComplete = []string{"complete", "completed", "finish", "finished", "done", "succeed", "succeeded"}
 	shapeClaim    = []string{"claim", "acquire", "lock", "trylock", "reserve", "obtain", "nx", "absent"}
 	shapeTry      = []string{"try", "mark", "begin", "start", "take"} // a claim when it answers with a bool
-	shapeWrite    = []string{"set", "save", "store", "put", "record", "mark"}
+	shapeWrite    = []string{"set", "save", "store", "put", "record", "mark", "cache"}
 	// shapeNouns are the other words such a name may hold: what is taken
 	// or written is a key, a message's mark, a response.
 	shapeNouns = []string{"key", "keys", "idempotency", "idem", "dedup", "request", "message", "msg", "event", "delivery", "job", "task",
@@ -699,9 +699,11 @@ var (
 // named to finish (Complete, MarkDone) is a completion; one named to take
 // (Claim, Lock, SetNX, PutIfAbsent; TryMark or Begin answering a bool)
 // that only reports whether it did, or returns its release, is a claim;
-// one named to write under the key (Set, SaveResponse, MarkProcessed) is
-// a completion. A completion that takes nothing after the key but
-// durations stores a status alone.
+// one named to write under the key (Set, SaveResponse, MarkProcessed,
+// CacheResponse) is a completion. The key is the first string parameter,
+// or else a record that carries its own (Reply{IdempotencyKey: k, ...}).
+// A completion that takes nothing after a string key but durations
+// stores a status alone.
 func shape(fn *types.Func) (Fact, bool) {
 	sig := fn.Signature()
 	key := -1
@@ -709,6 +711,11 @@ func shape(fn *types.Func) (Fact, bool) {
 		if b, ok := sig.Params().At(i).Type().Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
 			key = i
 			break
+		}
+	}
+	for i := range sig.Params().Len() {
+		if key < 0 && keyedRecord(sig.Params().At(i).Type()) {
+			key = i // CacheResponse(ctx, CachedResponse{Key: k, ...})
 		}
 	}
 	if key < 0 {
@@ -747,7 +754,8 @@ func shape(fn *types.Func) (Fact, bool) {
 		return Fact{}, false
 	}
 	if f.Kind == Complete {
-		f.StatusOnly = true
+		// a record that carries its key carries what is stored with it
+		f.StatusOnly = !keyedRecord(sig.Params().At(key).Type())
 		for i := key + 1; i < sig.Params().Len(); i++ {
 			if !isDuration(sig.Params().At(i).Type()) {
 				f.StatusOnly = false
@@ -755,6 +763,26 @@ func shape(fn *types.Func) (Fact, bool) {
 		}
 	}
 	return f, true
+}
+
+// keyedRecord reports whether t is a struct (or a pointer to one) that
+// carries its own key: a string field named for one (Key,
+// IdempotencyKey).
+func keyedRecord(t types.Type) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	s, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for f := range s.Fields() {
+		b, ok := f.Type().Underlying().(*types.Basic)
+		if ok && b.Info()&types.IsString != 0 && slices.Contains(match.Words(f.Name()), "key") {
+			return true
+		}
+	}
+	return false
 }
 
 func isDuration(t types.Type) bool {

@@ -164,12 +164,27 @@ type Repo interface {
 	Set(ctx context.Context, key, value string, ttl time.Duration) error       // want Set:"inferred complete of parameter 1$"
 	AbandonRequest(ctx context.Context, key string) error                      // want AbandonRequest:"inferred release of parameter 1"
 	DropKey(ctx context.Context, key string) error                             // want DropKey:"inferred release of parameter 1"
+	CacheResponse(ctx context.Context, key string, body []byte) error          // want CacheResponse:"inferred complete of parameter 1$"
+	StoreResult(ctx context.Context, r Reply) error                            // want StoreResult:"inferred complete of parameter 1$"
 
 	// Look-alikes: a lookup, a Begin that answers no bool, a method
 	// taking no key.
 	Lookup(ctx context.Context, key string) ([]byte, error)
 	Begin(ctx context.Context, id string) error
 	Close() error
+	SaveNote(ctx context.Context, n Note) error
+}
+
+// Reply is a response kept with the key it answers.
+type Reply struct {
+	IdempotencyKey string
+	Status         int
+	Body           []byte
+}
+
+// Note carries no key of its own.
+type Note struct {
+	Text string
 }
 
 // Orders is a business repository: its writes name records, not keys.
