@@ -87,7 +87,8 @@ type Func struct {
 	Directive directive.Kind
 	helper    bool
 	// Responder marks a function whose answer a replay must reproduce: it
-	// writes a body to an http.ResponseWriter, or returns a value other
+	// writes a body to an http.ResponseWriter (its parameter, or one a
+	// parameter hands out: c.Writer()), or returns a value other
 	// than a bool besides its error. A queue consumer or cron job that
 	// only succeeds or fails is not one.
 	Responder bool

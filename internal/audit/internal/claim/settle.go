@@ -477,7 +477,7 @@ func (s *scope) responder(f *Func) bool {
 			return true
 		}
 	}
-	if s.replies(f) || s.ginNext(f) {
+	if s.replies(f) || s.ginNext(f) || s.writesFramework(f) {
 		return true
 	}
 	w := s.writer(f)
@@ -501,6 +501,41 @@ func (s *scope) responder(f *Func) bool {
 		}
 	}
 	return false
+}
+
+// writesFramework reports whether f writes a body to an
+// http.ResponseWriter it gets from a parameter's method or field rather
+// than as a parameter of its own: a web framework's context hands it out
+// (mizu's c.Writer().Write(b), echo's c.Response().Writer.Write(b)).
+func (s *scope) writesFramework(f *Func) bool {
+	for call := range f.Calls() {
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Write" || len(call.Args) != 1 || !isHTTP(s.pass.TypesInfo.TypeOf(sel.X), "ResponseWriter") {
+			continue
+		}
+		if v := s.rootVar(sel.X); v != nil && isParam(f, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootVar returns the variable a chain of selectors and calls starts
+// from: c in c.Writer(), c.Response().Writer.
+func (s *scope) rootVar(e ast.Expr) *types.Var {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.CallExpr:
+			e = x.Fun
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.Ident:
+			v, _ := s.pass.TypesInfo.Uses[x].(*types.Var)
+			return v
+		default:
+			return nil
+		}
+	}
 }
 
 // ginNext reports whether f is a gin middleware that runs the rest of
