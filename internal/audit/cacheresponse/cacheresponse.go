@@ -139,22 +139,29 @@ func (a *checker) complete(f *claim.Func, call *ast.CallExpr, fn *types.Func) {
 	}
 	if fact, _ := a.dirs.Fact(fn); fact.Inferred {
 		c := a.completes(f, call)
+		if c == nil {
+			c = a.lookup(f, call, fact.Key)
+		}
 		if c == nil || c.Lock || !a.answers(f) {
 			return
 		}
 		what := "a status and no response"
-		if i := responseParam(fn.Signature()); i >= 0 && i < len(call.Args) && a.empty(call.Args[i], nil) {
+		i := responseParam(fn.Signature())
+		switch {
+		case i >= 0 && i < len(call.Args) && a.empty(call.Args[i], nil):
 			if st := a.statusArg(fn, call); st != nil && bodiless(a.info, st) {
 				return // 204 No Content: nothing else to store
 			}
 			what = "an empty response"
-		} else if !fact.StatusOnly && !a.constantsAfter(call, fact.Key) {
+		case i >= 0 && i < len(call.Args) && a.statusAlone(call.Args[i]):
+			// &Kept{StatusCode: rec.Code}: the status, and no body
+		case !fact.StatusOnly && !a.constantsAfter(call, fact.Key):
 			return
 		}
 		a.r.Report(analysis.Diagnostic{
 			Pos: call.Pos(), End: call.End(),
-			Message: fmt.Sprintf("%s stores %s: it marks the key claimed by %s at %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
-				fn.Name(), what, c.What, a.where(c.Call.Pos())),
+			Message: fmt.Sprintf("%s stores %s: it marks the key %s completed, so a retry cannot get back what this call answered; store the status code and the marshalled body with it (cacheresponse)",
+				fn.Name(), what, a.took(c)),
 			Related: claimRelated(c),
 		})
 		return
@@ -362,13 +369,13 @@ func (a *checker) constantsAfter(call *ast.CallExpr, key int) bool {
 }
 
 // responseParam returns the index of the parameter that takes the
-// response: a []byte, a struct with a body field, or one named for it; -1
-// when there is none.
+// response: a []byte, a struct with a field named for a body (Body,
+// ResponseBody, Payload), or one named for it; -1 when there is none.
 func responseParam(sig *types.Signature) int {
 	params := sig.Params()
 	for i := range params.Len() {
 		p := params.At(i)
-		if isBytes(p.Type()) || hasField(p.Type(), []string{"Body"}) || bodyName(p.Name()) {
+		if s := structOf(p.Type()); isBytes(p.Type()) || s != nil && hasBodyField(s) || bodyName(p.Name()) {
 			return i
 		}
 	}
@@ -538,6 +545,16 @@ func (a *checker) empty(arg ast.Expr, lit *ast.CompositeLit) bool {
 	return true
 }
 
+// statusAlone reports whether a response argument is a struct literal
+// that sets a status other than 204 or 304 and no body, where its type
+// has a field for one: &Kept{StatusCode: rec.Code}. One that sets no
+// status (&Kept{Err: msg}) records a failure, not a response.
+func (a *checker) statusAlone(arg ast.Expr) bool {
+	lit := compositeOf(arg)
+	st := a.field(lit, statusFields)
+	return st != nil && !bodiless(a.info, st) && a.empty(arg, lit)
+}
+
 func hasBodyField(s *types.Struct) bool {
 	for f := range s.Fields() {
 		if bodyName(f.Name()) {
@@ -604,7 +621,8 @@ func (a *checker) checked(f *claim.Func, call *ast.CallExpr, status ast.Expr, v 
 		var conds []ast.Expr
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			return false
+			// the literal that holds call (a deferred one) checks on its way
+			return n.Pos() < call.Pos() && call.End() <= n.End()
 		case *ast.IfStmt:
 			conds = append(conds, n.Cond)
 		case *ast.ForStmt:
@@ -683,7 +701,11 @@ func claimRelated(c *claim.Claim) []analysis.RelatedInformation {
 	if c == nil {
 		return nil
 	}
-	return []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: "the claim"}}
+	what := "the claim"
+	if c.Via == 0 {
+		what = "the lookup" // a response cache's (see lookup)
+	}
+	return []analysis.RelatedInformation{{Pos: c.Call.Pos(), End: c.Call.End(), Message: what}}
 }
 
 // completionWords name a column that records a key's state rather than

@@ -6,8 +6,9 @@
 // cacheresponse: a key completed without the response it should replay
 //
 // In a function whose answer a replay must reproduce (an HTTP handler
-// that writes a body, a gin or echo handler that answers one through its
-// context, a gin middleware whose chain answers (c.Next()), a NATS request-reply handler that responds with what it
+// that writes a body, to its http.ResponseWriter or to the one a
+// framework's context hands out, c.Writer().Write(b); a gin or echo
+// handler that answers one through its context, a gin middleware whose chain answers (c.Next()), a NATS request-reply handler that responds with what it
 // computed, or a function returning a value besides its error; a
 // queue consumer or a cron job that only succeeds or fails is not one),
 // it reports:
@@ -61,7 +62,12 @@
 // checked: a transient failure stored as the result is replayed to every
 // retry. A store's method known only by its shape (Set(ctx, key, saved,
 // ttl) of a middleware's store) is such a completion where the function
-// claimed or locked the same key first.
+// claimed or locked the same key first, or looked it up first in the same
+// store, whose lookup gives back what Set keeps (a plain response cache:
+// Get, then the handler, then Set; or Check, then Put(key, code, header,
+// body)), unless it keeps the answers of GET or HEAD requests only. A
+// status read in a deferred function that stores the response counts as
+// checked there.
 //
 // It also reports a completion of a claimed key, reached whether or not
 // the work failed, that stores the work's error (saved.Err = err.Error(),

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/claim"
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
 // outcome checks what a completion of a key the function claimed (or
@@ -18,8 +19,9 @@ import (
 // that nothing checked for 5xx. It reports and returns true on a finding.
 //
 // A store's Set(ctx, key, saved, ttl), known only by its shape, is such a
-// completion when the function took the key first: an idempotency
-// middleware keeps in it what the handler answered.
+// completion when the function took the key first, or looked it up in
+// the same store (lookup): an idempotency middleware keeps in it what the
+// handler answered.
 //
 // The status (a constant 5xx, or one captured and never checked) is
 // checked here only for a completion known by its shape (status):
@@ -27,10 +29,13 @@ import (
 func (a *checker) outcome(f *claim.Func, call *ast.CallExpr, fn *types.Func, key int, status bool) bool {
 	c := a.keyClaim(f, call, key)
 	if c == nil {
+		c = a.lookup(f, call, key)
+	}
+	if c == nil {
 		return false
 	}
 	i := responseParam(fn.Signature())
-	if i < 0 || i >= len(call.Args) || i == key {
+	if i < 0 || i >= len(call.Args) || i == key && !carriesKey(fn, i) {
 		return false
 	}
 	arg := call.Args[i]
@@ -38,24 +43,30 @@ func (a *checker) outcome(f *claim.Func, call *ast.CallExpr, fn *types.Func, key
 	if at, work := a.workError(f, c, call, vals); work != nil && f.Responder {
 		a.r.Report(analysis.Diagnostic{
 			Pos: call.Pos(), End: call.End(),
-			Message: fmt.Sprintf("%s stores the error of the call at %s as the result of the key claimed by %s at %s, whatever the error was: a timeout or an unavailable dependency is replayed to every retry as final; release the key when the call fails, and store only errors a retry would get again (cacheresponse)",
-				fn.Name(), a.where(at.Pos()), c.What, a.where(c.Call.Pos())),
+			Message: fmt.Sprintf("%s stores the error of the call at %s as the result of the key %s, whatever the error was: a timeout or an unavailable dependency is replayed to every retry as final; release the key when the call fails, and store only errors a retry would get again (cacheresponse)",
+				fn.Name(), a.where(at.Pos()), a.took(c)),
 			Related: append(claimRelated(c), analysis.RelatedInformation{Pos: work.Pos(), End: work.End(), Message: "the error stored"}),
 		})
 		return true
 	}
+	var statuses []storedValue
 	for _, v := range vals {
+		if v.field != nil && statusField(v.field) {
+			statuses = append(statuses, v)
+		}
+	}
+	if st := a.statusArg(fn, call); st != nil {
+		statuses = append(statuses, storedValue{expr: st}) // Set(key, rec.Code, rec.Header(), body)
+	}
+	for _, v := range statuses {
 		if !status {
 			break
-		}
-		if v.field == nil || !isStatusField(v.field.Name()) {
-			continue
 		}
 		if claim.Status5xx(a.info, v.expr) {
 			a.r.Report(analysis.Diagnostic{
 				Pos: call.Pos(), End: call.End(),
-				Message: fmt.Sprintf("%s stores a %s response as the result of the key claimed by %s at %s: every retry within the TTL gets the transient failure back instead of running again; release the key on a 5xx and complete only 2xx and 4xx (cacheresponse)",
-					fn.Name(), a.info.Types[v.expr].Value.ExactString(), c.What, a.where(c.Call.Pos())),
+				Message: fmt.Sprintf("%s stores a %s response as the result of the key %s: every retry within the TTL gets the transient failure back instead of running again; release the key on a 5xx and complete only 2xx and 4xx (cacheresponse)",
+					fn.Name(), a.info.Types[v.expr].Value.ExactString(), a.took(c)),
 				Related: claimRelated(c),
 			})
 			return true
@@ -68,8 +79,8 @@ func (a *checker) outcome(f *claim.Func, call *ast.CallExpr, fn *types.Func, key
 		}
 		a.r.Report(analysis.Diagnostic{
 			Pos: call.Pos(), End: call.End(),
-			Message: fmt.Sprintf("%s stores the status %s for the key claimed by %s at %s without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when it is 500 or more and complete only 2xx and 4xx (cacheresponse)",
-				fn.Name(), types.ExprString(v.expr), c.What, a.where(c.Call.Pos())),
+			Message: fmt.Sprintf("%s stores the status %s for the key %s without a check for 5xx before it: a transient failure would be replayed to every retry; release the key when it is 500 or more and complete only 2xx and 4xx (cacheresponse)",
+				fn.Name(), types.ExprString(v.expr), a.took(c)),
 			Related: claimRelated(c),
 		})
 		return true
@@ -202,7 +213,17 @@ func compositeOf(e ast.Expr) *ast.CompositeLit {
 	return lit
 }
 
-func isStatusField(name string) bool { return slices.Contains(statusFields, name) }
+// statusField reports whether a response's field holds its status:
+// Status, StatusCode or Code, or an integer named for one
+// (ResponseStatus, HTTPCode).
+func statusField(f *types.Var) bool {
+	if slices.Contains(statusFields, f.Name()) {
+		return true
+	}
+	ws := match.Words(f.Name())
+	b, ok := f.Type().Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0 && len(ws) > 0 && (ws[len(ws)-1] == "status" || ws[len(ws)-1] == "code")
+}
 
 // captured reports whether a status is read from what the work
 // answered: a field of a variable (rec.code, resp.StatusCode) or a
