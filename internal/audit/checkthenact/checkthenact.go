@@ -496,6 +496,9 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 		// the loaded list with one more ID: of two callers that both
 		// pass the check, one's addition is lost, as with an append
 	default:
+		if f.sideEffect(rd, w, gate, side, false) == nil && match.SafeMethodsOnly(f.pass.TypesInfo, f.body, w.at) {
+			return false // a cache of what GET requests read: two misses serve the read twice
+		}
 		late = f.lockedLate(rd, w, gate, side)
 		looked := false // opaque is looked for once, for the test or for the advice
 		unseen := func() *ast.CallExpr {

@@ -109,7 +109,10 @@
 // fails for a key it holds), golang-lru's ContainsOrAdd and PeekOrAdd,
 // ttlcache's and freecache's GetOrSet. An outgoing request made with a
 // safe method (http.NewRequest with GET, HEAD or OPTIONS, then Do) is
-// no work between: a read-through cache of a fetch is not reported. An entry
+// no work between: a read-through cache of a fetch is not reported. Nor
+// is an overwrite that runs only for a GET or HEAD request (after if
+// r.Method != http.MethodGet { ...; return }) with no harm done twice
+// before it: a page cache in front of a handler serves a read twice. An entry
 // overwritten with a value made from what its lookup found (the list
 // with one more ID) is reported as an append is, on any record name: of
 // two callers that both pass the check, both go on and one's addition is
