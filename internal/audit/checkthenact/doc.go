@@ -109,7 +109,9 @@
 // fails for a key it holds), golang-lru's ContainsOrAdd and PeekOrAdd,
 // ttlcache's and freecache's GetOrSet. An outgoing request made with a
 // safe method (http.NewRequest with GET, HEAD or OPTIONS, then Do) is
-// no work between: a read-through cache of a fetch is not reported. Nor
+// no work between: a read-through cache of a fetch is not reported; nor
+// is one of a request for an OAuth 2.0 access token (a POST whose
+// function names a grant_type), which gets a second good token. Nor
 // is an overwrite that runs only for a GET or HEAD request (after if
 // r.Method != http.MethodGet { ...; return }) with no harm done twice
 // before it: a page cache in front of a handler serves a read twice. An entry

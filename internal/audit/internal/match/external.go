@@ -2,8 +2,10 @@ package match
 
 import (
 	"go/ast"
+	gotoken "go/token"
 	"go/types"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -94,13 +96,36 @@ func External(info *types.Info, call *ast.CallExpr) (string, bool) {
 			in = path == prefix || strings.HasPrefix(path, prefix+"/")
 		}
 		if in && slices.Contains(strings.Fields(m.names), fn.Name()) {
-			if path == "net/http" && fn.Name() == "Do" && safeRequest(info, call) {
+			if path == "net/http" && (fn.Name() == "Do" && safeRequest(info, call) || tokenRequest(info, call)) {
 				return "", false
 			}
 			return fn.Pkg().Name() + "." + fn.Name(), true
 		}
 	}
 	return "", false
+}
+
+// tokenRequest reports whether call, an http.Client's Do, Post or
+// PostForm, asks an OAuth 2.0 token endpoint for an access token: the
+// function that sends it names a grant_type (RFC 6749, section 4), in
+// the form or the query it builds. Asking twice gets two tokens, either
+// good, and changes nothing else: a cache of the token in front of it
+// (look it up, fetch on a miss, keep it) is a read-through cache, as a
+// GET's is.
+func tokenRequest(info *types.Info, call *ast.CallExpr) bool {
+	body := innermostFunc(enclosingInterval(info, call.Pos(), call.End()))
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == gotoken.STRING && !found {
+			s, err := strconv.Unquote(lit.Value)
+			found = err == nil && strings.Contains(s, "grant_type")
+		}
+		return !found
+	})
+	return found
 }
 
 // safeRequest reports whether call, an http.Client's Do, sends a request
