@@ -67,11 +67,19 @@
 //     literal taking an SQS, NATS, Kafka or AMQP message or an event with an
 //     ID field, a function taking a message only ever received (an SQS
 //     message, a JetStream Msg, an AMQP Delivery, a river Job, an asynq
-//     Task), one that acknowledges the message it takes, one named for
+//     Task), one that acknowledges the message it takes (m.Ack(), or
+//     hands it to a call that settles it: Service Bus's CompleteMessage
+//     or AbandonMessage, CommitMessage, MarkMessage), one named for
 //     handling, consuming, processing, relaying or forwarding it, one handed
 //     over by name as a callback (nc.Subscribe(subj, c.orders)), a loop over
 //     received messages, or one whose turn takes such a message (m, err :=
-//     r.FetchMessage(ctx); msg, err := cons.Next());
+//     r.FetchMessage(ctx); msg, err := cons.Next(); an event polled and
+//     narrowed to one, ev := c.Poll(100); switch e := ev.(type) { case
+//     *kafka.Message: }), a handler of a command or event, func(ctx, ev
+//     *T) error, given to a handler's maker (watermill cqrs's
+//     NewEventHandler, NewCommandHandler) as a literal or by name, or the
+//     Handle method of a type that names itself to a router with
+//     HandlerName;
 //   - a run of a scheduled job: a function named for its schedule
 //     (nightlyPayout, runSettlementJob, Tick) or whose doc comment says so
 //     ("the hourly job that..."), a method of a type whose name ends in Job

@@ -55,6 +55,13 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 		} else if c.activities[fn] || activity(decl, recvName(fn)) {
 			// run again by its workflow engine (or its caller) on failure
 			sc = &scope{node: decl, kind: retry, what: "activity " + decl.Name.Name}
+		} else if c.handlers[fn] || namedHandler(fn) {
+			// a watermill cqrs handler: run for each delivery of its command or event
+			var msgs []types.Type
+			if ev := eventParam(fn.Signature()); ev != nil {
+				msgs = []types.Type{ev}
+			}
+			sc = &scope{node: decl, kind: delivery, what: "handler " + decl.Name.Name, msgs: msgs}
 		} else if what, ok := perCall(decl.Name.Name, fn.Signature()); ok {
 			sc = &scope{node: decl, kind: retry, what: what + " " + decl.Name.Name, call: true}
 		} else if k, _, msgs := funcRole(info, "", "", fn.Signature(), decl.Body); c.callbacks[fn] && k == delivery {
@@ -80,7 +87,11 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 				}
 				break
 			}
-			switch item, items := takesItem(info, n.Cond, n.Body); {
+			item, items := takesItem(info, n.Cond, n.Body)
+			if items && message(item) == notMessage {
+				item = narrowed(info, n.Body, item)
+			}
+			switch {
 			case periodic(info, n):
 				sc = &scope{node: n, kind: scheduled, what: "ticker loop"}
 			case retryLoop(info, n, n.Cond, n.Body):
@@ -166,23 +177,118 @@ var consumerWords = []string{"handle", "handler", "consume", "consumer", "proces
 // ackMethods acknowledge, or refuse, a delivered message.
 var ackMethods = []string{"Ack", "AckSync", "Nak", "NakWithDelay", "Term", "InProgress", "Nack", "Reject", "DoubleAck"}
 
-// acks reports whether body acknowledges one of msgs: only a consumer does.
+// settleWords name a call that settles a delivered message handed to it
+// as an argument: Azure Service Bus's CompleteMessage, AbandonMessage and
+// DeadLetterMessage, kafka's CommitMessage(s), sarama's MarkMessage.
+var settleWords = []string{"ack", "nack", "complete", "abandon", "dead", "commit", "mark", "reject", "settle"}
+
+// acks reports whether body acknowledges one of msgs, by a method of the
+// message (m.Ack()) or by handing it to a call that settles it
+// (receiver.CompleteMessage(ctx, m, nil)): only a consumer does.
 func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 	found := false
+	isMsg := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, _ := info.Uses[id].(*types.Var)
+		return slices.Contains(msgs, v)
+	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || found {
 			return !found
 		}
-		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && slices.Contains(ackMethods, sel.Sel.Name) {
-			if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok {
-				v, _ := info.Uses[id].(*types.Var)
-				found = slices.Contains(msgs, v)
-			}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if slices.Contains(ackMethods, sel.Sel.Name) && isMsg(sel.X) {
+			found = true
+		} else if w := match.Words(sel.Sel.Name); len(w) > 0 && slices.Contains(settleWords, w[0]) && slices.ContainsFunc(call.Args, isMsg) {
+			found = true
 		}
 		return true
 	})
 	return found
+}
+
+// handlerMaker reports a function that makes a message handler of the
+// function it is given (watermill cqrs's NewEventHandler,
+// NewCommandHandler, NewGroupEventHandler): the router calls that
+// function for each delivery of the command or event, and again after
+// it fails.
+func handlerMaker(fn *types.Func) bool {
+	w := match.Words(fn.Name())
+	return len(w) > 1 && w[0] == "new" && w[len(w)-1] == "handler" && fn.Pkg() != nil && fn.Pkg().Path() != "net/http"
+}
+
+// eventParam returns the command or event a handler function decodes and
+// is given, in the shape of func(ctx context.Context, ev *T) error: the
+// type of its second parameter; nil for another shape (an HTTP handler).
+func eventParam(sig *types.Signature) types.Type {
+	p, r := sig.Params(), sig.Results()
+	if p.Len() != 2 || r.Len() != 1 || !isNamed(p.At(0).Type(), "context", "Context") ||
+		!types.Identical(r.At(0).Type(), types.Universe.Lookup("error").Type()) {
+		return nil
+	}
+	return p.At(1).Type()
+}
+
+// namedHandler reports the Handle method of a type that names itself as
+// a handler to a router (HandlerName beside it, as watermill cqrs's
+// CommandHandler and EventHandler interfaces ask) and takes a command or
+// event after a context.
+func namedHandler(fn *types.Func) bool {
+	recv := fn.Signature().Recv()
+	if fn.Name() != "Handle" || recv == nil || eventParam(fn.Signature()) == nil {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(recv.Type(), true, fn.Pkg(), "HandlerName")
+	m, ok := obj.(*types.Func)
+	return ok && m.Signature().Params().Len() == 0
+}
+
+// narrowed returns the message type a turn narrows a taken item of an
+// interface type to (ev := c.Poll(100); switch e := ev.(type) { case
+// *kafka.Message: ... }, m, ok := ev.(*kafka.Message)); the item's own
+// type otherwise.
+func narrowed(info *types.Info, body *ast.BlockStmt, item types.Type) types.Type {
+	if item == nil || !types.IsInterface(item) {
+		return item
+	}
+	out := item
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.TypeAssertExpr:
+			if n.Type != nil && types.Identical(info.TypeOf(n.X), item) && message(info.TypeOf(n.Type)) != notMessage {
+				out = info.TypeOf(n.Type)
+			}
+		case *ast.TypeSwitchStmt:
+			var x ast.Expr
+			switch a := n.Assign.(type) {
+			case *ast.ExprStmt:
+				x = a.X
+			case *ast.AssignStmt:
+				x = a.Rhs[0]
+			}
+			if ta, ok := x.(*ast.TypeAssertExpr); !ok || !types.Identical(info.TypeOf(ta.X), item) {
+				return true
+			}
+			for _, cl := range n.Body.List {
+				for _, e := range cl.(*ast.CaseClause).List {
+					if t := info.TypeOf(e); t != nil && message(t) != notMessage && types.AssignableTo(t, item) {
+						out = t
+					}
+				}
+			}
+		}
+		return out == item
+	})
+	return out
 }
 
 // perCall reports a function that runs once for each attempt of an
@@ -602,6 +708,12 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 				roles[lit] = scope{node: lit, kind: retry, what: "function retried by " + fn.Name()}
 			case scheduling(fn):
 				roles[lit] = scope{node: lit, kind: scheduled, what: "function scheduled by " + fn.Name()}
+			case handlerMaker(fn):
+				if sig, ok := info.TypeOf(lit).(*types.Signature); ok {
+					if ev := eventParam(sig); ev != nil {
+						roles[lit] = scope{node: lit, kind: delivery, what: "handler given to " + fn.Name(), msgs: []types.Type{ev}}
+					}
+				}
 			}
 		}
 		return true
@@ -798,7 +910,7 @@ func (c *checker) registered() {
 	if c.jobs != nil {
 		return
 	}
-	c.jobs, c.callbacks, c.activities = map[*types.Func]bool{}, map[*types.Func]bool{}, map[*types.Func]bool{}
+	c.jobs, c.callbacks, c.activities, c.handlers = map[*types.Func]bool{}, map[*types.Func]bool{}, map[*types.Func]bool{}, map[*types.Func]bool{}
 	info := c.pass.TypesInfo
 	for _, decl := range c.decls {
 		ast.Inspect(decl.Body, func(n ast.Node) bool {
@@ -806,9 +918,16 @@ func (c *checker) registered() {
 			if !ok {
 				return true
 			}
+			maker := false
+			if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
+				maker = handlerMaker(fn)
+			}
 			for _, arg := range call.Args {
 				if f := funcRef(info, arg); f != nil && c.decls[f.Origin()] != nil {
 					c.callbacks[f.Origin()] = true
+					if maker && eventParam(f.Signature()) != nil {
+						c.handlers[f.Origin()] = true
+					}
 				}
 			}
 			if fn, ok := typeutil.Callee(info, call).(*types.Func); ok && strings.HasPrefix(fn.Name(), "RegisterActivity") {
