@@ -77,7 +77,7 @@ func TestProviderIDs(t *testing.T) {
 		{KindCron, []string{"eventbridge-scheduler", "kubernetes-cronjob"}},
 		{KindInternal, []string{"internal-http"}},
 		{KindUI, []string{"ui"}},
-		{KindWebhook, []string{"adyen", "airwallex", "bitbucket", "chargebee", "checkout-com", "clerk", "coinbase-commerce", "github", "gitlab", "hubspot", "jira", "linear", "mailgun", "paddle", "paypal", "postmark",
+		{KindWebhook, []string{"adyen", "airwallex", "bitbucket", "chargebee", "checkout-com", "clerk", "coinbase-commerce", "github", "gitlab", "gocardless", "hubspot", "jira", "linear", "mailgun", "paddle", "paypal", "postmark",
 			"razorpay", "resend", "salesforce", "sendgrid", "shopify", "slack", "sparkpost", "square", "standard-webhooks", "stripe", "svix", "twilio", "twitch", "zendesk"}},
 		{"fax", nil},
 	} {
