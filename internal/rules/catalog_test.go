@@ -355,6 +355,7 @@ func TestMoreProviderFacts(t *testing.T) {
 		{"sparkpost", KindWebhook, "8h", "24h", WindowRetrySchedule, LocationHeader, "X-MessageSystems-Batch-ID", false},
 		{"twitch", KindWebhook, "24h", "3d", WindowPolicy, LocationHeader, "Twitch-Eventsub-Message-Id", false},
 		{"gocardless", KindWebhook, "7d", "14d", WindowPolicy, LocationBody, "/id", true},
+		{"quickbooks", KindWebhook, "7d", "14d", WindowPolicy, LocationBody, "/id", true},
 		{"sns", KindQueue, "1h", "24h", WindowRetrySchedule, LocationBody, "/MessageId", false},
 		{"google-pubsub", KindQueue, "7d", "14d", WindowRetention, LocationRecord, "message_id", false},
 		{"azure-service-bus", KindQueue, "", "14d", WindowRetention, LocationRecord, "MessageId", false},

@@ -78,7 +78,7 @@ func TestProviderIDs(t *testing.T) {
 		{KindInternal, []string{"internal-http"}},
 		{KindUI, []string{"ui"}},
 		{KindWebhook, []string{"adyen", "airwallex", "bitbucket", "chargebee", "checkout-com", "clerk", "coinbase-commerce", "github", "gitlab", "gocardless", "hubspot", "jira", "linear", "mailgun", "paddle", "paypal", "postmark",
-			"razorpay", "resend", "salesforce", "sendgrid", "shopify", "slack", "sparkpost", "square", "standard-webhooks", "stripe", "svix", "twilio", "twitch", "zendesk"}},
+			"quickbooks", "razorpay", "resend", "salesforce", "sendgrid", "shopify", "slack", "sparkpost", "square", "standard-webhooks", "stripe", "svix", "twilio", "twitch", "zendesk"}},
 		{"fax", nil},
 	} {
 		if got := c.ProviderIDs(tt.kind); !slices.Equal(got, tt.want) {
