@@ -231,6 +231,9 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			if o.counter != nil && c.countsItems(s, o.counter) {
 				continue // task-%d with its data for task %d: the loop makes one item per turn
 			}
+			if sc != nil && (sc.kind == request && c.toClient(decl, s) || c.lazyOnce(decl, s, sc)) {
+				continue // handed to the client, or made once for its record
+			}
 			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) && copies(s, sc) {
 				reported[s.value] = true
 				c.reportAttempt(s.value, sc, fmt.Sprintf("made by %s at %s", o.what, c.where(o.pos)), "reaches "+s.what, o.pos)

@@ -183,6 +183,18 @@
 // another (charge) is followed through both. A fresh trace or correlation ID
 // on a header no one deduplicates by is not a key.
 //
+// Two keys made fresh are made once all the same. One a handler writes to
+// its own response (a form rendered with a hidden key, tmpl.Execute(w,
+// page); a JSON answer that hands the client its key, json.NewEncoder(w),
+// gin's c.JSON, a writer helper given w) is made where the user acts once:
+// the client sends it with every attempt of what it does next. And one
+// filled in only while its record has none (if p.IdempotencyKey == "" {
+// p.IdempotencyKey = uuid.NewString(); ... }) is made once for the record
+// when the block stores it before it is sent (repo.SetKey(ctx, p.ID,
+// p.IdempotencyKey)), or when the record is held from before the retry
+// loop; filled in on a record loaded or built afresh each attempt and
+// never stored, it is new every time.
+//
 // The rule's full documentation (why, bad and good examples) is its entry in
 // internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.
 package attemptkey

@@ -315,7 +315,7 @@ func (c *checker) makesKey(fn *types.Func) *made {
 	if sinks := c.sinks(decl.Body); len(sinks) > 0 {
 		f := c.flow(decl.Body, nil)
 		for _, s := range sinks {
-			if o := f.origin(s.value); o.fresh() && c.scopeAt(decl, o.pos) == nil {
+			if o := f.origin(s.value); o.fresh() && c.scopeAt(decl, o.pos) == nil && !c.lazyOnce(decl, s, nil) {
 				m = &made{pos: o.pos, what: fmt.Sprintf("%s at %s, reaching %s at %s", o.what, c.where(o.pos), s.what, c.where(s.node.Pos())), only: s.only}
 				if s.msg != nil {
 					m.only = []kind{retry, relay} // which message a caller delivers is not known here
