@@ -1001,6 +1001,8 @@ var knownMessages = map[string]messageKind{
 	"github.com/IBM/sarama.ConsumerMessage":                       receivedMessage,
 	"github.com/Shopify/sarama.ConsumerMessage":                   receivedMessage,
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka.Message": anyMessage,
+	"github.com/confluentinc/confluent-kafka-go/kafka.Message":    anyMessage,
+	"github.com/twmb/franz-go/pkg/kgo.Record":                     anyMessage,
 	"github.com/rabbitmq/amqp091-go.Delivery":                     receivedMessage,
 	"github.com/streadway/amqp.Delivery":                          receivedMessage,
 	"cloud.google.com/go/pubsub.Message":                          receivedMessage,
