@@ -16,7 +16,9 @@
 // Find or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER, a
 // MongoDB FindOne, Find or CountDocuments (driver v1 or v2), a DynamoDB
 // GetItem, an ent query's Only, First, Exist, Count or All or a client's
-// Get (ent's generated builders, known by their shape), or a lookup
+// Get (ent's generated builders, known by their shape), sqlboiler's
+// generated FindX, XExists and a query's One, Exists or Count (with the
+// Insert, Update or UpdateAll of its models as acts), or a lookup
 // through an interface (Get, Exists, IsProcessed).
 // The act is a
 // write of the same record with the same key whose running the read's
@@ -140,6 +142,10 @@
 // key column DO NOTHING, only when nothing but the INSERT follows the
 // check; where work runs in between, the fix is to claim in the check's
 // place, which is not mechanical.
+//
+// Code a generator wrote (a file marked "Code generated ... DO NOT
+// EDIT.", such as sqlboiler's insert cache) is not reported: no one
+// edits it, and what it does is read where it is called.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.

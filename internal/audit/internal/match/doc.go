@@ -3,8 +3,8 @@
 // DBTX-style interface), is it a gorm read, create, update or delete, a
 // Redis command; which record does it read, write, claim or delete
 // (Classify, over those and bun, squirrel, goqu, redigo, rueidis,
-// sync.Map, MongoDB collections, DynamoDB items and the builders ent
-// generates into the module); what does SQL text
+// sync.Map, MongoDB collections, DynamoDB items, the builders ent
+// generates into the module and the models sqlboiler does); what does SQL text
 // do, constant or assembled from constant parts (SELECT, SELECT ... FOR
 // UPDATE, INSERT with or without ON CONFLICT, UPDATE guarded by a version
 // column); and does a name (a table, a model, a Redis key, a column) hold

@@ -22,7 +22,7 @@ var libraries = []string{
 	"github.com/oklog/ulid/...", "github.com/segmentio/...", "github.com/IBM/sarama", "github.com/Shopify/sarama",
 	"github.com/confluentinc/...", "github.com/rabbitmq/...", "github.com/streadway/amqp", "cloud.google.com/...",
 	"google.golang.org/...", "golang.org/x/...", "github.com/cenkalti/backoff/...", "github.com/avast/retry-go/...",
-	"go.mongodb.org/...", "entgo.io/...",
+	"go.mongodb.org/...", "entgo.io/...", "github.com/volatiletech/sqlboiler/...", "github.com/aarondl/sqlboiler/...",
 }
 
 // Library reports whether path is one of the libraries the checks know by
@@ -45,9 +45,10 @@ func LibraryPackage(pkg *types.Package) bool {
 }
 
 // Generated reports whether pkg is one a store library generated into
-// the module: ent's client, builders, predicates and error helpers.
+// the module: ent's client, builders, predicates and error helpers, or
+// sqlboiler's models.
 func Generated(pkg *types.Package) bool {
-	return entGenerated(pkg)
+	return entGenerated(pkg) || sqlboilerGenerated(pkg)
 }
 
 // externalMethods are the calls, by package tree and name, that change
