@@ -14,6 +14,10 @@
 // stays in one hash slot on Redis Cluster: the record's key, and that staging key, which carries
 // the record key's hash tag.
 //
+// Under load, over a *redis.Client, the commands that come while four round trips are out go
+// together in one pipeline when one returns (see Options.Unbatched): Redis then reads and answers
+// a batch at once, which costs it less than a read and a write for each command.
+//
 // Leases are measured on the Redis server's clock, never the callers': an in-progress record
 // keeps its lease as an offset from the key's own expiry, so application servers with skewed
 // clocks agree on when it runs out. Every record carries a server-side expiry, so nothing
