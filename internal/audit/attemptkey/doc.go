@@ -61,7 +61,11 @@
 //     RoundTripper adapter) and a gRPC unary or stream client interceptor
 //     run once for each attempt, so a key they make is new on every retry
 //     above them (the caller's, go-retryablehttp's, a retry policy's); one
-//     they pass on from the request's context is the caller's;
+//     they pass on from the request's context is the caller's; so does a
+//     request hook, a function literal taking the outgoing request that
+//     is given to or set on a client that retries (resty's
+//     OnBeforeRequest, go-retryablehttp's PrepareRetry and
+//     RequestLogHook);
 //   - a request to an HTTP handler;
 //   - a delivery to a consumer of a message that carries its own ID: a
 //     literal taking an SQS, NATS, Kafka or AMQP message or an event with an
@@ -133,7 +137,8 @@
 // parameter), the AWS SDK's ClientToken and ClientRequestToken, the ID
 // a workflow is started under (Temporal's and Cadence's
 // StartWorkflowOptions' ID, the workflowID of SignalWithStartWorkflow,
-// which the engine refuses a second running start of), an
+// Step Functions' StartExecutionInput's Name, which the engine refuses a
+// second running start of), an
 // Idempotency-Key header or an ID header the receiver deduplicates by
 // (Webhook-Id, X-Event-Id) on an outgoing net/http request (Set, Add or an
 // index) or through a request builder's SetHeader (resty), the same keys in

@@ -214,6 +214,56 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 	return found
 }
 
+// hookOf returns the value whose method call is (c in
+// c.OnBeforeRequest(...)); nil for a call of a function.
+func hookOf(call *ast.CallExpr) ast.Expr {
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		return sel.X
+	}
+	return nil
+}
+
+// requestHook reports a function literal taking an outgoing request
+// (*http.Request, resty's *Request) that is handed to, or set on, a
+// client that retries (one with a method or field named for retries:
+// resty's SetRetryCount, go-retryablehttp's RetryMax): the client runs
+// it before each attempt (resty's OnBeforeRequest, go-retryablehttp's
+// PrepareRetry and RequestLogHook), so a key it makes is new on every
+// retry.
+func (c *checker) requestHook(client ast.Expr, lit *ast.FuncLit) bool {
+	info := c.pass.TypesInfo
+	sig, ok := info.TypeOf(lit).(*types.Signature)
+	if !ok || !slices.ContainsFunc(slices.Collect(sig.Params().Variables()), func(p *types.Var) bool {
+		return isPointer(p.Type()) && typeName(p.Type()) == "Request"
+	}) {
+		return false
+	}
+	t := info.TypeOf(client)
+	if t == nil {
+		return false
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named := func(name string) bool {
+		return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(retryWords, w) })
+	}
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := range ms.Len() {
+		if named(ms.At(i).Obj().Name()) {
+			return true
+		}
+	}
+	if st, ok := t.Underlying().(*types.Struct); ok {
+		for f := range st.Fields() {
+			if f.Exported() && named(f.Name()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // handlerMaker reports a function that makes a message handler of the
 // function it is given (watermill cqrs's NewEventHandler,
 // NewCommandHandler, NewGroupEventHandler): the router calls that
@@ -687,6 +737,14 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 	})
 	roles := map[*ast.FuncLit]scope{}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == 1 && len(a.Rhs) == 1 {
+			// c.PrepareRetry = func(req *http.Request) error {...}
+			if sel, ok := a.Lhs[0].(*ast.SelectorExpr); ok {
+				if lit, ok := ast.Unparen(a.Rhs[0]).(*ast.FuncLit); ok && c.requestHook(sel.X, lit) {
+					roles[lit] = scope{node: lit, kind: retry, what: "request hook " + sel.Sel.Name, call: true}
+				}
+			}
+		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
@@ -704,6 +762,9 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 				continue
 			}
 			switch {
+			case hookOf(call) != nil && c.requestHook(hookOf(call), lit):
+				// c.OnBeforeRequest(func(_ *resty.Client, r *resty.Request) error {...})
+				roles[lit] = scope{node: lit, kind: retry, what: "request hook given to " + fn.Name(), call: true}
 			case c.retried(call, fn, i):
 				roles[lit] = scope{node: lit, kind: retry, what: "function retried by " + fn.Name()}
 			case scheduling(fn):

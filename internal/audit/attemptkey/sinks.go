@@ -314,8 +314,9 @@ var createWords = []string{"create", "provision", "insert", "register", "put"}
 // workflowStartID reports the field of a workflow start's options or
 // request that names the workflow (Temporal's and Cadence's
 // StartWorkflowOptions' ID, a StartWorkflowExecutionRequest's
-// WorkflowId): the engine refuses a second run under an ID that is
-// running, so the ID is the start's idempotency key.
+// WorkflowId, Step Functions' StartExecutionInput's Name): the engine
+// refuses a second run under a name that is running, so the name is the
+// start's idempotency key.
 func workflowStartID(t types.Type, field string) bool {
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
@@ -325,11 +326,17 @@ func workflowStartID(t types.Type, field string) bool {
 		return false
 	}
 	w := match.Words(n.Obj().Name())
-	if !slices.Contains(w, "start") || !slices.Contains(w, "workflow") {
+	if !slices.Contains(w, "start") {
 		return false
 	}
 	fw := match.Words(field)
-	return field == "ID" || len(fw) == 2 && fw[0] == "workflow" && fw[1] == "id"
+	switch {
+	case slices.Contains(w, "workflow"):
+		return field == "ID" || len(fw) == 2 && fw[0] == "workflow" && fw[1] == "id"
+	case slices.Contains(w, "execution"):
+		return field == "Name" // Step Functions' StartExecutionInput
+	}
+	return false
 }
 
 // workflowStartParam reports the workflow ID parameter of a method that

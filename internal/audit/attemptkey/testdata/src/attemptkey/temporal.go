@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 )
 
 // A workflow's ID is the key its start is deduplicated by: a second start
 // under a running ID is refused.
-type checkoutAPI struct{ tc client.Client }
+type checkoutAPI struct {
+	tc  client.Client
+	sfn *sfn.Client
+}
 
 func (a *checkoutAPI) start(w http.ResponseWriter, r *http.Request) {
 	var in struct{ CartID string }
@@ -47,4 +51,12 @@ func signalCart(ctx context.Context, tc client.Client, cartID string) error {
 func startOnce(ctx context.Context, tc client.Client) error {
 	_, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "backfill-" + uuid.NewString(), TaskQueue: "ops"}, "Backfill")
 	return err
+}
+
+// Step Functions refuses a second execution under a running name.
+func (a *checkoutAPI) startExecution(w http.ResponseWriter, r *http.Request) {
+	name := "checkout-" + uuid.NewString()
+	if _, err := a.sfn.StartExecution(r.Context(), &sfn.StartExecutionInput{Name: &name}); err != nil { // want `for each request to startExecution reaches the workflow ID of a StartExecutionInput`
+		http.Error(w, err.Error(), http.StatusBadGateway)
+	}
 }
