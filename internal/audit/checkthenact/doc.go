@@ -18,7 +18,9 @@
 // GetItem, an ent query's Only, First, Exist, Count or All or a client's
 // Get (ent's generated builders, known by their shape), sqlboiler's
 // generated FindX, XExists and a query's One, Exists or Count (with the
-// Insert, Update or UpdateAll of its models as acts), or a lookup
+// Insert, Update or UpdateAll of its models as acts), a go-jet SELECT
+// sent with QueryContext (its INSERT, UPDATE or DELETE read as the SQL
+// they build, ON_CONFLICT(...).DO_NOTHING() included), or a lookup
 // through an interface (Get, Exists, IsProcessed).
 // The act is a
 // write of the same record with the same key whose running the read's

@@ -10,8 +10,9 @@
 // a hash field, an SADD whose count of members added is read (0: handled
 // before), an INSERT of an in-progress row ('in_progress', 'processing',
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
-// sqlc query methods, bun, a gorm Create with OnConflict or into a model
-// named for keys), a MongoDB InsertOne of an in-progress or lock document
+// sqlc query methods, bun, go-jet's VALUES(k, "processing") with
+// ON_CONFLICT(...).DO_NOTHING(), a gorm Create with OnConflict or into a
+// model named for keys), a MongoDB InsertOne of an in-progress or lock document
 // whose duplicate-key error means taken (or a BulkWrite upsert model of
 // one that only sets on insert), a DynamoDB PutItem of one conditioned on
 // attribute_not_exists, alone or as a TransactWriteItems Put beside the

@@ -88,14 +88,18 @@ var ownerWords = []string{"holder", "owner", "locked", "leased", "claimed", "wor
 var setClause = regexp.MustCompile(`(?is)\bSET\b(.*?)\bWHERE\b`)
 
 // ClaimRow reports whether an access match.Classify read from a query
-// builder or ORM (bun, gorm, goqu) inserts a row that claims a key: an
-// insert that is atomic about an existing row and whose created value
-// sets a status saying the work has begun.
+// builder or ORM (bun, gorm, goqu, go-jet) inserts a row that claims a
+// key: an insert that is atomic about an existing row and whose created
+// value (a model's field, or a value given to VALUES) sets a status
+// saying the work has begun.
 func ClaimRow(info *types.Info, a match.Access) bool {
 	if a.Op != match.OpClaim || !strings.HasPrefix(a.Record, "sql ") {
 		return false
 	}
 	for _, k := range a.Keys {
+		if v, ok := match.ConstString(info, k); ok && InProgress(v) {
+			return true // VALUES(k, "processing") of a go-jet INSERT
+		}
 		if u, ok := ast.Unparen(k).(*ast.UnaryExpr); ok && u.Op == token.AND {
 			k = u.X
 		}

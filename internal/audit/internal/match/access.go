@@ -119,7 +119,7 @@ type Access struct {
 // Classify reports the record call accesses, for every library the checks
 // know: database/sql, pgx v4 and v5 (with Batch and CopyFrom), sqlx and any
 // DBTX-style interface; gorm; bun, squirrel and goqu chains where they are
-// sent; sqlboiler's generated models and queries.Raw; go-redis v8 and v9, redigo, rueidis; sync.Map and the in-memory
+// sent; sqlboiler's generated models and queries.Raw; go-jet statements; go-redis v8 and v9, redigo, rueidis; sync.Map and the in-memory
 // caches of memCacheLibs. A call that is none,
 // or whose SQL has no constant part naming its table, is false. fset is
 // the file set info's syntax is in: it names the package's directory, from

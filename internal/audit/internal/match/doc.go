@@ -4,7 +4,8 @@
 // Redis command; which record does it read, write, claim or delete
 // (Classify, over those and bun, squirrel, goqu, redigo, rueidis,
 // sync.Map, MongoDB collections, DynamoDB items, the builders ent
-// generates into the module and the models sqlboiler does); what does SQL text
+// generates into the module, the models sqlboiler does, and go-jet's
+// statements); what does SQL text
 // do, constant or assembled from constant parts (SELECT, SELECT ... FOR
 // UPDATE, INSERT with or without ON CONFLICT, UPDATE guarded by a version
 // column); and does a name (a table, a model, a Redis key, a column) hold

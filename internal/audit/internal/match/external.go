@@ -23,6 +23,7 @@ var libraries = []string{
 	"github.com/confluentinc/...", "github.com/rabbitmq/...", "github.com/streadway/amqp", "cloud.google.com/...",
 	"google.golang.org/...", "golang.org/x/...", "github.com/cenkalti/backoff/...", "github.com/avast/retry-go/...",
 	"go.mongodb.org/...", "entgo.io/...", "github.com/volatiletech/sqlboiler/...", "github.com/aarondl/sqlboiler/...",
+	"github.com/go-jet/jet/...",
 }
 
 // Library reports whether path is one of the libraries the checks know by

@@ -14,7 +14,7 @@ import (
 // SQL, ORM and Redis read them. Each is given the call's callee, in its
 // generic origin.
 var moreLibraries = []func(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bool){
-	batch, copyFrom, gormRaw, prepared, syncMap, memCache, redisGuarded, redigo, rueidis, bunQuery, squirrelQuery, goquQuery, mongo, dynamo, ent, sqlboiler,
+	batch, copyFrom, gormRaw, prepared, syncMap, memCache, redisGuarded, redigo, rueidis, bunQuery, squirrelQuery, goquQuery, mongo, dynamo, ent, sqlboiler, jet,
 }
 
 // classifyMore reports the access of a call that moreLibraries know, or
