@@ -52,10 +52,14 @@
 //     and RetryNotify, avast/retry-go's Do, any function named for retries,
 //     backoff or polling, one that runs it under a retry policy it is
 //     given or an executor built from one (failsafe-go's
-//     failsafe.With(retryPolicy).Run), and a function of the package that calls its
+//     failsafe.With(retryPolicy).Run), a literal handed the attempt's
+//     number (matryer/try's func(attempt int) (bool, error)), and a function of the package that calls its
 //     function parameter in a loop (not once for each input it takes),
 //     whether the literal is passed directly, through a variable or as a
 //     method value;
+//   - a call of a function that retries by calling itself again in a
+//     branch taken on an error, after a wait or counting its attempts in
+//     a parameter (Book(ctx, id, attempt+1));
 //   - an attempt of an outgoing call, below every retry: an HTTP
 //     transport's RoundTrip (or a function literal of its shape, for a
 //     RoundTripper adapter) and a gRPC unary or stream client interceptor

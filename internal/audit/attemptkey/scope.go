@@ -62,6 +62,8 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 				msgs = []types.Type{ev}
 			}
 			sc = &scope{node: decl, kind: delivery, what: "handler " + decl.Name.Name, msgs: msgs}
+		} else if c.retriesItself(decl, fn) {
+			sc = &scope{node: decl, kind: retry, what: "function " + decl.Name.Name + ", retried by calling itself,"}
 		} else if what, ok := perCall(decl.Name.Name, fn.Signature()); ok {
 			sc = &scope{node: decl, kind: retry, what: what + " " + decl.Name.Name, call: true}
 		} else if k, _, msgs := funcRole(info, "", "", fn.Signature(), decl.Body); c.callbacks[fn] && k == delivery {
@@ -210,6 +212,81 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 			found = true
 		}
 		return true
+	})
+	return found
+}
+
+// takesAttempt reports a function literal handed the number of the
+// attempt it makes (func(attempt int) (bool, error), as matryer/try's Do
+// calls it): whatever calls it, it is called once per attempt.
+func takesAttempt(info *types.Info, lit *ast.FuncLit) bool {
+	for _, field := range lit.Type.Params.List {
+		if b, ok := info.TypeOf(field.Type).Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
+			continue
+		}
+		for _, name := range field.Names {
+			if slices.ContainsFunc(match.Words(name.Name), func(w string) bool {
+				return w == "attempt" || w == "attempts" || w == "try" || w == "tries" || w == "retry" || w == "retries"
+			}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// retriesItself reports a function that retries by calling itself on
+// failure: the call sits in a branch taken on an error (if err != nil,
+// errors.Is(err, ...)), and the function waits before it (a sleep, a
+// backoff) or counts its attempts in a parameter. Each call is one
+// attempt.
+func (c *checker) retriesItself(decl *ast.FuncDecl, fn *types.Func) bool {
+	info := c.pass.TypesInfo
+	counts := false
+	for p := range fn.Signature().Params().Variables() {
+		counts = counts || slices.ContainsFunc(match.Words(p.Name()), func(w string) bool {
+			return slices.Contains(retryWords, w) || w == "try" || w == "tries"
+		})
+	}
+	if !counts && !waits(info, decl.Body) {
+		return false
+	}
+	found := false
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok || found {
+			return !found
+		}
+		if !mentionsError(info, ifs.Cond) {
+			return true
+		}
+		ast.Inspect(ifs.Body, func(m ast.Node) bool {
+			if _, ok := m.(*ast.FuncLit); ok {
+				return false
+			}
+			if call, ok := m.(*ast.CallExpr); ok {
+				if callee := typeutil.StaticCallee(info, call); callee != nil && callee.Origin() == fn {
+					found = true
+				}
+			}
+			return !found
+		})
+		return !found
+	})
+	return found
+}
+
+// mentionsError reports a condition that reads an error value.
+func mentionsError(info *types.Info, cond ast.Expr) bool {
+	found := false
+	errType := types.Universe.Lookup("error").Type()
+	ast.Inspect(cond, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok && types.Identical(v.Type(), errType) {
+				found = true
+			}
+		}
+		return !found
 	})
 	return found
 }
@@ -765,7 +842,8 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 			case hookOf(call) != nil && c.requestHook(hookOf(call), lit):
 				// c.OnBeforeRequest(func(_ *resty.Client, r *resty.Request) error {...})
 				roles[lit] = scope{node: lit, kind: retry, what: "request hook given to " + fn.Name(), call: true}
-			case c.retried(call, fn, i):
+			case c.retried(call, fn, i), takesAttempt(info, lit):
+				// retry.Do(op), or try.Do(func(attempt int) (bool, error) {...})
 				roles[lit] = scope{node: lit, kind: retry, what: "function retried by " + fn.Name()}
 			case scheduling(fn):
 				roles[lit] = scope{node: lit, kind: scheduled, what: "function scheduled by " + fn.Name()}
