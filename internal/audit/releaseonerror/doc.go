@@ -67,7 +67,10 @@
 // a goroutine that completes or releases the key owns it from there, and
 // the walk follows the key into it (a function literal, or a function of
 // the package given the key): a failing return there with the key held is
-// reported, at the go statement when it lies in another function. A claim
+// reported, at the go statement when it lies in another function. A
+// function of another package given the key (go worker.Process(ctx, key,
+// job)) is known by a fact that says where it returns on a failure with
+// the key it was given held. A claim
 // helper that writes more than one record under the key (a lock and a
 // pending record beside it) is known by which records it writes, and a
 // release helper by which it deletes, as analysis facts: a release that

@@ -73,7 +73,11 @@ func (a *checker) report(f *claim.Func, c *claim.Claim, leaks []claim.Exit) {
 		what = "this " + a.status(first.Failure) + " response"
 	}
 	if first.Go != nil {
-		what = fmt.Sprintf("the goroutine started here returns on a failure at %s and so", a.where(first.Return.Pos()))
+		at := first.Far
+		if first.Return != nil {
+			at = a.where(first.Return.Pos())
+		}
+		what = fmt.Sprintf("the goroutine started here returns on a failure at %s and so", at)
 	}
 	more := ""
 	if n := len(leaks) - 1; n == 1 {

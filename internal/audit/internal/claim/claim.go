@@ -62,6 +62,7 @@ var Analyzer = &analysis.Analyzer{
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, directive.Analyzer, RecordsAnalyzer, effect.Analyzer},
 	Run:        run,
 	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []analysis.Fact{new(Holds)},
 }
 
 // Result is every function of the package that has a body, declared or
@@ -215,6 +216,10 @@ type Exit struct {
 	// Go is the go statement whose goroutine, given the claim, returns
 	// on a failure at Return (in the function it runs) with the key held.
 	Go *ast.GoStmt
+	// Far is where that failure is when the goroutine runs a function of
+	// another package (its Holds fact says, as "worker.go:31"); Return is
+	// nil then.
+	Far string
 }
 
 // Left returns the records a partial release leaves in place.
@@ -285,6 +290,7 @@ func run(pass *analysis.Pass) (any, error) {
 			s.helperClaims(f, helpers)
 		}
 	}
+	s.exportHolds()
 	return res, nil
 }
 

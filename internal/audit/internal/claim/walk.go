@@ -1200,7 +1200,8 @@ func (w *walker) notePartial(n ast.Node, st state) state {
 
 // goroutine follows the claim into the goroutine g starts, which settles
 // it on some path: a function literal, or a function of the package given
-// the key (go s.work(ctx, key, job)). The goroutine's failing returns
+// the key (go s.work(ctx, key, job)), or of another package whose Holds
+// fact says it returns on a failure with the key held. The goroutine's failing returns
 // with the key held are the claim's error exits; those in another
 // function are reported at g.
 func (w *walker) goroutine(g *ast.GoStmt) {
@@ -1232,6 +1233,14 @@ func (w *walker) goroutine(g *ast.GoStmt) {
 			Lock: c.Lock, Record: c.Record, Stmt: c.Stmt, Records: c.Records, left: c.left,
 			held: map[*types.Var]bool{}, own: map[*types.Var]bool{}}
 		f, graph = &Func{Node: d, Body: d.Body, Sig: fn.Signature()}, w.s.cfgs.FuncDecl(d)
+	} else if fn != nil && c.Key != nil {
+		// a function of another package: its Holds fact says where it
+		// returns on a failure with the key it is given held
+		var h Holds
+		if w.s.pass.ImportObjectFact(fn.Origin(), &h) && h.Param < len(g.Call.Args) && w.s.overlap(c.Key, g.Call.Args[h.Param]) {
+			w.exits[Exit{Error: true, Go: g, Far: h.Where}] = true
+		}
+		return
 	}
 	if graph == nil || len(graph.Blocks) == 0 {
 		return
