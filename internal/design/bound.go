@@ -17,7 +17,7 @@ func reaching(cat *rules.Catalog, k KeyAnswers) []*rules.Provider {
 	}
 	var out []*rules.Provider
 	for _, id := range append([]string{own}, k.RetriedBy...) {
-		if p, ok := cat.Provider(strings.ToLower(strings.TrimSpace(id))); ok {
+		if p, err := cat.FindProvider(id); err == nil {
 			out = append(out, p)
 		}
 	}

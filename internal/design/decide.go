@@ -96,6 +96,20 @@ type decider struct {
 	cat   *rules.Catalog
 	s     *spec.Spec
 	notes []string
+	// provider is the ID of the provider the answers named for the key
+	// (the spec records it only for some sources, but its window always
+	// bounds the TTL).
+	provider string
+}
+
+// nameErr completes a catalogue name that finds no entry with the list
+// of the ones it could have named; an ambiguous name already lists them.
+func nameErr(err error, known string) error {
+	var ne *rules.NameError
+	if errors.As(err, &ne) && !ne.Ambiguous() {
+		return fmt.Errorf("%w; %s", err, known)
+	}
+	return err
 }
 
 func (d *decider) operation() error {
@@ -158,15 +172,20 @@ func (d *decider) key() error {
 	if err := d.keyProvider(src, k.Provider, &out); err != nil {
 		return err
 	}
-	for i, id := range k.RetriedBy {
-		p, ok := d.cat.Provider(strings.ToLower(strings.TrimSpace(id)))
-		if !ok {
-			return inputErr(fmt.Sprintf("key.retried_by[%d]", i), "unknown provider %q; known providers: %s", id, strings.Join(d.cat.ProviderIDs(""), ", "))
+	for i, name := range k.RetriedBy {
+		p, err := d.cat.FindProvider(name)
+		if err != nil {
+			return &InputError{Field: fmt.Sprintf("key.retried_by[%d]", i), Err: nameErr(err, "known providers: "+strings.Join(d.cat.ProviderIDs(""), ", "))}
 		}
 		if !slices.Contains(out.RetriedBy, p.ID) {
 			out.RetriedBy = append(out.RetriedBy, p.ID)
 		}
 	}
+	// The rest of the design reads the providers by their IDs: the
+	// retry bound, the provider's delivery fields, its collision answers.
+	d.a.Key.Provider = d.provider
+	d.a.Key.RetriedBy = slices.Clone(out.RetriedBy)
+	k = d.a.Key
 
 	if w := strings.TrimSpace(k.Window); w != "" {
 		if _, err := rules.CheckTTL(w); err != nil {
@@ -540,8 +559,8 @@ func senderRationale(k spec.Key) string {
 // keyProvider resolves the provider whose retries bound the TTL. Webhook and
 // queue keys need one of their kind; client keys default to user-driven
 // retries; workflow and cron keys have none unless one is named.
-func (d *decider) keyProvider(src, id string, out *spec.Key) error {
-	id = strings.ToLower(strings.TrimSpace(id))
+func (d *decider) keyProvider(src, name string, out *spec.Key) error {
+	id := strings.TrimSpace(name)
 	kinds := map[string][]string{
 		"webhook": {"webhook"}, "queue": {"queue"},
 		"client": {"ui", "internal"}, "workflow": {rules.KindWorkflow, "internal", "queue"}, "cron": {rules.KindCron, "internal"},
@@ -556,14 +575,15 @@ func (d *decider) keyProvider(src, id string, out *spec.Key) error {
 			return nil
 		}
 	}
-	p, ok := d.cat.Provider(id)
-	if !ok {
+	p, err := d.cat.FindProvider(id, kinds...)
+	if err != nil {
 		var known []string
 		for _, kind := range kinds {
 			known = append(known, d.cat.ProviderIDs(kind)...)
 		}
-		return inputErr("key.provider", "unknown provider %q; known providers for a %s key: %s", id, src, strings.Join(known, ", "))
+		return &InputError{Field: "key.provider", Err: nameErr(err, fmt.Sprintf("known providers for a %s key: %s", src, strings.Join(known, ", ")))}
 	}
+	d.provider = p.ID
 	if !slices.Contains(kinds, p.Kind) {
 		return inputErr("key.provider", "%s is a %s provider and cannot supply a %s key", p.ID, p.Kind, src)
 	}
@@ -1080,10 +1100,11 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 	} else if why != "" {
 		return inputErr(field+".why", "only a naturally idempotent step (mechanism natural) says why it needs no key")
 	}
-	t, ok := d.target(sa.Target)
-	if !ok {
-		return nil
+	t, err := d.target(field, sa.Target)
+	if t == nil {
+		return err
 	}
+	st.Target = t.ID
 	if err := d.cat.CheckMechanism(st.Mechanism, t.ID); err != nil {
 		return &InputError{Field: field + ".mechanism", Err: err}
 	}
@@ -1135,26 +1156,25 @@ func (d *decider) retriesLast() string {
 
 // target finds the catalogue's record of a step's target: by its ID
 // (sendgrid-mail), or by the system's name as people write it ("SendGrid",
-// "Stripe PaymentIntents"), when exactly one target's ID starts with it.
-func (d *decider) target(text string) (*rules.Target, bool) {
-	text = strings.ToLower(strings.TrimSpace(text))
-	if t, ok := d.cat.Target(text); ok {
-		return t, true
+// "Checkout.com"; see rules.FindTarget). Words that name no target are
+// another system, which the spec keeps as written: nil and no error, with
+// a note when they are close to a target's ID. Words that could name two
+// targets are refused with both.
+func (d *decider) target(field, text string) (*rules.Target, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
 	}
-	words := strings.Fields(text)
-	if len(words) == 0 {
-		return nil, false
+	t, err := d.cat.FindTarget(text)
+	var ne *rules.NameError
+	switch {
+	case err == nil:
+		return t, nil
+	case errors.As(err, &ne) && ne.Ambiguous():
+		return nil, &InputError{Field: field + ".target", Err: fmt.Errorf("%w, or name a system the catalogue does not know in words of its own", err)}
+	case errors.As(err, &ne) && len(ne.Near) > 0:
+		d.notes = append(d.notes, fmt.Sprintf("%s.target: %q is no catalogue target, so the spec cannot say what it does with a repeated call; did you mean %s?", field, strings.TrimSpace(text), strings.Join(ne.Near, " or ")))
 	}
-	var found *rules.Target
-	for i := range d.cat.Targets {
-		if strings.HasPrefix(d.cat.Targets[i].ID, words[0]+"-") {
-			if found != nil {
-				return nil, false // ambiguous: say the ID
-			}
-			found = &d.cat.Targets[i]
-		}
-	}
-	return found, found != nil
+	return nil, nil
 }
 
 // checkPlaceholder checks a payload field name that becomes a key

@@ -70,9 +70,9 @@ func ProposeFields(payload []byte, source string, cat *rules.Catalog) (Proposal,
 		}
 	}
 	if prov != "" {
-		pr, ok := cat.Provider(prov)
-		if !ok {
-			return p, fmt.Errorf("unknown provider %q; known providers: %s", prov, strings.Join(cat.ProviderIDs(""), ", "))
+		pr, err := cat.FindProvider(prov, p.Source)
+		if err != nil {
+			return p, nameErr(err, "known providers: "+strings.Join(cat.ProviderIDs(""), ", "))
 		}
 		p.Provider = pr.ID
 		p.KeyFrom = fmt.Sprintf("%s carries its key in %s", pr.Name, pr.KeyField)

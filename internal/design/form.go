@@ -458,6 +458,10 @@ func NewKeyForm(a *Answers, cat *rules.Catalog) *huh.Form {
 	if len(providers) == 0 {
 		k.Provider = ""
 	}
+	// Answers from a preset or a spec may name providers as people write
+	// them ("Stripe webhooks"): the menus hold IDs, so without this the
+	// choice would fall back to the first provider.
+	resolveProviders(cat, k)
 
 	title, text := "Q1 · The key", ""
 	if s, ok := cat.KeySource(src); ok {
@@ -1196,7 +1200,8 @@ func NewStepForm(s *StepAnswers, cat *rules.Catalog, taken []string) *huh.Form {
 		explain("A catalogue target (stripe-api, sendgrid-mail; ctrl+e completes, 'idemkit rules --systems' lists them), whose record says whether it deduplicates, or words for another system.", huh.NewInput().
 			Title(withDefault("Target", s.Target)).
 			Accessor(clearable{&s.Target}).
-			Suggestions(cat.TargetIDs())),
+			Suggestions(cat.TargetIDs()).
+			Validate(keepOr(func() string { return s.Target }, checkTarget(cat)))),
 	}
 	if len(opts) > 0 {
 		fields = append(fields, newListed(huh.NewSelect[string]().
@@ -1605,6 +1610,32 @@ func providerLabel(p rules.Provider) string {
 		return fmt.Sprintf("%s: no automatic retries, resent for up to %s, suggested TTL %s", p.Name, p.RetryWindow, p.SuggestedTTL)
 	}
 	return fmt.Sprintf("%s: repeats for up to %s, suggested TTL %s", p.Name, p.RetryWindow, p.SuggestedTTL)
+}
+
+// resolveProviders replaces the provider names in k that name one
+// catalogue provider with its ID; a name that does not is left for Decide
+// to explain.
+func resolveProviders(cat *rules.Catalog, k *KeyAnswers) {
+	if p, err := cat.FindProvider(k.Provider, k.Source); err == nil {
+		k.Provider = p.ID
+	}
+	for i, name := range k.RetriedBy {
+		if p, err := cat.FindProvider(name); err == nil {
+			k.RetriedBy[i] = p.ID
+		}
+	}
+}
+
+// checkTarget refuses a step's target that could name two catalogue
+// targets; any other words are fine, a target or another system.
+func checkTarget(cat *rules.Catalog) func(string) error {
+	return func(v string) error {
+		var ne *rules.NameError
+		if _, err := cat.FindTarget(v); errors.As(err, &ne) && ne.Ambiguous() {
+			return err
+		}
+		return nil
+	}
 }
 
 // providersOfKind lists the providers a source picks from: webhook senders

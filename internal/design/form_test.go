@@ -1090,3 +1090,47 @@ func TestWorkflowRunTimeout(t *testing.T) {
 		t.Errorf("window %q, want Step Functions' 14d shown and kept:\n%s", b.Key.Window, out)
 	}
 }
+
+// Answers that name a provider as people write it (a preset or a spec
+// edited by hand) keep that provider in the form, by its ID, instead of
+// falling back to the menu's first; so do the ones in retried_by.
+func TestKeyFormFindsProvidersByName(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	a := design.Answers{Operation: "events", Key: design.KeyAnswers{Source: "webhook", Provider: "Checkout.com", RetriedBy: []string{"Internal HTTP retry policy"}}}
+	out := runAccessible(t, script("", "unscoped", "0"), func(run func(*huh.Form) error) error {
+		return run(design.NewKeyForm(&a, cat))
+	})
+	if a.Key.Provider != "checkout-com" || !slices.Equal(a.Key.RetriedBy, []string{"internal-http"}) {
+		t.Errorf("provider %q, retried_by %v; want checkout-com, [internal-http]\n%s", a.Key.Provider, a.Key.RetriedBy, out)
+	}
+	if !strings.Contains(out, "Which provider? [checkout-com]") {
+		t.Errorf("the provider question does not default to checkout-com:\n%s", out)
+	}
+}
+
+// A step's target that could be two catalogue targets is refused where it
+// is typed, with both; a name that is one target, or no target at all, is
+// taken as written (Decide records the ID).
+func TestStepFormRefusesAnAmbiguousTarget(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	s := design.StepAnswers{Mechanism: "provider-key"}
+	out := runAccessible(t, script("transfer", "Plaid", "Plaid Bank Transfers", ""), func(run func(*huh.Form) error) error {
+		return run(design.NewStepForm(&s, cat, nil))
+	})
+	if !strings.Contains(out, "plaid-bank-transfer") || !strings.Contains(out, "plaid-transfer-authorization") {
+		t.Errorf("the ambiguous target is not refused with both IDs:\n%s", out)
+	}
+	if s.Target != "Plaid Bank Transfers" {
+		t.Errorf("target %q, want Plaid Bank Transfers", s.Target)
+	}
+	a := design.Answers{Operation: "pay", Key: design.KeyAnswers{Source: "client"}, Downstream: []design.StepAnswers{s}}
+	d, err := design.Decide(a, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Spec.Downstream[0].Target; got != "plaid-bank-transfer" {
+		t.Errorf("the spec records target %q, want plaid-bank-transfer", got)
+	}
+}
