@@ -10,7 +10,10 @@
 // NewV1, NewV4, NewV6, NewV7 and a Generator's), a ULID, KSUID or xid,
 // watermill's NewUUID, NewShortUUID and NewULID, stripe-go's
 // NewIdempotencyKey, time.Now (its UnixNano, Unix, Format or String), a math/rand or crypto/rand value, bytes crypto/rand.Read put in a
-// buffer, a retry loop's attempt counter, or, in a consumer, a value the
+// buffer, a retry loop's attempt counter, the number of the attempt a
+// queue or an engine hands its code (river's job.Attempt, JetStream's
+// NumDelivered, Temporal's activity.GetInfo(ctx).Attempt,
+// asynq.GetRetryCount), or, in a consumer, a value the
 // queue makes anew for each delivery (an SQS receipt handle, an AMQP
 // delivery tag); a string built from one is fresh too, while a struct
 // holding one (an entity with a new ID) is not a key. A name-based UUID

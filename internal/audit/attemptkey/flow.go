@@ -134,6 +134,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
 				return false
 			}
+			if what, ok := attemptNumber(info, f.c.pass.Pkg, n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1}
+				return false
+			}
 			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
 				if o := f.c.onces[info.Uses[id]]; o != nil {
 					found = o
@@ -151,6 +155,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 				}
 			}
 		case *ast.SelectorExpr:
+			if what, ok := attemptNumber(info, f.c.pass.Pkg, n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1}
+				return false
+			}
 			if what, ok := match.PerDelivery(info, n); ok {
 				found = &origin{pos: n.Pos(), what: what, param: -1, delivered: true}
 				return false

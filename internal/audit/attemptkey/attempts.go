@@ -1,0 +1,74 @@
+package attemptkey
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
+)
+
+// attemptNumber reports the number of the attempt or delivery that a job
+// queue, broker or workflow engine hands the code it runs: a field or
+// method of one of its types (river's job.Attempt, Pub/Sub's
+// DeliveryAttempt, JetStream's NumDelivered, Temporal's
+// activity.GetInfo(ctx).Attempt), or a function of its package
+// (asynq.GetRetryCount(ctx)); pkg, the package checked, declares none of
+// them. It counts up with each retry, so a key built from it is new on
+// each.
+func attemptNumber(info *types.Info, pkg *types.Package, e ast.Expr) (string, bool) {
+	var obj types.Object
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		if sel := info.Selections[e]; sel != nil {
+			obj = sel.Obj()
+		}
+	case *ast.CallExpr:
+		switch f := ast.Unparen(e.Fun).(type) {
+		case *ast.SelectorExpr:
+			obj = info.Uses[f.Sel]
+		case *ast.Ident:
+			obj = info.Uses[f]
+		}
+	}
+	if obj == nil || obj.Pkg() == nil || obj.Pkg() == pkg || !attemptName(obj.Name()) {
+		return "", false
+	}
+	var t types.Type
+	switch o := obj.(type) {
+	case *types.Var:
+		if _, isCall := e.(*ast.CallExpr); isCall || !o.IsField() {
+			return "", false
+		}
+		t = o.Type()
+	case *types.Func:
+		if _, isCall := e.(*ast.CallExpr); !isCall || o.Signature().Results().Len() == 0 {
+			return "", false
+		}
+		t = o.Signature().Results().At(0).Type()
+	default:
+		return "", false
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if b, ok := t.Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
+		return "", false
+	}
+	return types.ExprString(e) + ", the number of the attempt", true
+}
+
+// attemptName reports a name for the count of attempts or deliveries:
+// Attempt, DeliveryAttempt, NumDelivered, GetRetryCount, RetryCount.
+func attemptName(name string) bool {
+	w := match.Words(name)
+	switch {
+	case slices.Contains(w, "attempt"):
+		return true
+	case slices.Contains(w, "delivered") && (slices.Contains(w, "num") || slices.Contains(w, "times")):
+		return true
+	case slices.Contains(w, "retry") || slices.Contains(w, "retried") || slices.Contains(w, "delivery"):
+		return slices.Contains(w, "count") || slices.Contains(w, "number") || slices.Contains(w, "num")
+	}
+	return false
+}
