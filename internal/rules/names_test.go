@@ -225,3 +225,44 @@ func FuzzFindName(f *testing.F) {
 		}
 	})
 }
+
+// The repeat answers are what each target's note says; a note that does
+// not say leaves repeat out rather than assume a replay.
+func TestTargetRepeats(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for id, want := range map[string]string{
+		"stripe-api":                   RepeatFirstResult,
+		"checkout-api":                 RepeatFirstResult,
+		"dwolla-api":                   RepeatFirstResult,
+		"modern-treasury-api":          RepeatFirstResult,
+		"paypal-api":                   RepeatCurrentState,
+		"gocardless-api":               RepeatConflict,
+		"mercury-api":                  RepeatConflict,
+		"sqs-fifo-send":                RepeatAccepted,
+		"nats-jetstream-publish":       RepeatAccepted,
+		"airwallex-api":                "",
+		"mollie-api":                   "",
+		"brex-api":                     "",
+		"wise-transfers":               "",
+		"chargebee-api":                "",
+		"lob-api":                      "",
+		"plaid-transfer-authorization": "",
+		"sendgrid-mail":                "",
+		"temporal-start":               "",
+	} {
+		tg, ok := c.Target(id)
+		if !ok {
+			t.Errorf("no target %s", id)
+			continue
+		}
+		if tg.Repeat != want {
+			t.Errorf("%s: repeat %q, want %q", id, tg.Repeat, want)
+		}
+	}
+	for _, tg := range c.Targets {
+		if tg.Repeat == RepeatConflict && !strings.Contains(tg.Note, "409") {
+			t.Errorf("%s: repeat conflict, but its note names no 409", tg.ID)
+		}
+	}
+}

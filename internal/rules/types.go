@@ -324,6 +324,33 @@ const (
 	DedupNone = "none"
 )
 
+// Repeat answers: what a target that deduplicates on a key answers a
+// repeated call with a key it still remembers. The handler's code differs
+// with each, so a spec says which, and a design leaves it unsaid rather
+// than guess.
+const (
+	// RepeatFirstResult replays the first call's result: its status and
+	// body, or the resource it made (Stripe, Adyen, Resend).
+	RepeatFirstResult = "first-result"
+	// RepeatCurrentState returns the resource the first call made in its
+	// state now, not as the first answer had it (PayPal: the latest status
+	// of the first request).
+	RepeatCurrentState = "current-state"
+	// RepeatConflict refuses the repeat with 409 Conflict: the first call
+	// was done, and the caller must treat the conflict as "already done"
+	// and look the result up, not fail (GoCardless, Mercury).
+	RepeatConflict = "conflict"
+	// RepeatAccepted accepts the repeat as a success and drops it: a
+	// producer's deduplicated send is acknowledged and not delivered again
+	// (SQS FIFO, NATS JetStream).
+	RepeatAccepted = "accepted"
+)
+
+// RepeatAnswers lists the repeat answers.
+func RepeatAnswers() []string {
+	return []string{RepeatFirstResult, RepeatCurrentState, RepeatConflict, RepeatAccepted}
+}
+
 // Target is a downstream system a side effect calls. Whether it
 // deduplicates decides the mechanism: a key it honours (provider-key), or
 // a guard of our own because it has none.
@@ -342,6 +369,10 @@ type Target struct {
 	// RemembersNote says what the documentation says about retention, in
 	// words, especially when it gives no number.
 	RemembersNote string `yaml:"remembers_note,omitempty"`
+	// Repeat is what a dedup key target answers a repeated call (see the
+	// Repeat answers); empty when the documentation read does not say,
+	// and then the spec's advice does not say either.
+	Repeat string `yaml:"repeat,omitempty"`
 	// Mechanism is the catalogue mechanism that fits this target.
 	Mechanism string `yaml:"mechanism"`
 	// Note is what an engineer must know beyond the numbers.

@@ -396,6 +396,13 @@ func (v *validator) targets() {
 		default:
 			v.fail(fmt.Errorf("dedup %q is not one of %s, %s, %s", t.Dedup, DedupKey, DedupNatural, DedupNone), at("targets", i, "dedup")...)
 		}
+		switch {
+		case t.Repeat == "":
+		case t.Dedup != DedupKey:
+			v.fail(fmt.Errorf("repeat says what a target that deduplicates on a key answers a repeat; %s's dedup is %s: remove it", t.ID, t.Dedup), at("targets", i, "repeat")...)
+		case !slices.Contains(RepeatAnswers(), t.Repeat):
+			v.fail(fmt.Errorf("repeat %q is not one of %s (or leave it out when the documentation does not say)", t.Repeat, strings.Join(RepeatAnswers(), ", ")), at("targets", i, "repeat")...)
+		}
 		if hasVia {
 			if err := CheckLocation(t.Via); err != nil {
 				v.fail(err, at("targets", i, "via")...)

@@ -78,6 +78,10 @@ func TestValidateErrors(t *testing.T) {
 			[]string{`.idemkit.yaml:5: targets[0].mechanism: mechanism provider-key needs a target whose dedup is key, and acme-mail's is none: it would claim deduplication the target does not have`}, nil},
 		{"target that does not dedup takes no key", "targets:\n  - id: acme-mail\n    name: Acme mail\n    dedup: none\n    via: {kind: header, name: X-Id}\n    mechanism: audit-log\n    note: n\n    reference: https://acme.example/docs\n",
 			[]string{`.idemkit.yaml:5: targets[0].via: a target that does not deduplicate takes no key and remembers nothing; remove via and remembers (say in note what a custom ID does, if anything)`}, nil},
+		{"repeat that is no answer", "targets:\n  - id: stripe-api\n    repeat: replay\n",
+			[]string{`.idemkit.yaml:3: targets[0].repeat: repeat "replay" is not one of first-result, current-state, conflict, accepted (or leave it out when the documentation does not say)`}, nil},
+		{"repeat of a target without a key", "targets:\n  - id: acme-mail\n    name: Acme mail\n    dedup: none\n    repeat: first-result\n    mechanism: audit-log\n    note: n\n    reference: https://acme.example/docs\n",
+			[]string{`.idemkit.yaml:5: targets[0].repeat: repeat says what a target that deduplicates on a key answers a repeat; acme-mail's dedup is none: remove it`}, nil},
 		{"collision answer for an unknown source", "collisions:\n  - id: completed\n    answers: [{id: replay, title: t, response: r, sources: [client, fax]}]\n",
 			[]string{
 				`.idemkit.yaml:3: collisions[0].answers[0].sources[1]: unknown reference: "fax" is not a key source`,
