@@ -192,6 +192,13 @@ type Step struct {
 	// Dedup is what the target itself does with a repeated call, from the
 	// catalogue's record of it; empty when the target is not known.
 	Dedup string `yaml:"dedup,omitempty"`
+	// Repeat is what the target answers a repeated call with a key it
+	// still keeps, from the catalogue (rules.RepeatAnswers): first-result,
+	// current-state, conflict (409: already done, look the result up) or
+	// accepted. Empty when the target is not known or its documentation
+	// does not say. Optional, so a spec written before the field reads
+	// the same.
+	Repeat string `yaml:"repeat,omitempty"`
 	// Spec links the spec of the operation this step calls, when that
 	// operation has its own (idempotency-<slug>.md in the same directory).
 	Spec string `yaml:"spec,omitempty"`

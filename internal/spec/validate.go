@@ -434,6 +434,9 @@ func (v *validator) downstream(steps []Step) {
 				v.addf(field+".key", "%q does not carry the business key's {%s}", st.Key, b)
 			}
 		}
+		if st.Repeat != "" {
+			v.oneOf(field+".repeat", st.Repeat, rules.RepeatAnswers())
+		}
 		if st.Spec != "" && (!strings.HasPrefix(st.Spec, "idempotency-") || !strings.HasSuffix(st.Spec, ".md") || strings.ContainsAny(st.Spec, "/\\")) {
 			v.addf(field+".spec", "%q: want the file name of a spec in the same directory, idempotency-<slug>.md", st.Spec)
 		}

@@ -47,6 +47,7 @@ func TestValidate(t *testing.T) {
 		{"late heartbeat", func(s *Spec) { s.TTL.Heartbeat = rules.MustDuration("20s") }, []string{"ttl.heartbeat: 20s renews the 30s lease too late"}},
 		{"per-item key without the item", func(s *Spec) { s.Downstream[0].Item = "customer_id" }, []string{`downstream[0].key: "{key}:charge" does not carry the item {customer_id}`}},
 		{"business key not in the key", func(s *Spec) { s.Downstream[0].BusinessKey = []string{"order_id"} }, []string{`downstream[0].key: "{key}:charge" does not carry the business key's {order_id}`}},
+		{"repeat that is no answer", func(s *Spec) { s.Downstream[0].Repeat = "replay" }, []string{`downstream[0].repeat: unknown value "replay"; one of first-result, current-state, conflict, accepted`}},
 		{"spec link escapes", func(s *Spec) { s.Downstream[0].Spec = "../x/idempotency-a.md" }, []string{"downstream[0].spec"}},
 		{"client key location without missing", func(s *Spec) { s.Key.In, s.Key.Name = "header", "Idempotency-Key" }, []string{"key.missing: missing"}},
 		{"unknown key location", func(s *Spec) { s.Key.In, s.Key.Name, s.Key.Missing = "cookie", "k", "400" }, []string{`key.in: unknown value "cookie"`}},
