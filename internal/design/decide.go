@@ -1138,10 +1138,35 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 	if t.Reference != "" {
 		st.Dedup += " Source: " + t.Reference
 	}
-	if st.Mechanism == spec.MechanismProviderKey && t.Dedup == rules.DedupKey {
-		st.How = fmt.Sprintf("Pass {parent}:{step} (here %s) as the idempotency key of %s, in its %s %s; a repeat gets the first result back for as long as the target keeps the key.", st.Key, t.Name, t.Via.Kind, t.Via.Name)
+	if t.Dedup != rules.DedupKey {
+		return nil
+	}
+	st.Repeat = t.Repeat
+	switch st.Mechanism {
+	case spec.MechanismProviderKey:
+		st.How = fmt.Sprintf("Pass {parent}:{step} (here %s) as the idempotency key of %s, in its %s %s; %s", st.Key, t.Name, t.Via.Kind, t.Via.Name, repeatAdvice(t.Repeat))
+	case spec.MechanismMessageID:
+		st.How = fmt.Sprintf("Send {parent}:{step} (here %s) as the deduplication ID of %s, in its %s %s; %s", st.Key, t.Name, t.Via.Kind, t.Via.Name, repeatAdvice(t.Repeat))
 	}
 	return nil
+}
+
+// repeatAdvice says what the handler gets back when it repeats a call
+// with a key the target still keeps, and what to do with it, as the
+// catalogue records the target's answer; nothing is promised where the
+// catalogue does not know it.
+func repeatAdvice(repeat string) string {
+	switch repeat {
+	case rules.RepeatFirstResult:
+		return "a repeat gets the first result back for as long as the target keeps the key."
+	case rules.RepeatCurrentState:
+		return "a repeat gets back what the first call made, in its current state rather than as first answered, for as long as the target keeps the key."
+	case rules.RepeatConflict:
+		return "a repeat is answered 409 Conflict for as long as the target keeps the key. That conflict means the first call was done: the handler treats it as already done, not as a failure, and looks the result up (the resource the key made) to carry on."
+	case rules.RepeatAccepted:
+		return "a repeat is accepted as a success and dropped for as long as the target keeps the key, so nothing is performed twice."
+	}
+	return "the target performs one call per key for as long as it keeps the key, but what it answers a repeat is not recorded here: read its documentation before relying on the answer, and treat one that says the key was used as already done, not as a failure."
 }
 
 // retriesLast says how long retries of this operation last and whose they

@@ -154,3 +154,48 @@ func TestProposeFieldsFindsProviderNames(t *testing.T) {
 		}
 	}
 }
+
+// A step's advice says what its target answers a repeat, as the catalogue
+// records it, and promises nothing where the catalogue does not know.
+func TestStepAdviceFollowsRepeat(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	for _, tc := range []struct {
+		target, mechanism, repeat string
+		says                      []string
+		never                     []string
+	}{
+		{"stripe-api", "provider-key", "first-result", []string{"a repeat gets the first result back"}, []string{"409"}},
+		{"gocardless-api", "provider-key", "conflict", []string{"409 Conflict", "already done, not as a failure", "looks the result up"}, []string{"first result back"}},
+		{"mercury-api", "provider-key", "conflict", []string{"409 Conflict", "already done"}, []string{"first result back"}},
+		{"paypal-api", "provider-key", "current-state", []string{"in its current state"}, []string{"first result back"}},
+		{"airwallex-api", "provider-key", "", []string{"not recorded here", "read its documentation"}, []string{"first result back", "409 Conflict for"}},
+		{"sqs-fifo-send", "message-id", "accepted", []string{"deduplication ID of Amazon SQS FIFO SendMessage", "accepted as a success and dropped"}, []string{"first result back"}},
+		{"ledger service", "provider-key", "", []string{"What a repeat gets back is the target's own"}, []string{"a repeat gets the first result back"}},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			t.Parallel()
+			a := presetAnswers(t, "payment", "charge")
+			a.TTL = ""
+			a.Downstream = []StepAnswers{{Name: "call", Target: tc.target, Mechanism: tc.mechanism}}
+			d, err := Decide(a, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := d.Spec.Downstream[0]
+			if st.Repeat != tc.repeat {
+				t.Errorf("repeat %q, want %q", st.Repeat, tc.repeat)
+			}
+			for _, w := range tc.says {
+				if !strings.Contains(st.How, w) {
+					t.Errorf("how %q\ndoes not say %q", st.How, w)
+				}
+			}
+			for _, w := range tc.never {
+				if strings.Contains(st.How, w) {
+					t.Errorf("how %q\nsays %q", st.How, w)
+				}
+			}
+		})
+	}
+}

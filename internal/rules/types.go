@@ -314,8 +314,9 @@ type DeliveryField struct {
 
 // Dedup kinds: what a downstream target does with a repeated call.
 const (
-	// DedupKey is a target that accepts an idempotency key and returns the
-	// first result for a repeat within its retention.
+	// DedupKey is a target that accepts an idempotency key and performs a
+	// call once per key within its retention; Target.Repeat says what a
+	// repeat gets back.
 	DedupKey = "key"
 	// DedupNatural is a target whose operation is idempotent by itself
 	// (PUT to a named resource, an upsert on a unique ID you choose).
