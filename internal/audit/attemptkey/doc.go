@@ -73,7 +73,11 @@
 //     is given to or set on a client that retries (resty's
 //     OnBeforeRequest, go-retryablehttp's PrepareRetry and
 //     RequestLogHook);
-//   - a request to an HTTP handler;
+//   - a request to an HTTP handler: a net/http one, a function taking a
+//     web framework's request context (gin's *gin.Context, echo.Context:
+//     a Request beside a JSON answer), or a method of a gRPC service
+//     implementation (its type embeds the generated
+//     Unimplemented...Server);
 //   - a delivery to a consumer of a message that carries its own ID: a
 //     literal taking an SQS, NATS, Kafka or AMQP message or an event with an
 //     ID field, a function taking a message only ever received (an SQS

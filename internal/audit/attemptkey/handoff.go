@@ -133,8 +133,10 @@ func (c *checker) responds(call *ast.CallExpr) bool {
 }
 
 // requestContext reports a web framework's request context: a type with
-// a Request field or method of type *http.Request beside its methods that
-// answer (gin.Context, echo.Context).
+// a Request field or method that gives the request (*http.Request;
+// fasthttp's *Request for fiber) beside a JSON method that answers it
+// (gin.Context, echo.Context, fiber.Ctx). An *http.Response, which also
+// holds its Request, answers nothing.
 func requestContext(t types.Type) bool {
 	if t == nil {
 		return false
@@ -149,5 +151,10 @@ func requestContext(t types.Type) bool {
 			rt = r.At(0).Type()
 		}
 	}
-	return rt != nil && isPointer(rt) && isNamed(rt, "net/http", "Request")
+	if rt == nil || !isPointer(rt) || typeName(rt) != "Request" {
+		return false
+	}
+	answer, _, _ := types.LookupFieldOrMethod(t, true, nil, "JSON")
+	_, ok := answer.(*types.Func)
+	return ok
 }

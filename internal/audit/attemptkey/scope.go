@@ -62,6 +62,8 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 				msgs = []types.Type{ev}
 			}
 			sc = &scope{node: decl, kind: delivery, what: "handler " + decl.Name.Name, msgs: msgs}
+		} else if rpcMethod(fn) {
+			sc = &scope{node: decl, kind: request, what: decl.Name.Name}
 		} else if c.retriesItself(decl, fn) {
 			sc = &scope{node: decl, kind: retry, what: "function " + decl.Name.Name + ", retried by calling itself,"}
 		} else if what, ok := perCall(decl.Name.Name, fn.Signature()); ok {
@@ -137,7 +139,7 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 // runHourlyJob, Tick), or a method of a type named for one (SettlementJob).
 // For a delivery it also returns the types of the messages delivered.
 func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *ast.BlockStmt) (kind, string, []types.Type) {
-	var writer, req bool
+	var writer, req, webCtx bool
 	var msgs []*types.Var
 	var msgTypes []types.Type
 	received := false
@@ -145,6 +147,7 @@ func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *a
 		t := p.Type()
 		writer = writer || types.TypeString(t, nil) == "net/http.ResponseWriter"
 		req = req || isPointer(t) && isNamed(t, "net/http", "Request")
+		webCtx = webCtx || requestContext(t)
 		if m := message(t); m != notMessage {
 			msgs = append(msgs, p)
 			msgTypes = append(msgTypes, t)
@@ -159,6 +162,10 @@ func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *a
 		return request, "the handler", nil
 	case writer && req:
 		return request, name, nil
+	case webCtx && name == "":
+		return request, "the handler", nil
+	case webCtx:
+		return request, name, nil // gin's func(c *gin.Context), echo's func(c echo.Context) error
 	case msg && name == "":
 		return delivery, "message handler", msgTypes
 	case msg && (received || slices.ContainsFunc(words, func(w string) bool { return slices.Contains(consumerWords, w) }) || acks(info, body, msgs)):
@@ -214,6 +221,34 @@ func acks(info *types.Info, body *ast.BlockStmt, msgs []*types.Var) bool {
 		return true
 	})
 	return found
+}
+
+// rpcMethod reports a method of a gRPC service implementation, one per
+// call: the receiver embeds the Unimplemented...Server that
+// protoc-gen-go-grpc generates, and the method takes a context and a
+// request and returns a response and an error. A client's retry calls it
+// again.
+func rpcMethod(fn *types.Func) bool {
+	sig := fn.Signature()
+	if sig.Recv() == nil || !fn.Exported() || sig.Params().Len() != 2 || sig.Results().Len() != 2 ||
+		!isNamed(sig.Params().At(0).Type(), "context", "Context") ||
+		!types.Identical(sig.Results().At(1).Type(), types.Universe.Lookup("error").Type()) {
+		return false
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for f := range st.Fields() {
+		if n := typeName(f.Type()); f.Embedded() && strings.HasPrefix(n, "Unimplemented") && strings.HasSuffix(n, "Server") {
+			return true
+		}
+	}
+	return false
 }
 
 // takesAttempt reports a function literal handed the number of the
