@@ -831,7 +831,44 @@ func (d *decider) ttl() error {
 		d.notes = append(d.notes, fmt.Sprintf("ttl %s is longer than %s keeps keys in practice (%s); consider postgres", ttl, st.Name, st.TTLMax))
 	}
 	d.s.TTL = spec.TTL{Duration: ttl, RetryWindow: window, WindowSource: b.source, Justification: just, WindowReference: ref}
+	d.unverifiedProviders(b.from)
 	return d.lease()
+}
+
+// unverifiedProviders says, where the spec relies on a provider, what
+// of its catalogue entry could not be checked against its documentation:
+// in the TTL's justification for the provider whose window bounds the
+// TTL, and in the key's rationale for the key's own provider (a sender,
+// a broker, an engine) when that is another.
+func (d *decider) unverifiedProviders(window *rules.Provider) {
+	if window != nil {
+		if c := unverified(window.Name, window.Unverified); c != "" {
+			d.s.TTL.Justification += " " + c
+			d.notes = append(d.notes, fmt.Sprintf("ttl: the TTL relies on facts about %s that were not checked against its documentation; the justification says which", window.ID))
+		}
+	}
+	p, ok := d.cat.Provider(d.provider)
+	if !ok || window != nil && p.ID == window.ID {
+		return
+	}
+	if c := unverified(p.Name, p.Unverified); c != "" {
+		d.s.Key.Rationale = strings.TrimSpace(d.s.Key.Rationale + " " + c)
+		d.notes = append(d.notes, fmt.Sprintf("key.provider: the key relies on facts about %s that were not checked against its documentation; the key's rationale says which", p.ID))
+	}
+}
+
+// unverified is the caveat a spec carries for a catalogue entry named
+// name whose Unverified field is text: what could not be checked against
+// its documentation. Empty when everything was.
+func unverified(name, text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return ""
+	}
+	if !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	return "Not checked against the documentation of " + name + ": " + text
 }
 
 // lease ties the claim's lease to the operation's longest run: a run that
@@ -1134,6 +1171,10 @@ func (d *decider) stepTarget(field string, sa StepAnswers, st *spec.Step) error 
 			advice = "the guard row, not the key, stops a late retry"
 		}
 		st.Dedup += fmt.Sprintf(" %s forgets keys after %s, but %s: %s.", t.Name, t.Remembers, d.retriesLast(), advice)
+	}
+	if c := unverified(t.Name, t.Unverified); c != "" {
+		st.Dedup += " " + c
+		d.notes = append(d.notes, fmt.Sprintf("%s.target: the step relies on facts about %s that were not checked against its documentation; its dedup says which", field, t.ID))
 	}
 	if t.Reference != "" {
 		st.Dedup += " Source: " + t.Reference

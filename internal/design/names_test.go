@@ -199,3 +199,64 @@ func TestStepAdviceFollowsRepeat(t *testing.T) {
 		})
 	}
 }
+
+// A catalogue fact that could not be checked against the provider's or
+// target's documentation is said so wherever the spec relies on it, once.
+func TestDecideCarriesUnverified(t *testing.T) {
+	t.Parallel()
+	cat := rules.Default()
+	const caveat = "Not checked against the documentation of "
+	for _, tc := range []struct {
+		name                     string
+		edit                     func(*Answers)
+		justification, key, step string // who each caveat names; empty for none
+		noteAbout                string
+	}{
+		{name: "window of an unverified sender", edit: func(a *Answers) { a.Key.Provider = "razorpay" },
+			justification: "Razorpay webhooks", noteAbout: "ttl:"},
+		{name: "sender checked throughout", edit: func(a *Answers) { a.Key.Provider = "stripe" }},
+		{name: "window from the answers, key from an unverified sender", edit: func(a *Answers) {
+			a.Key.Provider, a.Key.Window, a.Key.WindowFrom = "bitbucket", "3d", "our replay tool"
+		}, key: "Bitbucket Cloud webhooks", noteAbout: "key.provider:"},
+		{name: "unverified target", edit: func(a *Answers) {
+			a.Downstream = []StepAnswers{{Name: "collect", Target: "gocardless-api", Mechanism: "provider-key"}}
+		}, step: "GoCardless API (create endpoints)", noteAbout: "downstream[0].target:"},
+		{name: "checked target", edit: func(a *Answers) {
+			a.Downstream = []StepAnswers{{Name: "charge", Target: "stripe-api", Mechanism: "guard-row"}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := presetAnswers(t, "webhook", "events")
+			tc.edit(&a)
+			d, err := Decide(a, cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := d.Spec
+			step := ""
+			if len(s.Downstream) > 0 {
+				step = s.Downstream[0].Dedup
+			}
+			for _, c := range []struct{ where, text, want string }{
+				{"ttl.justification", s.TTL.Justification, tc.justification},
+				{"key.rationale", s.Key.Rationale, tc.key},
+				{"downstream[0].dedup", step, tc.step},
+			} {
+				switch n := strings.Count(c.text, caveat); {
+				case c.want == "" && n > 0:
+					t.Errorf("%s has a caveat: %s", c.where, c.text)
+				case c.want != "" && (n != 1 || !strings.Contains(c.text, caveat+c.want+": ")):
+					t.Errorf("%s: want one caveat naming %s: %s", c.where, c.want, c.text)
+				}
+			}
+			notes := strings.Join(d.Notes, "\n")
+			if tc.noteAbout != "" && !strings.Contains(notes, tc.noteAbout+" the ") {
+				t.Errorf("no note %s ... not checked: %q", tc.noteAbout, d.Notes)
+			}
+			if tc.noteAbout == "" && strings.Contains(notes, "not checked against") {
+				t.Errorf("a note about unchecked facts where all were checked: %q", d.Notes)
+			}
+		})
+	}
+}
