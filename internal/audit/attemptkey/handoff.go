@@ -12,7 +12,8 @@ import (
 // writes to its own response: a form rendered with a hidden key
 // (tmpl.Execute(w, page)), a JSON answer that hands the client a key
 // (json.NewEncoder(w).Encode(v), writeJSON(w, 200, v), gin's c.JSON,
-// json.Marshal(v) then w.Write). The key goes to the client, which sends
+// json.Marshal(v) then w.Write, the reply a gRPC method returns). The key
+// goes to the client, which sends
 // it with every attempt of what it does next: it is made where the user
 // acts once, not per attempt.
 func (c *checker) toClient(decl *ast.FuncDecl, s sink) bool {
@@ -44,9 +45,15 @@ func (c *checker) toClient(decl *ast.FuncDecl, s sink) bool {
 		return ok && held != nil && info.Uses[id] == held
 	}
 	marshalled := map[types.Object]bool{} // b, _ := json.Marshal(page)
+	fn, _ := info.Defs[decl.Name].(*types.Func)
+	answers := fn != nil && rpcMethod(fn) // a gRPC method answers with what it returns
 	found := false
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		if found {
+			return false
+		}
+		if r, ok := n.(*ast.ReturnStmt); ok && answers && len(r.Results) > 0 && isHeld(r.Results[0]) {
+			found = true
 			return false
 		}
 		if a, ok := n.(*ast.AssignStmt); ok && len(a.Rhs) == 1 {

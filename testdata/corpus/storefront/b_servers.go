@@ -123,3 +123,17 @@ func (s *GiftCardsServer) BuyOnce(ctx context.Context, req *BuyRequest) (*BuyRep
 	}
 	return &BuyReply{PaymentIntent: id}, nil
 }
+
+// CheckoutTokenReply hands the app the key its purchase will carry.
+type CheckoutTokenReply struct {
+	IdempotencyKey string
+}
+
+// CheckoutToken is called when the app opens the checkout screen; the
+// key it answers with is sent with every attempt of the purchase.
+//
+// corpus: ok attemptkey
+// modelled on: grpc/grpc-go examples/helloworld/greeter_server/main.go (a server type embedding the Unimplemented server, one method per RPC)
+func (s *GiftCardsServer) CheckoutToken(ctx context.Context, req *BuyRequest) (*CheckoutTokenReply, error) {
+	return &CheckoutTokenReply{IdempotencyKey: uuid.NewString()}, nil
+}

@@ -77,3 +77,16 @@ func (s *paymentsService) CreatePayment(ctx context.Context, req *createPaymentR
 	}
 	return &createPaymentResponse{ID: req.OrderID}, nil
 }
+
+// A reply that hands the client a key is made where the client acts once.
+type issueKeyReply struct{ IdempotencyKey string }
+
+func (s *paymentsServer) IssueKey(ctx context.Context, req *createPaymentRequest) (*issueKeyReply, error) {
+	return &issueKeyReply{IdempotencyKey: uuid.NewString()}, nil
+}
+
+func (s *paymentsServer) IssueKeyHeld(ctx context.Context, req *createPaymentRequest) (*issueKeyReply, error) {
+	reply := &issueKeyReply{}
+	reply.IdempotencyKey = uuid.NewString()
+	return reply, nil
+}
