@@ -8,7 +8,9 @@
 // A claim is a SET NX (go-redis SetNX, SetArgs with Mode "NX", Do with
 // "nx"; redigo's Do("SET", ..., "NX"); rueidis's Set().Nx()), an HSETNX of
 // a hash field, an SADD whose count of members added is read (0: handled
-// before), an INSERT of an in-progress row ('in_progress', 'processing',
+// before), an INCR of a key named for dedup or an event ID whose new
+// value is compared with 1 and nothing else (n > 1: a repeat; a rate
+// limiter compares it with its limit), an INSERT of an in-progress row ('in_progress', 'processing',
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
 // sqlc query methods, bun, go-jet's VALUES(k, "processing") with
 // ON_CONFLICT(...).DO_NOTHING(), a gorm Create with OnConflict or into a

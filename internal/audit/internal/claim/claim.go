@@ -173,6 +173,11 @@ type Claim struct {
 	// count of members added (0: there before), a SetNX's bool (its Err is
 	// nil whether or not it set the key).
 	counted bool
+	// first marks an INCR taken as a claim: the caller whose increment
+	// makes the counter 1 came first (n == 1, or n > 1 for a repeat). One
+	// whose value is never compared with 1 (n < 2 too) is no claim: a
+	// counter of attempts or of views.
+	first bool
 	// transition marks a claim made by moving a record's state with a
 	// call given the states as constants (MoveGrant(ctx, id, "pending",
 	// "provisioning")); a later call of the same function on the key
@@ -552,14 +557,15 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
 	if rc, ok := s.redis(call); ok && !(rc.Script && otherClient(callee(info, call))) {
-		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd {
+		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd && !(rc.Op == match.RedisIncr && rc.Method == "Incr") {
 			return nil
 		}
 		if slices.ContainsFunc(match.Words(s.keyText(rc.Key)), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken}
+			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Op == match.RedisIncr || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken,
+			first: rc.Op == match.RedisIncr}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)

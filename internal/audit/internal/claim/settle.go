@@ -30,6 +30,9 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 	if out := s.command(c, call, rc, onKey); out != 0 {
 		return out
 	}
+	if c.first && s.expiresKey(c, call) {
+		return Completed // the counter kept for its window: the INCR's record, done
+	}
 	if c.transition && call != c.Call {
 		if fn, ok := typeutil.Callee(info, call).(*types.Func); ok && fn == c.Callee && slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return s.overlap(c.Key, a) }) {
 			return Completed // moved on: to done, or back to where it was
@@ -53,6 +56,20 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 		return s.summary(fn.Origin()).settle(c)
 	}
 	return 0
+}
+
+// expiresKey reports whether call is a go-redis EXPIRE (Expire,
+// PExpire, ExpireAt, PExpireAt) of c's key.
+func (s *scope) expiresKey(c *Claim, call *ast.CallExpr) bool {
+	fn := callee(s.pass.TypesInfo, call)
+	if fn == nil || !goRedis(fn) || len(call.Args) < 2 || c.Key == nil {
+		return false
+	}
+	switch fn.Name() {
+	case "Expire", "PExpire", "ExpireAt", "PExpireAt":
+		return s.sameRedisKey(c, call.Args[1])
+	}
+	return false
 }
 
 // command returns what a store command does to c: a DEL or HDEL of its

@@ -73,6 +73,9 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 	}
 	s.results(f, c)
 	s.polarity(f, c)
+	if c.first && (!s.comparedWithOne(f, c) || !firstKey(s.pass.TypesInfo, c.Key, s.keyText(c.Key))) {
+		return false // a counter (of requests in a window, of attempts), not a claim
+	}
 	if c.counted && len(c.own) == 0 && !(i == len(b.Nodes)-1 && isCond(b)) {
 		// an SADD whose count nobody reads adds to a set, and a SetNX
 		// whose bool nobody reads (only its Err, nil either way) lets a
@@ -94,6 +97,50 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return cmp.Or(cmp.Compare(a.Pos().Pos(), b.Pos().Pos()), cmp.Compare(a.Deferred, b.Deferred))
 	})
 	return true
+}
+
+// comparedWithOne reports whether f compares the value an INCR claim
+// returned with 1 (n == 1, n != 1, n > 1, n <= 1) or 2 (n < 2, n >= 2),
+// asking whether this call came first, and with nothing else: a rate
+// limiter compares its count with the limit too.
+func (s *scope) comparedWithOne(f *Func, c *Claim) bool {
+	first, other := false, false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		be, ok := n.(*ast.BinaryExpr)
+		if !ok {
+			return true
+		}
+		for _, pair := range [][2]ast.Expr{{be.X, be.Y}, {be.Y, be.X}} {
+			v := s.varOf(pair[0])
+			if v == nil || !c.own[v] {
+				continue
+			}
+			tv := s.pass.TypesInfo.Types[pair[1]]
+			if tv.Value == nil || tv.Value.Kind() != constant.Int {
+				other = true
+				continue
+			}
+			n, _ := constant.Int64Val(tv.Value)
+			switch be.Op {
+			case token.EQL, token.NEQ, token.GTR, token.LEQ:
+				first = first || n == 1
+				other = other || n != 1
+			case token.LSS, token.GEQ:
+				first = first || n == 2
+				other = other || n != 2
+			}
+		}
+		return true
+	})
+	return first && !other
+}
+
+// firstKey reports whether an INCR's key (text is what it was set to)
+// names what tells a repeat from a first delivery (a dedup or
+// idempotency record, "event:" + id, an event or message ID) rather than
+// a counter: most INCRs count.
+func firstKey(info *types.Info, key ast.Expr, text string) bool {
+	return match.DedupName(match.KeyShape(info, key)) || match.KeyColumn(text)
 }
 
 // locate returns the live block and node index that hold call.
@@ -876,6 +923,9 @@ func (w *walker) compare(st state, x, y ast.Expr, eq bool) (state, bool) {
 		return st, true
 	}
 	taken, known := w.takenIf(y, eq)
+	if w.c.first {
+		taken, known = w.firstIf(token.EQL, y, eq)
+	}
 	if tv := w.info.Types[y]; tv.Value != nil && tv.Value.Kind() == constant.Bool && w.doneWhenTrue(x) {
 		taken = !taken
 	}
@@ -925,6 +975,17 @@ func (w *walker) takenIf(y ast.Expr, eq bool) (taken, known bool) {
 	return false, false
 }
 
+// firstIf says whether the key is taken when an INCR's new value
+// compares by op with the constant y as val says: it was taken by this
+// call exactly when the value is 1 (n > 1 is a later caller's).
+func (w *walker) firstIf(op token.Token, y ast.Expr, val bool) (taken, known bool) {
+	tv := w.info.Types[y]
+	if tv.Value == nil || tv.Value.Kind() != constant.Int {
+		return false, false
+	}
+	return constant.Compare(constant.MakeInt64(1), op, tv.Value) == val, true
+}
+
 func (w *walker) constObj(e ast.Expr) *types.Const {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
@@ -955,6 +1016,10 @@ func (w *walker) order(e *ast.BinaryExpr, val bool) bool {
 	tv := w.info.Types[y]
 	if !w.held(x) || tv.Value == nil || tv.Value.Kind() != constant.Int {
 		return true
+	}
+	if w.c.first {
+		taken, known := w.firstIf(op, y, val)
+		return !known || taken
 	}
 	n, ok := constant.Int64Val(tv.Value)
 	if !ok {
