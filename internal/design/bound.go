@@ -62,6 +62,11 @@ func boundOf(cat *rules.Catalog, k KeyAnswers) retryBound {
 		if p.Unbounded {
 			b.note = fmt.Sprintf("No clock bounds a redelivery from %s; the policy is %s unless key.window says otherwise. %s", p.Name, window, p.Bound)
 		}
+		if c := unverified(p.Name, p.Unverified); c != "" {
+			// The form shows the number before the spec does: the caveat
+			// goes with it.
+			b.note += " " + c
+		}
 	}
 	if w, err := rules.ParseDuration(k.Window); err == nil && (w > b.window || b.from != nil && b.from.Unbounded) {
 		b.window, b.from, b.source, b.name = w, nil, "answers", "this operation (key.window)"

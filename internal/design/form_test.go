@@ -1134,3 +1134,21 @@ func TestStepFormRefusesAnAmbiguousTarget(t *testing.T) {
 		t.Errorf("the spec records target %q, want plaid-bank-transfer", got)
 	}
 }
+
+// The retry window question shows a provider's number with what of it
+// was not checked against the provider's documentation, as the spec will.
+func TestKeyDetailSaysWhatIsUnverified(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		provider string
+		caveat   bool
+	}{{"gocardless", true}, {"stripe", false}} {
+		a := design.Answers{Operation: "events", Key: design.KeyAnswers{Source: "webhook", Provider: tc.provider, Scope: "unscoped"}}
+		out := runAccessible(t, script("", "", "", "", ""), func(run func(*huh.Form) error) error {
+			return run(design.NewKeyDetailForm(&a, rules.Default()))
+		})
+		if got := strings.Contains(out, "Not checked against the documentation of "); got != tc.caveat {
+			t.Errorf("%s: caveat shown %v, want %v:\n%s", tc.provider, got, tc.caveat, out)
+		}
+	}
+}
