@@ -155,7 +155,9 @@
 // index) or through a request builder's SetHeader (resty), the same keys in
 // gRPC metadata (Pairs, AppendToOutgoingContext) or a JSON body's
 // "idempotency_key" entry, the header a downstream target of the rules
-// catalogue takes its key in (PayPal's PayPal-Request-Id), NATS's
+// catalogue takes its key in (PayPal's PayPal-Request-Id), or the
+// parameter a library function named for that header takes it as
+// (plutov/paypal's CaptureAuthorizationWithPaypalRequestId's requestID), NATS's
 // Nats-Msg-Id (nats.MsgId, jetstream.WithMsgID, the header of a
 // *nats.Msg), the key of a go-redis
 // command on a dedup key (its variable, field or method says so), the key

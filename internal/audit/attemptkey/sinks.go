@@ -276,6 +276,8 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the key of %s, an //idemkit:claim", fn.Name())})
 		case summary[i].What != "":
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("%s, whose %s parameter reaches %s", fn.Name(), named, summary[i].What), only: summary[i].Only})
+		case targetHeaderParam(fn, p):
+			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name())})
 		case workflowStartParam(fn, p):
 			out = append(out, sink{node: call, value: arg, what: fmt.Sprintf("the %s parameter of %s", p, fn.Name())})
 		case createName(fn, p):
@@ -478,6 +480,26 @@ func keyHeader(info *types.Info, header, name ast.Expr) (string, bool) {
 // PayPal-Request-Id).
 func keyHeaderName(h string) bool {
 	return match.KeyColumn(h) || slices.ContainsFunc(targetHeaders(), func(t string) bool { return strings.EqualFold(h, t) })
+}
+
+// targetHeaderParam reports a parameter that a function's name says it
+// sends as a catalogue target's key header: plutov/paypal's
+// CaptureAuthorizationWithPaypalRequestId(ctx, id, req, requestID), whose
+// name holds PayPal-Request-Id's words and whose parameter is named for
+// the header's last words. A library's body is not read, so its name is
+// what tells.
+func targetHeaderParam(fn *types.Func, p string) bool {
+	name, pw := strings.ToLower(fn.Name()), match.Words(p)
+	for _, h := range targetHeaders() {
+		hw := strings.Split(strings.ToLower(h), "-") // PayPal-Request-Id: [paypal request id], not Words' [pay pal ...]
+		if len(hw) < 2 || len(pw) < 2 || len(pw) > len(hw) || !slices.Equal(pw, hw[len(hw)-len(pw):]) {
+			continue
+		}
+		if strings.Contains(name, strings.Join(hw, "")) {
+			return true
+		}
+	}
+	return false
 }
 
 // targetHeaders are the headers the catalogue's targets deduplicate by.
