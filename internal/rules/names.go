@@ -53,7 +53,7 @@ func (e *NameError) Error() string {
 	}
 	msg := fmt.Sprintf("unknown %s %q", e.What, e.Name)
 	if len(e.Near) > 0 {
-		msg += "; did you mean " + orList(e.Near) + "?"
+		msg += " (did you mean " + orList(e.Near) + "?)"
 	}
 	return msg
 }

@@ -106,6 +106,20 @@ func TestFindProviderRefuses(t *testing.T) {
 	}
 }
 
+func TestNameErrorMessages(t *testing.T) {
+	t.Parallel()
+	c := Default()
+	for name, want := range map[string]string{
+		"strype":      `unknown provider "strype" (did you mean stripe?)`,
+		"fax machine": `unknown provider "fax machine"`,
+		"sqs":         `provider "sqs" could be any of sqs-standard (Amazon SQS standard queue), sqs-fifo (Amazon SQS FIFO queue); write the ID of the one you mean`,
+	} {
+		if _, err := c.FindProvider(name); err == nil || err.Error() != want {
+			t.Errorf("FindProvider(%q): %v\nwant %s", name, err, want)
+		}
+	}
+}
+
 func TestFindTarget(t *testing.T) {
 	t.Parallel()
 	c := Default()
