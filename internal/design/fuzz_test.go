@@ -36,6 +36,8 @@ func FuzzAnswers(f *testing.F) {
 	}
 	f.Add("operation: \"a|b\"\nkey: {source: cron, job: \"j\\nk\", schedule: 15m}\ndownstream: [{name: \"x|y\", target: \"-->>\"}]\n")
 	f.Add("operation: x\nkey: {source: workflow, workflow: w, step: s, window: 1d}\nttl: 2d\n")
+	// Names as people write them, one of them ambiguous.
+	f.Add("operation: x\nkey: {source: webhook, provider: Checkout.com, retried_by: [Internal HTTP]}\ndownstream: [{name: p, target: GoCardless}, {name: q, target: plaid}]\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		a, err := ParseAnswers([]byte(in))
 		if err != nil {
