@@ -120,6 +120,7 @@ type checker struct {
 	callbacks  map[*types.Func]bool                 // functions handed over by name as callbacks
 	activities map[*types.Func]bool                 // functions registered as workflow activities
 	handlers   map[*types.Func]bool                 // functions handed by name to a message handler's maker (cqrs.NewEventHandler)
+	selfRetry  map[*types.Func]bool                 // whether a function retries by calling itself; nil until retriesItself looks
 	process    map[types.Object]*origin             // package variables and fields set once per process to a fresh value
 	onces      map[types.Object]*origin             // package variables holding a sync.OnceValue of a fresh value
 	held       map[types.Object][]string            // what package variables and fields are set to once, spelled out

@@ -276,6 +276,19 @@ func takesAttempt(info *types.Info, lit *ast.FuncLit) bool {
 // backoff) or counts its attempts in a parameter. Each call is one
 // attempt.
 func (c *checker) retriesItself(decl *ast.FuncDecl, fn *types.Func) bool {
+	if c.selfRetry == nil {
+		c.selfRetry = map[*types.Func]bool{}
+	}
+	if r, ok := c.selfRetry[fn]; ok {
+		return r
+	}
+	r := c.callsItselfOnError(decl, fn)
+	c.selfRetry[fn] = r
+	return r
+}
+
+// callsItselfOnError is retriesItself's look, once per function.
+func (c *checker) callsItselfOnError(decl *ast.FuncDecl, fn *types.Func) bool {
 	info := c.pass.TypesInfo
 	counts := false
 	for p := range fn.Signature().Params().Variables() {
