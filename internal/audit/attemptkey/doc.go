@@ -92,7 +92,9 @@
 //     narrowed to one, ev := c.Poll(100); switch e := ev.(type) { case
 //     *kafka.Message: }), a handler of a command or event, func(ctx, ev
 //     *T) error, given to a handler's maker (watermill cqrs's
-//     NewEventHandler, NewCommandHandler) as a literal or by name, or the
+//     NewEventHandler, NewCommandHandler) or to a subscription (any
+//     broker's or wrapper's Subscribe, RegisterSubscriber, Consume) as a
+//     literal or by name, or the
 //     Handle method of a type that names itself to a router with
 //     HandlerName;
 //   - a run of a scheduled job: a function named for its schedule

@@ -391,12 +391,19 @@ func (c *checker) requestHook(client ast.Expr, lit *ast.FuncLit) bool {
 
 // handlerMaker reports a function that makes a message handler of the
 // function it is given (watermill cqrs's NewEventHandler,
-// NewCommandHandler, NewGroupEventHandler): the router calls that
-// function for each delivery of the command or event, and again after
-// it fails.
+// NewCommandHandler, NewGroupEventHandler), or subscribes it to a topic
+// or queue (a broker client's Subscribe, a consumer's Consume): the
+// router calls that function for each delivery of the command or event,
+// and again after it fails, which its error result tells it.
 func handlerMaker(fn *types.Func) bool {
+	if fn.Pkg() == nil || fn.Pkg().Path() == "net/http" {
+		return false
+	}
 	w := match.Words(fn.Name())
-	return len(w) > 1 && w[0] == "new" && w[len(w)-1] == "handler" && fn.Pkg() != nil && fn.Pkg().Path() != "net/http"
+	if len(w) > 1 && w[0] == "new" && w[len(w)-1] == "handler" {
+		return true
+	}
+	return slices.ContainsFunc(w, func(w string) bool { return w == "subscribe" || w == "subscriber" || w == "consume" })
 }
 
 // eventParam returns the command or event a handler function decodes and
