@@ -25,7 +25,8 @@ import (
 //     entry's ID or name (checkout for Checkout.com webhooks, Twilio
 //     SendGrid for "Twilio SendGrid Mail Send").
 //
-// Two entries found by one step make the name ambiguous.
+// Two entries found by one step make the name ambiguous: a *NameError
+// lists them, and the ID of each finds it.
 
 // kindWords say what kind of entry a name is rather than which one: they
 // are dropped from names before steps 3 and 4.
@@ -76,10 +77,10 @@ func orList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// FindProvider returns the provider name means (see NameError for how
-// names are matched). When a step finds several providers and exactly one
-// of them is of one of kinds, that one is meant: a webhook key's "sqs ..."
-// never means a queue when a webhook sender fits.
+// FindProvider returns the provider name means (see the comment above
+// kindWords for how names are matched). When a step finds several
+// providers and exactly one of them is of one of kinds, that one is
+// meant; when several are, an ambiguous name lists only those.
 func (c *Catalog) FindProvider(name string, kinds ...string) (*Provider, error) {
 	i, err := findName("provider", name, len(c.Providers), func(i int) named {
 		p := &c.Providers[i]
@@ -91,8 +92,8 @@ func (c *Catalog) FindProvider(name string, kinds ...string) (*Provider, error) 
 	return &c.Providers[i], nil
 }
 
-// FindTarget returns the downstream target name means (see NameError for
-// how names are matched).
+// FindTarget returns the downstream target name means (see the comment
+// above kindWords for how names are matched).
 func (c *Catalog) FindTarget(name string) (*Target, error) {
 	i, err := findName("target", name, len(c.Targets), func(i int) named {
 		return named{id: c.Targets[i].ID, name: c.Targets[i].Name}
@@ -154,7 +155,9 @@ func findName(what, name string, n int, entry func(int) named) (int, error) {
 					preferred = append(preferred, i)
 				}
 			}
-			if len(preferred) == 1 {
+			if len(preferred) > 0 {
+				// One of the kinds asked for settles it; several are
+				// the ones to choose from.
 				found = preferred
 			}
 		}

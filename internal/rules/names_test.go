@@ -56,6 +56,11 @@ func TestFindProvider(t *testing.T) {
 			t.Errorf("FindProvider(%q, %v) = %v, %v; want %s", tt.name, tt.kinds, idOf(p, func(p Provider) string { return p.ID }), err, tt.want)
 		}
 	}
+	// Several of the kinds asked for: the error offers only those.
+	var ne *NameError
+	if _, err := c.FindProvider("Amazon", KindQueue); !errors.As(err, &ne) || len(ne.Matches) != 4 || strings.Contains(err.Error(), "eventbridge-scheduler") {
+		t.Errorf("FindProvider(Amazon, queue): %v; want the four Amazon queues only", err)
+	}
 	if p, _ := c.FindProvider("Stripe webhooks"); p != &c.Providers[0] {
 		t.Error("FindProvider returns a copy; it should point into the catalogue")
 	}
