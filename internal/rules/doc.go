@@ -13,7 +13,9 @@
 // are silently too short.
 //
 // The package is also the one place the vocabularies live (SourceIDs,
-// StoreKinds, MechanismIDs, PresetIDs, CollisionAnswers, LocationKinds) and
+// StoreKinds, MechanismIDs, PresetIDs, CollisionAnswers, LocationKinds,
+// RepeatAnswers), the one reading of a provider or target named as people
+// write it (FindProvider, FindTarget), and
 // the one validation of an answer's parts (CheckKeyFormat, CheckHeaderName,
 // CheckKeyPart, CheckTTL, CheckDescription, CheckSteps, CheckLocation), so
 // that the design form and an answers file accept and refuse the same

@@ -8,7 +8,8 @@ import (
 
 // The lookups below return a pointer into the catalogue: read it, do not
 // change it (Default's catalogue is shared). IDs are matched exactly; they
-// are lowercase by validation.
+// are lowercase by validation. A provider or target named by a person
+// (an answers file, the form) is found with FindProvider or FindTarget.
 
 // Provider returns the provider with the given ID.
 func (c *Catalog) Provider(id string) (*Provider, bool) {
