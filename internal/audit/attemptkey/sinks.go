@@ -503,15 +503,29 @@ func targetHeaderParam(fn *types.Func, p string) bool {
 }
 
 // targetHeaders are the headers the catalogue's targets deduplicate by.
-var targetHeaders = sync.OnceValue(func() []string {
+var targetHeaders = sync.OnceValue(func() []string { return keyHeaders(rules.Default().Targets) })
+
+// keyHeaders returns the headers targets deduplicate by, but for a bare
+// request, correlation or trace ID (X-Request-Id): other receivers, and
+// tracing, make one per attempt by design, so only a vendor's own name
+// (PayPal-Request-Id) says which API dedupes by it.
+func keyHeaders(targets []rules.Target) []string {
 	var out []string
-	for _, t := range rules.Default().Targets {
-		if t.Dedup == rules.DedupKey && t.Via.Kind == "header" {
-			out = append(out, t.Via.Name)
+	for _, t := range targets {
+		if t.Dedup != rules.DedupKey || t.Via.Kind != "header" {
+			continue
 		}
+		w := match.Words(t.Via.Name)
+		if len(w) > 0 && w[0] == "x" {
+			w = w[1:]
+		}
+		if len(w) == 2 && (w[0] == "request" || w[0] == "correlation" || w[0] == "trace") && w[1] == "id" {
+			continue
+		}
+		out = append(out, t.Via.Name)
 	}
 	return out
-})
+}
 
 // metadataPairs returns the values of a gRPC metadata.Pairs or
 // AppendToOutgoingContext whose keys name an idempotency key.
