@@ -178,6 +178,9 @@ type Claim struct {
 	// whose value is never compared with 1 (n < 2 too) is no claim: a
 	// counter of attempts or of views.
 	first bool
+	// nilClaims marks SET ... NX GET (see match.RedisCall.NilClaims): its
+	// error redis.Nil says this call set the key, nil that it was there.
+	nilClaims bool
 	// transition marks a claim made by moving a record's state with a
 	// call given the states as constants (MoveGrant(ctx, id, "pending",
 	// "provisioning")); a later call of the same function on the key
@@ -565,7 +568,7 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
 			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Op == match.RedisIncr || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken,
-			first: rc.Op == match.RedisIncr}
+			first: rc.Op == match.RedisIncr, nilClaims: rc.NilClaims}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)

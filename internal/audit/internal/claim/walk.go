@@ -855,12 +855,13 @@ func (w *walker) assume(st state, cond ast.Expr, val bool) (state, bool) {
 		if isBool(w.info.TypeOf(e)) && slices.ContainsFunc(e.Args, func(a ast.Expr) bool { return w.claimErr(a, st) }) {
 			// errors.Is(err, redis.Nil), rueidis.IsRedisNil(err),
 			// isUniqueViolation(err): true only of an error, when the
-			// claim failed as expected
-			return st, !val
+			// claim failed as expected; of SET NX GET's, when it set
+			// the key
+			return st, val == w.c.nilClaims
 		}
 	}
 	if call := w.predicateCall(cond); call != nil && slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return w.claimErr(a, st) }) {
-		return st, !val // _, dup := cancelledByCondition(err); dup: the predicate's answer, kept
+		return st, val == w.c.nilClaims // _, dup := cancelledByCondition(err); dup: the predicate's answer, kept
 	}
 	if w.held(cond) && isBool(w.info.TypeOf(cond)) {
 		return st, val != w.doneWhenTrue(cond) // ok, c.Held(), rdb.SetNX(...).Val(); seen, exists
@@ -901,6 +902,9 @@ func (w *walker) compare(st state, x, y ast.Expr, eq bool) (state, bool) {
 		x, y = y, x
 	}
 	if w.isNil(y) {
+		if w.c.nilClaims && w.claimErr(x, st) {
+			return st, !eq // SET NX GET answered the value there: nothing was taken
+		}
 		if w.claimErr(x, st) && !eq {
 			return st, false // the claim failed: nothing was taken
 		}
@@ -914,7 +918,7 @@ func (w *walker) compare(st state, x, y ast.Expr, eq bool) (state, bool) {
 		return st, true
 	}
 	if w.claimErr(x, st) || w.claimErr(y, st) {
-		return st, !eq // err == redis.Nil: the claim failed as expected
+		return st, eq == w.c.nilClaims // err == redis.Nil: the claim failed as expected, or SET NX GET set the key
 	}
 	if !w.held(x) {
 		x, y = y, x

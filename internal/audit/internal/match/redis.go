@@ -87,6 +87,11 @@ type RedisCall struct {
 	// nil when the key is held, which go-redis gives as the error
 	// redis.Nil, as it does SetArgs's.
 	NilTaken bool
+	// NilClaims marks SET ... NX GET (SetArgs{Mode: "NX", Get: true}, Do
+	// with "nx" and "get"), which answers the other way round from SET
+	// NX: nil, the error redis.Nil, when this call set the key, and the
+	// value that was there when it did not.
+	NilClaims bool
 	// value and luaValue are what a script's SET stores: the Go argument
 	// it is given, or a constant of the script's own (see Stored).
 	value    ast.Expr
@@ -135,12 +140,12 @@ func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 		if len(call.Args) < 4 {
 			return RedisCall{}, false
 		}
-		mode, ok := setArgsMode(info, call.Args[3])
+		mode, get, ok := setArgsMode(info, call.Args[3])
 		switch {
 		case !ok:
 			return RedisCall{}, false
 		case strings.EqualFold(mode, "NX"):
-			c.Op = RedisSetNX
+			c.Op, c.NilClaims = RedisSetNX, get
 		case mode != "":
 			return RedisCall{}, false
 		}
@@ -148,19 +153,27 @@ func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	return c.operands(call.Args[2:], call.Ellipsis.IsValid())
 }
 
-// setArgsMode returns the Mode of a redis.SetArgs composite literal.
-func setArgsMode(info *types.Info, e ast.Expr) (string, bool) {
-	lit, ok := ast.Unparen(e).(*ast.CompositeLit)
-	if !ok {
-		return "", false
+// setArgsMode returns the Mode of a redis.SetArgs composite literal, and
+// whether its Get is the constant true.
+func setArgsMode(info *types.Info, e ast.Expr) (mode string, get, ok bool) {
+	lit, isLit := ast.Unparen(e).(*ast.CompositeLit)
+	if !isLit {
+		return "", false, false
 	}
+	ok = true
 	for _, elt := range lit.Elts {
-		kv, ok := elt.(*ast.KeyValueExpr)
-		if id, isIdent := kv.Key.(*ast.Ident); ok && isIdent && id.Name == "Mode" {
-			return ConstString(info, kv.Value)
+		kv, isKV := elt.(*ast.KeyValueExpr)
+		id, isIdent := kv.Key.(*ast.Ident)
+		switch {
+		case !isKV || !isIdent:
+		case id.Name == "Mode":
+			mode, ok = ConstString(info, kv.Value)
+		case id.Name == "Get":
+			tv := info.Types[kv.Value]
+			get = tv.Value != nil && tv.Value.Kind() == constant.Bool && constant.BoolVal(tv.Value)
 		}
 	}
-	return "", true
+	return mode, get, ok
 }
 
 // redisDo reads Do(ctx, "SET", key, value, ...options).
@@ -228,6 +241,8 @@ func redisWords(info *types.Info, method, cmd string, args []ast.Expr) (RedisCal
 				continue // an expiry number
 			case strings.EqualFold(opt, "NX"):
 				c.Op = RedisSetNX
+			case strings.EqualFold(opt, "GET"):
+				c.NilClaims = true
 			case strings.EqualFold(opt, "XX"), strings.HasPrefix(strings.ToUpper(opt), "IF"):
 				return RedisCall{}, false
 			}
@@ -235,6 +250,7 @@ func redisWords(info *types.Info, method, cmd string, args []ast.Expr) (RedisCal
 	default:
 		return RedisCall{}, false
 	}
+	c.NilClaims = c.NilClaims && c.Op == RedisSetNX
 	c.Command = strings.ToUpper(cmd)
 	return c.operands(args[1:], false)
 }

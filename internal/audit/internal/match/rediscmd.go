@@ -198,7 +198,7 @@ func redisGuarded(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access,
 		mode = "XX"
 	case "SetArgs":
 		if len(call.Args) == 4 {
-			mode, _ = setArgsMode(info, call.Args[3])
+			mode, _, _ = setArgsMode(info, call.Args[3])
 		}
 	case "Do":
 		if cmd, ok := ConstString(info, call.Args[1]); !ok || !strings.EqualFold(cmd, "SET") || len(call.Args) < 4 {
