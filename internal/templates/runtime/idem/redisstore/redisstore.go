@@ -14,10 +14,6 @@
 // stays in one hash slot on Redis Cluster: the record's key, and that staging key, which carries
 // the record key's hash tag.
 //
-// Under load, over a *redis.Client, the commands that come while four round trips are out go
-// together in one pipeline when one returns (see Options.Unbatched): Redis then reads and answers
-// a batch at once, which costs it less than a read and a write for each command.
-//
 // Leases are measured on the Redis server's clock, never the callers': an in-progress record
 // keeps its lease as an offset from the key's own expiry, so application servers with skewed
 // clocks agree on when it runs out. Every record carries a server-side expiry, so nothing
@@ -58,12 +54,6 @@ type Options struct {
 	Replicas int
 	// ReplicaTimeout bounds the wait for Replicas. Default DefaultReplicaTimeout.
 	ReplicaTimeout time.Duration
-	// Unbatched sends every command in a round trip of its own. By default, over a *redis.Client
-	// and without Replicas, the commands that come while four round trips are already out wait
-	// for one of them to return and then go together, in one pipeline (see batcher): under load
-	// that spares Redis a read and a write a command, which are most of what a SET costs it. A
-	// batched command reaches go-redis's pipeline hooks rather than its command hooks.
-	Unbatched bool
 }
 
 // DefaultReplicaTimeout is how long a write waits for Options.Replicas by default.
@@ -94,7 +84,6 @@ type Store struct {
 	staged     bool
 	stageAbove int
 	pipelines  sync.Pool
-	batch      *batcher // nil when unbatched (see Options.Unbatched)
 }
 
 var _ idem.Store = (*Store)(nil)
@@ -112,11 +101,6 @@ func New(rdb Client, opts Options) *Store {
 		s.staged = true
 		s.pipelines.New = func() any { return p.Pipeline() }
 	}
-	// Only a single server's client batches: a cluster's pipelines split by node and follow
-	// redirections on their own, which the claim's raw reply would not show them.
-	if _, ok := rdb.(*redis.Client); ok && !opts.Unbatched && opts.Replicas <= 0 {
-		s.batch = new(batcher)
-	}
 	return s
 }
 
@@ -126,12 +110,15 @@ func New(rdb Client, opts Options) *Store {
 // returns an error when fewer acknowledged the connection's writes in time; the caller decides
 // whether cmd wrote.
 func (s *Store) process(ctx context.Context, key string, pre, cmd redis.Cmder) (unreplicated error) {
-	if s.replicas <= 0 && s.batch != nil {
-		s.batch.do(ctx, s, pre, cmd)
+	if s.replicas <= 0 && pre == nil {
+		_ = s.rdb.Process(ctx, cmd)
 		return nil
 	}
 	if s.replicas <= 0 {
-		s.send(ctx, pre, cmd)
+		pipe := s.pipelines.Get().(redis.Pipeliner)
+		_ = pipe.BatchProcess(ctx, pre, cmd)
+		_, _ = pipe.Exec(ctx)
+		s.pipelines.Put(pipe)
 		return nil
 	}
 	var node any = s.rdb
@@ -172,18 +159,6 @@ func (s *Store) process(ctx context.Context, key string, pre, cmd redis.Cmder) (
 		return fmt.Errorf("%w: written on the master, but %d of the %d replicas of Options.Replicas acknowledged it within %v: a failover could lose it", errUnreplicated, n, s.replicas, s.timeout)
 	}
 	return nil
-}
-
-// send sends pre (when not nil) and cmd in one round trip.
-func (s *Store) send(ctx context.Context, pre, cmd redis.Cmder) {
-	if pre == nil {
-		_ = s.rdb.Process(ctx, cmd)
-		return
-	}
-	pipe := s.pipelines.Get().(redis.Pipeliner)
-	_ = pipe.BatchProcess(ctx, pre, cmd)
-	_, _ = pipe.Exec(ctx)
-	s.pipelines.Put(pipe)
 }
 
 // pipeliner is a client that sends several commands in one round trip.

@@ -60,13 +60,10 @@ func newStore(t testing.TB, rdb *redis.Client) (*redisstore.Store, string) {
 // completes are the ways a store completes through its scripts that the suites run: the record
 // passed to the script, and staging every completed record (the suites' responses are small,
 // below the size from which it stages them). TestIfEqualConformance runs the way without a
-// script, on a server whose SET has IFEQ. The stores batch their commands under load (see
-// Options.Unbatched), so the suite's concurrent claims run batched; "unbatched" runs them one
-// round trip each.
+// script, on a server whose SET has IFEQ.
 var completes = map[string]func(*redisstore.Store) *redisstore.Store{
-	"script":    redisstore.ScriptsOnly,
-	"staged":    redisstore.StageAll,
-	"unbatched": func(s *redisstore.Store) *redisstore.Store { return redisstore.ScriptsOnly(redisstore.Unbatched(s)) },
+	"script": redisstore.ScriptsOnly,
+	"staged": redisstore.StageAll,
 }
 
 // TestConformance runs the suite on the store each way it completes.
