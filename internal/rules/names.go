@@ -194,7 +194,7 @@ func near(q string, entries []named) []string {
 			if s == "" {
 				continue
 			}
-			d := distance(q, s)
+			d := Distance(q, s)
 			if d > max(1, min(len(q), len(s))/3) && commonPrefix(q, s) < 4 {
 				continue
 			}
@@ -264,9 +264,9 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// distance is the Levenshtein distance between a and b, in bytes (folded
+// Distance is the Levenshtein distance between a and b, in bytes (folded
 // names are mostly ASCII; a rune split in two only counts twice).
-func distance(a, b string) int {
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

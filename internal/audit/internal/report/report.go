@@ -204,30 +204,9 @@ func known(name string) bool {
 func nearest(name string) string {
 	best, bestDist := "", -1
 	for _, c := range checkNames() {
-		if d := distance(name, c); bestDist < 0 || d < bestDist {
+		if d := rules.Distance(name, c); bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
