@@ -38,7 +38,7 @@ func Words(name string) []string {
 }
 
 // keyWords mark a name as being about idempotency or deduplication itself.
-var keyWords = []string{"idempotency", "idempotent", "idem", "dedup", "dedupe", "deduplication"}
+var keyWords = []string{"idempotency", "idempotence", "idempotent", "idem", "dedup", "dedupe", "deduplication"}
 
 // recordWords mark a table, model or key prefix as the record of what was
 // already done: processed_events, webhook_inbox, seen_messages.

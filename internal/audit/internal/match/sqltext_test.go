@@ -68,6 +68,7 @@ func TestNames(t *testing.T) {
 		{"idem:charge:", []string{"idem", "charge"}, true, true, true},
 		{"IdempotencyKey", []string{"idempotency", "key"}, true, true, true},
 		{"MessageDeduplicationId", []string{"message", "deduplication", "id"}, true, true, true},
+		{"X-idempotence-uuid", []string{"x", "idempotence", "uuid"}, true, true, true}, // Wise's header
 		{"eventID", []string{"event", "id"}, false, false, true},
 		{"X-GitHub-Delivery", []string{"x", "git", "hub", "delivery"}, false, false, false},
 		{"HTTPKey", []string{"http", "key"}, false, false, false},
