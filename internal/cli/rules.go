@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -86,12 +89,59 @@ func rulesRun(opts *RulesOptions) error {
 	if t, ok := cat.Target(opts.Name); ok {
 		return printMarkdown(opts.IO, describeTarget(cat, t))
 	}
+	// Not an ID: a system's name as people write it ("Checkout.com",
+	// "GoCardless API"), found as idemkit design finds it.
+	p, perr := cat.FindProvider(opts.Name)
+	t, terr := cat.FindTarget(opts.Name)
+	if perr == nil && terr == nil {
+		// "Stripe webhooks" is the sender, "GoCardless API" the target.
+		words := strings.FieldsFunc(strings.ToLower(opts.Name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		switch {
+		case slices.Contains(words, "webhook") || slices.Contains(words, "webhooks"):
+			terr = errors.New("a sender")
+		case slices.Contains(words, "api"):
+			perr = errors.New("a target")
+		}
+	}
+	switch {
+	case perr == nil && terr == nil:
+		return usageErr("%q could be the sender %s (%s) or the target %s (%s); write the ID of the one you mean",
+			opts.Name, p.ID, p.Name, t.ID, t.Name)
+	case perr == nil:
+		return printMarkdown(opts.IO, describeProvider(p))
+	case terr == nil:
+		return printMarkdown(opts.IO, describeTarget(cat, t))
+	}
+	for _, err := range []error{perr, terr} {
+		if ne := (*rules.NameError)(nil); errors.As(err, &ne) && ne.Ambiguous() {
+			return usageErr("%v", err)
+		}
+	}
 	names := make([]string, len(cat.Checks))
 	for i, c := range cat.Checks {
 		names[i] = c.ID
 	}
-	return usageErr("no check or system named %q; the checks are %s, and 'idemkit rules --systems' lists the systems",
-		opts.Name, strings.Join(names, ", "))
+	// A check one or two letters off is what was meant; otherwise a
+	// system whose name is near.
+	var near []string
+	for _, c := range names {
+		if rules.Distance(strings.ToLower(opts.Name), c) <= max(1, len(c)/4) {
+			near = append(near, c)
+		}
+	}
+	if len(near) == 0 {
+		for _, err := range []error{perr, terr} {
+			if ne := (*rules.NameError)(nil); errors.As(err, &ne) {
+				near = append(near, ne.Near...)
+			}
+		}
+	}
+	hint := ""
+	if len(near) > 0 {
+		hint = " (did you mean " + strings.Join(near, " or ") + "?)"
+	}
+	return usageErr("no check or system named %q%s; the checks are %s, and 'idemkit rules --systems' lists the systems",
+		opts.Name, hint, strings.Join(names, ", "))
 }
 
 func listChecks(io *IOStreams, cat *rules.Catalog) error {
@@ -247,6 +297,9 @@ func describeTarget(cat *rules.Catalog, t *rules.Target) []byte {
 	if t.RemembersNote != "" {
 		fmt.Fprintf(&b, " Retention: %s.", strings.TrimSpace(t.RemembersNote))
 	}
+	if a := repeatAnswers[t.Repeat]; a != "" {
+		fmt.Fprintf(&b, " A repeat with the same key %s.", a)
+	}
 	fmt.Fprintf(&b, "\n\n%s\n\n", strings.TrimSpace(t.Note))
 	if m, ok := cat.Mechanism(t.Mechanism); ok {
 		fmt.Fprintf(&b, "## Mechanism: %s\n\n%s\n\n", m.Title, strings.TrimSpace(m.How))
@@ -256,6 +309,15 @@ func describeTarget(cat *rules.Catalog, t *rules.Target) []byte {
 	}
 	fmt.Fprintf(&b, "Source: %s\n", t.Reference)
 	return []byte(b.String())
+}
+
+// repeatAnswers says what a target answers a repeated call, by its
+// Target.Repeat.
+var repeatAnswers = map[string]string{
+	rules.RepeatFirstResult:  "gets the first call's result back",
+	rules.RepeatCurrentState: "gets back what the first call made, in its current state",
+	rules.RepeatConflict:     "is refused with 409 Conflict: the first call was done, so treat it as done, not as a failure",
+	rules.RepeatAccepted:     "is accepted as a success and dropped",
 }
 
 func windowKind(p *rules.Provider) string { return p.Window.Kind }

@@ -85,7 +85,10 @@ func TestRulesBadInput(t *testing.T) {
 		args   []string
 		stderr []string
 	}{
-		{"unknown check", []string{"rules", "checkthenac"}, []string{`no check or system named "checkthenac"`, "checkthenact, attemptkey, releaseonerror, cacheresponse", "idemkit rules --systems"}},
+		{"unknown check", []string{"rules", "checkthenac"}, []string{`no check or system named "checkthenac" (did you mean checkthenact?)`, "checkthenact, attemptkey, releaseonerror, cacheresponse", "idemkit rules --systems"}},
+		{"misspelt system", []string{"rules", "Strype"}, []string{`no check or system named "Strype" (did you mean stripe`, "idemkit rules --systems"}},
+		{"sender or target", []string{"rules", "Checkout.com"}, []string{`"Checkout.com" could be the sender checkout-com`, "or the target checkout-api", "write the ID"}},
+		{"two targets", []string{"rules", "Plaid"}, []string{`target "Plaid" could be any of plaid-bank-transfer`, "plaid-transfer-authorization", "write the ID"}},
 		{"systems and a name", []string{"rules", "--systems", "stripe"}, []string{"--systems lists every system", "idemkit rules stripe"}},
 		{"missing rules file", []string{"rules", "--systems", "--rules", "gone.yaml"}, []string{"gone.yaml"}},
 		{"two names", []string{"rules", "checkthenact", "attemptkey"}, []string{"accepts at most 1 arg(s)"}},
@@ -223,6 +226,10 @@ func TestRulesExplainSystem(t *testing.T) {
 		{"stripe-api", []string{"# stripe-api: Stripe API (POST requests)", "Honours an idempotency key sent in header Idempotency-Key, remembered for 1d.",
 			"## Mechanism: The target's idempotency key", "Source: https://docs.stripe.com/api/idempotent_requests"}},
 		{"slack-chat", []string{"# slack-chat", "Does not deduplicate: it performs every call it receives.", "## Mechanism: An audit-log guard row"}},
+		// Names as people write them, and what a repeat gets.
+		{"GoCardless API", []string{"# gocardless-api", "A repeat with the same key is refused with 409 Conflict"}},
+		{"gocardless webhooks", []string{"# gocardless: GoCardless webhooks"}},
+		{"Stripe API", []string{"# stripe-api", "A repeat with the same key gets the first call's result back."}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
