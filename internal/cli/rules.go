@@ -3,10 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -95,11 +93,10 @@ func rulesRun(opts *RulesOptions) error {
 	t, terr := cat.FindTarget(opts.Name)
 	if perr == nil && terr == nil {
 		// "Stripe webhooks" is the sender, "GoCardless API" the target.
-		words := strings.FieldsFunc(strings.ToLower(opts.Name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		switch {
-		case slices.Contains(words, "webhook") || slices.Contains(words, "webhooks"):
+		switch rules.NameSays(opts.Name) {
+		case "provider":
 			terr = errors.New("a sender")
-		case slices.Contains(words, "api"):
+		case "target":
 			perr = errors.New("a target")
 		}
 	}

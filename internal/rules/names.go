@@ -230,6 +230,20 @@ func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
+// NameSays tells whether a name calls itself a webhook sender ("Stripe
+// webhooks": "provider") or an API ("GoCardless API": "target"), or
+// neither (""), for a caller that takes either kind and finds both.
+func NameSays(name string) string {
+	ws := words(name)
+	switch {
+	case slices.Contains(ws, "webhook") || slices.Contains(ws, "webhooks"):
+		return "provider"
+	case slices.Contains(ws, "api"):
+		return "target"
+	}
+	return ""
+}
+
 // core drops the kind words from ws.
 func core(ws []string) []string {
 	return slices.DeleteFunc(slices.Clone(ws), func(w string) bool { return slices.Contains(kindWords, w) })

@@ -285,3 +285,18 @@ func TestTargetRepeats(t *testing.T) {
 		}
 	}
 }
+
+func TestNameSays(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"Stripe webhooks", "provider"},
+		{"GitHub Webhook", "provider"},
+		{"GoCardless API", "target"},
+		{"stripe-api", "target"},
+		{"Checkout.com", ""},
+		{"rapid", ""}, // a word holding "api" is not the word
+	} {
+		if got := NameSays(tt.name); got != tt.want {
+			t.Errorf("NameSays(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
