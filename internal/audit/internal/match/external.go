@@ -164,5 +164,16 @@ func safeRequest(info *types.Info, call *ast.CallExpr) bool {
 		return false
 	}
 	method, ok := ConstString(info, made.Args[at])
-	return ok && (method == "GET" || method == "HEAD" || method == "OPTIONS")
+	return ok && safeMethod(method)
+}
+
+// safeMethod reports whether an HTTP method is safe (RFC 9110, 9.2.1):
+// a read, which a client may repeat and a cache may answer, changing
+// nothing on the server.
+func safeMethod(m string) bool {
+	switch m {
+	case "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
 }

@@ -2,13 +2,12 @@ package match
 
 import (
 	"go/ast"
-	"go/constant"
 	gotoken "go/token"
 	"go/types"
 )
 
 // SafeMethodsOnly reports whether at, in body, runs only for a request
-// with a safe method, GET or HEAD: inside if r.Method == http.MethodGet,
+// with a safe method (see safeMethod), such as GET: inside if r.Method == http.MethodGet,
 // or after an if r.Method != http.MethodGet (or c.Method()) whose body
 // returns. Serving a
 // read twice changes nothing (RFC 9110), so a cache of reads (a page
@@ -38,8 +37,8 @@ func SafeMethodsOnly(info *types.Info, body *ast.BlockStmt, at ast.Node) bool {
 	return found
 }
 
-// safeMethodTest reads a comparison of a request's Method with GET or
-// HEAD, and returns its operator.
+// safeMethodTest reads a comparison of a request's Method with a safe
+// method, and returns its operator.
 func safeMethodTest(info *types.Info, cond ast.Expr) (gotoken.Token, bool) {
 	be, ok := ast.Unparen(cond).(*ast.BinaryExpr)
 	if !ok || be.Op != gotoken.EQL && be.Op != gotoken.NEQ {
@@ -54,10 +53,8 @@ func safeMethodTest(info *types.Info, cond ast.Expr) (gotoken.Token, bool) {
 		if !ok || sel.Sel.Name != "Method" {
 			continue
 		}
-		if v := info.Types[pair[1]].Value; v != nil && v.Kind() == constant.String {
-			if m := constant.StringVal(v); m == "GET" || m == "HEAD" {
-				return be.Op, true
-			}
+		if m, ok := ConstString(info, pair[1]); ok && safeMethod(m) {
+			return be.Op, true
 		}
 	}
 	return 0, false
