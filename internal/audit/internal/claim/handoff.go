@@ -75,11 +75,8 @@ func (s *scope) holds(d *ast.FuncDecl, fn *types.Func, g *cfg.CFG, name *ast.Ide
 		return nil, false
 	}
 	f := &Func{Node: d, Body: d.Body, Sig: fn.Signature()}
-	sub := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(d.Body), bits: map[*types.Var]uint64{},
-		seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: map[ast.Stmt]bool{}, from: d.Body.Pos(), depth: 2}
-	sub.block(g.Blocks[0], state{})
 	var first *Exit
-	for e := range sub.exits {
+	for e := range s.walkWhole(f, c, g, 2) {
 		if e.Error && (first == nil || e.Pos().Pos() < first.Pos().Pos()) {
 			first = &e
 		}

@@ -1314,14 +1314,12 @@ func (w *walker) goroutine(g *ast.GoStmt) {
 	if graph == nil || len(graph.Blocks) == 0 {
 		return
 	}
-	sub := &walker{s: w.s, f: f, c: c, info: w.info, caseTag: caseTags(f.Body), bits: map[*types.Var]uint64{},
-		seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: map[ast.Stmt]bool{}, from: f.Body.Pos(), depth: w.depth + 1}
-	sub.block(graph.Blocks[0], state{})
+	exits := w.s.walkWhole(f, c, graph, w.depth+1)
 	if c != w.c && c.left != nil {
 		w.c.left = c.left
 	}
 	_, isDecl := f.Node.(*ast.FuncDecl)
-	for e := range sub.exits {
+	for e := range exits {
 		if !e.Error {
 			continue // what a goroutine answers nobody replays
 		}
@@ -1330,6 +1328,16 @@ func (w *walker) goroutine(g *ast.GoStmt) {
 		}
 		w.exits[e] = true
 	}
+}
+
+// walkWhole walks the whole of f, whose graph is graph, holding c from
+// its first statement, as a goroutine given the key runs it (see
+// goroutine, exportHolds), depth calls deep, and returns its exits.
+func (s *scope) walkWhole(f *Func, c *Claim, graph *cfg.CFG, depth int) map[Exit]bool {
+	sub := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body), bits: map[*types.Var]uint64{},
+		seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: map[ast.Stmt]bool{}, from: f.Body.Pos(), depth: depth}
+	sub.block(graph.Blocks[0], state{})
+	return sub.exits
 }
 
 // paramFor returns the identifier of the parameter of d that call passes
