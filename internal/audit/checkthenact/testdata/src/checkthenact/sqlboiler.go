@@ -97,3 +97,22 @@ func boiledNotifyGuarded(ctx context.Context, db *sql.DB, no string, user, amoun
 	_, err = queries.Raw("UPDATE wallets SET balance = balance + $1 WHERE user_id = $2", amount, user).ExecContext(ctx, db)
 	return err
 }
+
+// boiledNotifyRechecked reads the order for its amount and a fast answer,
+// then moves it only from PENDING, whatever it read, and credits only
+// when it did: the UPDATE's WHERE compares the column it sets.
+func boiledNotifyRechecked(ctx context.Context, db *sql.DB, no string) error {
+	order, err := models.Orders(qm.Where("out_trade_no = ?", no)).One(ctx, db)
+	if err != nil {
+		return err
+	}
+	if order.Status == "PAID" {
+		return nil
+	}
+	n, err := models.Orders(qm.Where("out_trade_no = ? AND status = ?", no, "PENDING")).UpdateAll(ctx, db, models.M{"status": "PAID"})
+	if err != nil || n == 0 {
+		return err
+	}
+	_, err = queries.Raw("UPDATE wallets SET balance = balance + $1 WHERE user_id = $2", order.Amount, order.UserID).ExecContext(ctx, db)
+	return err
+}
