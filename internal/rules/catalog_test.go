@@ -476,6 +476,43 @@ func TestTargets(t *testing.T) {
 	}
 }
 
+// TestTargetOutlivesSender pins, for senders and the targets their
+// handlers commonly call, whether the target forgets a key before the
+// sender stops redelivering: design then asks for a guard row. Stripe's
+// API keeps keys 24 hours while Stripe's webhooks retry for three days;
+// Adyen's API keeps them at least 31 days, past its webhooks' 30; an SQS
+// FIFO send remembers a deduplication ID for 5 minutes, far less than a
+// FIFO queue's retention.
+func TestTargetOutlivesSender(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sender, target string
+		late           bool // the target forgets the key while the sender can still repeat
+	}{
+		{"stripe", "stripe-api", true},
+		{"adyen", "adyen-api", false},
+		{"github", "stripe-api", true},
+		{"twilio", "stripe-api", false},
+		{"internal-http", "stripe-api", false},
+		{"sqs-fifo", "sqs-fifo-send", true},
+		{"shopify", "stripe-api", false},
+	} {
+		p, ok := Default().Provider(tt.sender)
+		if !ok {
+			t.Errorf("no provider %q", tt.sender)
+			continue
+		}
+		g, ok := Default().Target(tt.target)
+		if !ok {
+			t.Errorf("no target %q", tt.target)
+			continue
+		}
+		if late := g.Remembers > 0 && g.Remembers < p.RetryWindow; late != tt.late {
+			t.Errorf("%s (remembers %s) behind %s (window %s): late %v, want %v", tt.target, g.Remembers, tt.sender, p.RetryWindow, late, tt.late)
+		}
+	}
+}
+
 // TestNoMechanismOverclaims checks the mechanisms' own words: one that
 // relies on the target's deduplication says whose, and none says an email
 // provider deduplicates.
