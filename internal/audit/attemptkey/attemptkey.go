@@ -232,8 +232,8 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			if o.counter != nil && c.countsItems(s, o.counter) {
 				continue // task-%d with its data for task %d: the loop makes one item per turn
 			}
-			if sc != nil && (sc.kind == request && c.toClient(decl, s) || c.lazyOnce(decl, s, sc)) {
-				continue // handed to the client, or made once for its record
+			if sc != nil && (sc.kind == request && c.toClient(decl, s) || c.lazyOnce(decl, s, sc) || c.headerOnce(decl, s, sc)) {
+				continue // handed to the client, or made once for its record or its request
 			}
 			if sc != nil && within(sc.node, s.node) && allowed(s.only, sc.kind) && copies(s, sc) {
 				reported[s.value] = true
@@ -247,6 +247,7 @@ func (c *checker) check(decl *ast.FuncDecl) {
 			}
 		}
 	}
+	c.uniqueContent(decl, reported)
 	var sends *sent
 	sent := func() *sent {
 		if sends == nil {

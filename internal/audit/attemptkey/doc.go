@@ -96,7 +96,11 @@
 //     broker's or wrapper's Subscribe, RegisterSubscriber, Consume) as a
 //     literal or by name, or the
 //     Handle method of a type that names itself to a router with
-//     HandlerName;
+//     HandlerName. A Subscribe of the package that only keeps the handlers
+//     it is given (appends them to a list, puts them in a map) is an
+//     in-process event bus: its Publish calls them in the publisher's
+//     call, and nothing delivers an event again, so a subscriber is no
+//     consumer;
 //   - a run of a scheduled job: a function named for its schedule
 //     (nightlyPayout, runSettlementJob, Tick) or whose doc comment says so
 //     ("the hourly job that..."), a method of a type whose name ends in Job
@@ -172,7 +176,10 @@
 // package's Deduplicator (NewMessageHasherFromMetadataField). More count only in
 // some attempts, being also entities' IDs: the name or ID given to a create,
 // as a parameter or a field of its request (createDatabase's name,
-// CreateBucketInput's BucketName), in a retry; a parameter named for an
+// CreateBucketInput's BucketName), or the Name or ID of the thing created
+// that the request holds (a Cloud Tasks CreateTaskRequest's Task Name,
+// by which Cloud Tasks refuses a second task), in a literal or a local
+// holding one, in a retry; a parameter named for an
 // event's or message's ID (eventID) of a method the check cannot see into,
 // in a retry, a delivery or a relay; a parameter named for a message's ID
 // (msgID) of a send method (Publish, Emit, Send) the check cannot see
@@ -213,7 +220,26 @@
 // when the block stores it before it is sent (repo.SetKey(ctx, p.ID,
 // p.IdempotencyKey)), or when the record is held from before the retry
 // loop; filled in on a record loaded or built afresh each attempt and
-// never stored, it is new every time.
+// never stored, it is new every time. So is a key header set only while the
+// request has none (if req.Header.Get("Idempotency-Key") == "" { ... }, or
+// after a return taken when it has one) on a request held across the
+// attempts: one made before the retry loop, or the request a request hook
+// or a transport is handed, which a retrying client (resty,
+// go-retryablehttp) hands every attempt with the headers the first one set;
+// set on a request built or cloned within the attempt, it is new each time.
+//
+// A variable set to a constant default and, on some path, to a fresh value
+// (n := 0; if m.DeliveryAttempt != nil { n = *m.DeliveryAttempt }) holds
+// the fresh value.
+//
+// A queue that drops a job or task whose content it already holds makes
+// the content the dedup key, wherever the enqueue is: river's Insert and
+// InsertTx with UniqueOpts ByArgs (in the call's options or the args' own
+// InsertOpts; only the fields tagged river:"unique" when any is), asynq's
+// Enqueue with Unique (on the call or the task) and NewTask with Unique.
+// A field or map entry made fresh in the args, or in what the payload
+// marshals, makes every copy unique, so the dedup never fires: it is
+// reported where it is made.
 //
 // The rule's full documentation (why, bad and good examples) is its entry in
 // internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.

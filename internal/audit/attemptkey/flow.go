@@ -15,7 +15,8 @@ import (
 
 // flow follows values through a function's local variables: a variable
 // holds a fresh value (or, for a summary, a parameter) when every value
-// assigned to it does, or when crypto/rand filled it.
+// assigned to it but a constant default does, or when crypto/rand filled
+// it.
 type flow struct {
 	c    *checker
 	vars map[types.Object]*origin
@@ -83,6 +84,9 @@ func (c *checker) flow(body *ast.BlockStmt, seeds map[types.Object]*origin) *flo
 			var first *origin
 			all := true
 			for _, e := range rhs {
+				if e != nil && constDefault(info, e) {
+					continue // n := 0, a default the fresh value overwrites: if m.DeliveryAttempt != nil { n = *m.DeliveryAttempt }
+				}
 				o := (*origin)(nil)
 				if e != nil {
 					o = f.origin(e)
@@ -102,6 +106,13 @@ func (c *checker) flow(body *ast.BlockStmt, seeds map[types.Object]*origin) *flo
 		}
 	}
 	return f
+}
+
+// constDefault reports a constant or nil: a default that says nothing of
+// where a variable's other values come from.
+func constDefault(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && (tv.Value != nil || tv.IsNil())
 }
 
 // origin returns where the value of e comes from, when it is fresh, made

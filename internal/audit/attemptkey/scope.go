@@ -113,7 +113,9 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 				}
 			}
 		case *ast.FuncLit:
-			if r, ok := roles[n]; ok {
+			if r, ok := roles[n]; ok && r.kind == 0 {
+				sc = nil // run by the caller of something else: an in-process bus's publish
+			} else if ok {
 				sc = &r
 			} else if sig, ok := info.TypeOf(n).(*types.Signature); ok {
 				if k, what, msgs := funcRole(info, "", "", sig, n.Body); k != 0 {
@@ -894,6 +896,10 @@ func (c *checker) litRoles(decl *ast.FuncDecl) map[*ast.FuncLit]scope {
 				continue
 			}
 			switch {
+			case c.inProcess(fn):
+				// an in-process bus's subscriber runs in the publisher's
+				// call, once for each publish: no attempt of its own
+				roles[lit] = scope{node: lit}
 			case hookOf(call) != nil && c.requestHook(hookOf(call), lit):
 				// c.OnBeforeRequest(func(_ *resty.Client, r *resty.Request) error {...})
 				roles[lit] = scope{node: lit, kind: retry, what: "request hook given to " + fn.Name(), call: true}
@@ -1114,6 +1120,9 @@ func (c *checker) registered() {
 			}
 			maker := false
 			if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
+				if c.inProcess(fn) {
+					return true // an in-process bus: its subscribers run in each publish
+				}
 				maker = handlerMaker(fn)
 			}
 			for _, arg := range call.Args {
@@ -1200,6 +1209,7 @@ var knownMessages = map[string]messageKind{
 	"github.com/rabbitmq/amqp091-go.Delivery":                     receivedMessage,
 	"github.com/streadway/amqp.Delivery":                          receivedMessage,
 	"cloud.google.com/go/pubsub.Message":                          receivedMessage,
+	"cloud.google.com/go/internal/pubsub.Message":                 receivedMessage, // what pubsub's and pubsub/v2's Message alias
 	"github.com/riverqueue/river.Job":                             receivedMessage,
 	"github.com/hibiken/asynq.Task":                               receivedMessage,
 	"github.com/ThreeDotsLabs/watermill/message.Message":          anyMessage,

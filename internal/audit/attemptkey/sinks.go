@@ -23,6 +23,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 	info := c.pass.TypesInfo
 	var out []sink
 	text := c.texts(body)
+	litOf := c.literals(body)
 	var sends *sent
 	sentBy := func(lit *ast.CompositeLit, v types.Object) string {
 		if sends == nil {
@@ -37,7 +38,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			out = append(out, c.callSinks(n, text)...)
+			out = append(out, c.callSinks(n, text, litOf)...)
 		case *ast.CompositeLit:
 			t := info.TypeOf(n)
 			name := typeName(t)
@@ -192,8 +193,9 @@ func (c *checker) texts(body *ast.BlockStmt) func(ast.Expr) string {
 }
 
 // callSinks returns the arguments of call that are handed over as keys;
-// text spells a key with what its variables hold.
-func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []sink {
+// text spells a key with what its variables hold, and litOf finds the
+// literal a variable holds.
+func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string, litOf func(ast.Expr) *ast.CompositeLit) []sink {
 	info := c.pass.TypesInfo
 	fn, ok := typeutil.Callee(info, call).(*types.Func)
 	if !ok || fn.Pkg() != nil && fn.Pkg().Path() == wmMessage {
@@ -230,7 +232,7 @@ func (c *checker) callSinks(call *ast.CallExpr, text func(ast.Expr) string) []si
 	if s, ok := insertKey(info, call); ok {
 		return s
 	}
-	out := createRequest(fn, call)
+	out := createRequest(fn, call, litOf)
 	sig := fn.Signature()
 	claim := c.dirs.Of(fn)&directive.Claim != 0
 	summary := map[int]reach{}
@@ -388,18 +390,19 @@ func typeName(t types.Type) string {
 
 // createRequest returns the name or ID fields of a request literal handed
 // to a create (CreateDatabase(ctx, &CreateDatabaseInput{Name: name})),
-// which count in a retry only, as createName's parameters do.
-func createRequest(fn *types.Func, call *ast.CallExpr) []sink {
-	if w := match.Words(fn.Name()); len(w) == 0 || !slices.Contains(createWords, w[0]) {
+// which count in a retry only, as createName's parameters do, and those of
+// the thing created when the request holds it, in a literal or a variable
+// that holds one (CreateTask(ctx, &CreateTaskRequest{Task: &Task{Name:
+// name}}): Cloud Tasks refuses a second task under a name it has seen).
+func createRequest(fn *types.Func, call *ast.CallExpr, litOf func(ast.Expr) *ast.CompositeLit) []sink {
+	w := match.Words(fn.Name())
+	if len(w) == 0 || !slices.Contains(createWords, w[0]) {
 		return nil
 	}
 	var out []sink
 	for _, arg := range call.Args {
-		if u, ok := ast.Unparen(arg).(*ast.UnaryExpr); ok && u.Op == token.AND {
-			arg = u.X
-		}
-		lit, ok := ast.Unparen(arg).(*ast.CompositeLit)
-		if !ok {
+		lit := litOf(arg)
+		if lit == nil {
 			continue
 		}
 		for _, elt := range lit.Elts {
@@ -407,12 +410,70 @@ func createRequest(fn *types.Func, call *ast.CallExpr) []sink {
 			if !ok {
 				continue
 			}
-			if id, ok := kv.Key.(*ast.Ident); ok && createName(fn, id.Name) {
+			id, ok := kv.Key.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			if createName(fn, id.Name) {
 				out = append(out, sink{node: kv, value: kv.Value, what: fmt.Sprintf("the %s of the request to %s", id.Name, fn.Name()), only: []kind{retry}})
+				continue
+			}
+			inner := litOf(kv.Value)
+			if inner == nil || !slices.Equal(match.Words(id.Name), w[1:]) {
+				continue // a field named for what is created: CreateTask's Task
+			}
+			for _, elt := range inner.Elts {
+				if kv, ok := elt.(*ast.KeyValueExpr); ok {
+					if f, ok := kv.Key.(*ast.Ident); ok && (f.Name == "Name" || f.Name == "ID" || f.Name == "Id") {
+						out = append(out, sink{node: kv, value: kv.Value, what: fmt.Sprintf("the %s of the %s of the request to %s", f.Name, id.Name, fn.Name()), only: []kind{retry}})
+					}
+				}
 			}
 		}
 	}
 	return out
+}
+
+// literals returns a function that finds the composite literal an
+// expression is, takes the address of, or names in a local variable that
+// is only ever set to that one literal in body.
+func (c *checker) literals(body *ast.BlockStmt) func(ast.Expr) *ast.CompositeLit {
+	info := c.pass.TypesInfo
+	var held map[types.Object][]ast.Expr
+	var lit func(e ast.Expr, depth int) *ast.CompositeLit
+	lit = func(e ast.Expr, depth int) *ast.CompositeLit {
+		e = ast.Unparen(e)
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = ast.Unparen(u.X)
+		}
+		switch e := e.(type) {
+		case *ast.CompositeLit:
+			return e
+		case *ast.Ident:
+			if held == nil {
+				held = map[types.Object][]ast.Expr{}
+				ast.Inspect(body, func(n ast.Node) bool {
+					if a, ok := n.(*ast.AssignStmt); ok {
+						for i, l := range a.Lhs {
+							if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) != nil {
+								var r ast.Expr
+								if len(a.Lhs) == len(a.Rhs) {
+									r = a.Rhs[i]
+								}
+								held[info.ObjectOf(id)] = append(held[info.ObjectOf(id)], r)
+							}
+						}
+					}
+					return true
+				})
+			}
+			if rhs := held[info.Uses[e]]; len(rhs) == 1 && rhs[0] != nil && depth < 4 {
+				return lit(rhs[0], depth+1)
+			}
+		}
+		return nil
+	}
+	return func(e ast.Expr) *ast.CompositeLit { return lit(e, 0) }
 }
 
 // natsMsgID reports nats.MsgId and jetstream.WithMsgID, the publish

@@ -1,6 +1,9 @@
 package asynq
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Client is a minimal copy of asynq's client, which enqueues tasks.
 type Client struct{}
@@ -19,3 +22,7 @@ func (c *Client) Enqueue(task *Task, opts ...Option) (*TaskInfo, error) { return
 func (c *Client) EnqueueContext(ctx context.Context, task *Task, opts ...Option) (*TaskInfo, error) {
 	return nil, nil
 }
+
+// Unique makes asynq refuse a task of the same queue, type and payload
+// while one is held, for ttl.
+func Unique(ttl time.Duration) Option { return nil }
