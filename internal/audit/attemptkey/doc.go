@@ -178,8 +178,9 @@
 // as a parameter or a field of its request (createDatabase's name,
 // CreateBucketInput's BucketName), or the Name or ID of the thing created
 // that the request holds (a Cloud Tasks CreateTaskRequest's Task Name,
-// by which Cloud Tasks refuses a second task), in a literal or a local
-// holding one, in a retry; a parameter named for an
+// by which Cloud Tasks refuses a second task), in a literal, a local
+// holding one, or a field set on the request the create is handed
+// (req.Task.Name = ...), in a retry; a parameter named for an
 // event's or message's ID (eventID) of a method the check cannot see into,
 // in a retry, a delivery or a relay; a parameter named for a message's ID
 // (msgID) of a send method (Publish, Emit, Send) the check cannot see

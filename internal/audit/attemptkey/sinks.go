@@ -24,6 +24,7 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 	var out []sink
 	text := c.texts(body)
 	litOf := c.literals(body)
+	var created map[types.Object]*types.Func
 	var sends *sent
 	sentBy := func(lit *ast.CompositeLit, v types.Object) string {
 		if sends == nil {
@@ -96,8 +97,14 @@ func (c *checker) sinks(body *ast.BlockStmt) []sink {
 			for i, l := range n.Lhs {
 				switch l := l.(type) {
 				case *ast.SelectorExpr:
+					if created == nil {
+						created = c.createdVars(body)
+					}
 					if keyField(info.Uses[l.Sel]) {
 						out = append(out, sink{node: n, value: n.Rhs[i], what: l.Sel.Name})
+					} else if what, ok := createdField(info, created, l); ok {
+						// req.Task.Name = ...; CreateTask(ctx, req)
+						out = append(out, sink{node: n, value: n.Rhs[i], what: what, only: []kind{retry}})
 					} else if t := info.TypeOf(l.X); workflowStartID(t, l.Sel.Name) {
 						out = append(out, sink{node: n, value: n.Rhs[i], what: "the workflow ID of a " + typeName(t)})
 					} else if t := info.TypeOf(l.X); message(t) != notMessage && messageIDName(l.Sel.Name) {
@@ -432,6 +439,62 @@ func createRequest(fn *types.Func, call *ast.CallExpr, litOf func(ast.Expr) *ast
 		}
 	}
 	return out
+}
+
+// createdVars returns the local variables body hands to a create as its
+// request (req, or &req), with the create.
+func (c *checker) createdVars(body *ast.BlockStmt) map[types.Object]*types.Func {
+	info := c.pass.TypesInfo
+	out := map[types.Object]*types.Func{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn, ok := typeutil.Callee(info, call).(*types.Func)
+		if !ok {
+			return true
+		}
+		if w := match.Words(fn.Name()); len(w) == 0 || !slices.Contains(createWords, w[0]) {
+			return true
+		}
+		for _, arg := range call.Args {
+			arg = ast.Unparen(arg)
+			if u, ok := arg.(*ast.UnaryExpr); ok && u.Op == token.AND {
+				arg = ast.Unparen(u.X)
+			}
+			if id, ok := arg.(*ast.Ident); ok && info.Uses[id] != nil {
+				out[info.Uses[id]] = fn
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// createdField reports a field set on a request a create is handed, that
+// names what it creates, as createRequest's fields do: req.Name = name,
+// or the Name or ID of the thing the request holds (req.Task.Name).
+func createdField(info *types.Info, created map[types.Object]*types.Func, l *ast.SelectorExpr) (string, bool) {
+	if id, ok := ast.Unparen(l.X).(*ast.Ident); ok {
+		if fn := created[info.Uses[id]]; fn != nil && createName(fn, l.Sel.Name) {
+			return fmt.Sprintf("the %s of the request to %s", l.Sel.Name, fn.Name()), true
+		}
+		return "", false
+	}
+	inner, ok := ast.Unparen(l.X).(*ast.SelectorExpr)
+	if !ok || l.Sel.Name != "Name" && l.Sel.Name != "ID" && l.Sel.Name != "Id" {
+		return "", false
+	}
+	id, ok := ast.Unparen(inner.X).(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	fn := created[info.Uses[id]]
+	if fn == nil || !slices.Equal(match.Words(inner.Sel.Name), match.Words(fn.Name())[1:]) {
+		return "", false
+	}
+	return fmt.Sprintf("the %s of the %s of the request to %s", l.Sel.Name, inner.Sel.Name, fn.Name()), true
 }
 
 // literals returns a function that finds the composite literal an
