@@ -11,11 +11,13 @@ import (
 // Its subscribers run once for each publish, inside the publisher's call,
 // and nothing holds an event to deliver it again, so a subscriber is no
 // consumer of deliveries. A subscribe that hands a handler to another call
-// (a broker client's, a wrapper's) is one.
+// (a broker client's, a wrapper's) is one. A subscribe of another
+// package says so in its fact.
 func (c *checker) inProcess(fn *types.Func) bool {
 	decl := c.decls[fn.Origin()]
 	if decl == nil {
-		return false
+		k := c.fact(fn.Origin())
+		return k != nil && k.Keeps
 	}
 	info := c.pass.TypesInfo
 	handlers := map[types.Object]bool{}

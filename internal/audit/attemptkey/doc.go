@@ -100,7 +100,7 @@
 //     it is given (appends them to a list, puts them in a map) is an
 //     in-process event bus: its Publish calls them in the publisher's
 //     call, and nothing delivers an event again, so a subscriber is no
-//     consumer;
+//     consumer, in the package or, through a fact, in any that imports it;
 //   - a run of a scheduled job: a function named for its schedule
 //     (nightlyPayout, runSettlementJob, Tick) or whose doc comment says so
 //     ("the hourly job that..."), a method of a type whose name ends in Job

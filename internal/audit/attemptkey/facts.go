@@ -25,6 +25,9 @@ type keyFact struct {
 	// jobs.go:12"), held in the record's field MintsField.
 	Mints      string
 	MintsField string
+	// Keeps marks a subscribe of an in-process bus, which only keeps the
+	// handlers it is given for its Publish to call (inProcess).
+	Keeps bool
 	// Params are the parameters that reach a sink, in the order of their index: a slice, not a
 	// map, so that the fact encodes the same every time (gob writes a map in iteration order).
 	Params []paramReach
@@ -62,6 +65,9 @@ func (f *keyFact) String() string {
 	if f.Mints != "" {
 		parts = append(parts, fmt.Sprintf("returns a record whose %s is %s", f.MintsField, f.Mints))
 	}
+	if f.Keeps {
+		parts = append(parts, "keeps the handlers it is given")
+	}
 	for _, p := range f.Params {
 		parts = append(parts, fmt.Sprintf("parameter %d reaches %s", p.Index, p.Reach.What))
 	}
@@ -70,7 +76,8 @@ func (f *keyFact) String() string {
 
 // exportFacts exports a keyFact for each exported function of the package
 // that returns a fresh value or a record with a fresh ID, makes and sends
-// a key, or hands a parameter to a sink.
+// a key, hands a parameter to a sink, or keeps the handlers of an
+// in-process bus.
 func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 	for _, decl := range decls {
 		fn := c.pass.TypesInfo.Defs[decl.Name].(*types.Func)
@@ -87,7 +94,8 @@ func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 		if m := c.mints(fn); m != nil {
 			f.Mints, f.MintsField = m.what, m.field
 		}
-		if f.Returns != "" || f.Makes != "" || f.Mints != "" || len(f.Params) > 0 {
+		f.Keeps = c.inProcess(fn)
+		if f.Returns != "" || f.Makes != "" || f.Mints != "" || f.Keeps || len(f.Params) > 0 {
 			c.pass.ExportObjectFact(fn, f)
 		}
 	}

@@ -3,6 +3,7 @@ package attemptkey
 import (
 	"context"
 
+	"example.com/localbus"
 	"github.com/google/uuid"
 )
 
@@ -19,7 +20,7 @@ type localBus struct {
 	subs map[string][]func(context.Context, *stockReserved) error
 }
 
-func (b *localBus) Subscribe(topic string, fn func(context.Context, *stockReserved) error) {
+func (b *localBus) Subscribe(topic string, fn func(context.Context, *stockReserved) error) { // want Subscribe:"keeps the handlers it is given"
 	b.subs[topic] = append(b.subs[topic], fn)
 }
 
@@ -60,5 +61,12 @@ func (b *brokerBus) Subscribe(topic string, fn func(context.Context, *stockReser
 func wireStockBroker(b *brokerBus, h *stockHandlers) {
 	_ = b.Subscribe("stock.reserved", func(ctx context.Context, ev *stockReserved) error {
 		return h.c.charge(ctx, uuid.NewString(), ev.Amount) // want `inside the handler given to Subscribe`
+	})
+}
+
+// The same, with the bus in a package of its own.
+func wireStockShared(b *localbus.Bus, h *stockHandlers) {
+	b.Subscribe("stock.reserved", func(ctx context.Context, ev *localbus.Event) error {
+		return h.c.charge(ctx, uuid.NewString(), ev.Amount)
 	})
 }
