@@ -208,7 +208,7 @@ func sqlboilerQuery(info *types.Info, call *ast.CallExpr, fn *types.Func, sel *a
 	}
 	a := Access{Op: op, What: fn.Name(), Record: "sql " + RecordName(rootFn.Name()), Target: rootFn.Name(), Call: call, Keys: b.keys, ForUpdate: b.st.ForUpdate}
 	if op == OpUpdate && len(call.Args) > 2 {
-		if lit := compositeLit(call.Args[2]); lit != nil { // models.M{"status": "paid"}
+		if lit := literalOf(info, call.Args[2], 0); lit != nil { // models.M{"status": "paid"}
 			for _, elt := range lit.Elts {
 				if kv, ok := elt.(*ast.KeyValueExpr); ok {
 					if col, ok := ConstString(info, kv.Key); ok {
@@ -224,16 +224,6 @@ func sqlboilerQuery(info *types.Info, call *ast.CallExpr, fn *types.Func, sel *a
 		}
 	}
 	return a, true
-}
-
-// compositeLit returns the composite literal e is, through & and parens.
-func compositeLit(e ast.Expr) *ast.CompositeLit {
-	e = ast.Unparen(e)
-	if u, ok := e.(*ast.UnaryExpr); ok {
-		e = ast.Unparen(u.X)
-	}
-	lit, _ := e.(*ast.CompositeLit)
-	return lit
 }
 
 func isStringSlice(t types.Type) bool {
