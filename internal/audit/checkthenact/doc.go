@@ -14,6 +14,8 @@
 // The check is a read: a SQL SELECT (with or without FOR UPDATE, which
 // cannot lock a row that does not exist yet), a gorm First, Take, Last,
 // Find or Count, a Redis GET, EXISTS, HGET, HEXISTS or SISMEMBER, a
+// ZSCORE or ZRANK of a sorted set's member (then ZADD of it the act; a
+// ZADD or SADD whose count of members added decides is a claim), a
 // MongoDB FindOne, Find or CountDocuments (driver v1 or v2), a DynamoDB
 // GetItem, an ent query's Only, First, Exist, Count or All or a client's
 // Get (ent's generated builders, known by their shape), sqlboiler's

@@ -181,6 +181,11 @@ type Claim struct {
 	// nilClaims marks SET ... NX GET (see match.RedisCall.NilClaims): its
 	// error redis.Nil says this call set the key, nil that it was there.
 	nilClaims bool
+	// swap marks GETSET, which writes the key whether or not it was
+	// there: a claim only where its caller asks whether the old value was
+	// nil (err == redis.Nil, or err == nil for a repeat), not where it
+	// only lets redis.Nil through as no error.
+	swap bool
 	// transition marks a claim made by moving a record's state with a
 	// call given the states as constants (MoveGrant(ctx, id, "pending",
 	// "provisioning")); a later call of the same function on the key
@@ -560,15 +565,15 @@ func inspectBody(body ast.Node, fn func(*ast.CallExpr)) {
 func (s *scope) classify(call *ast.CallExpr) *Claim {
 	info := s.pass.TypesInfo
 	if rc, ok := s.redis(call); ok && !(rc.Script && otherClient(callee(info, call))) {
-		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd && !(rc.Op == match.RedisIncr && rc.Method == "Incr") {
+		if rc.Op != match.RedisSetNX && rc.Op != match.RedisHSetNX && rc.Op != match.RedisSAdd && rc.Op != match.RedisZAdd && !(rc.Op == match.RedisIncr && rc.Method == "Incr") {
 			return nil
 		}
 		if slices.ContainsFunc(match.Words(s.keyText(rc.Key)), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
 		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
-			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Op == match.RedisIncr || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken,
-			first: rc.Op == match.RedisIncr, nilClaims: rc.NilClaims}
+			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Op == match.RedisZAdd || rc.Op == match.RedisIncr || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken,
+			first: rc.Op == match.RedisIncr, nilClaims: rc.NilClaims, swap: rc.Command == "GETSET"}
 	}
 	if k, fn := s.dirs.Call(info, call); k&directive.Claim != 0 {
 		f, _ := s.dirs.Fact(fn)

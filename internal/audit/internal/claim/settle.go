@@ -72,17 +72,17 @@ func (s *scope) expiresKey(c *Claim, call *ast.CallExpr) bool {
 	return false
 }
 
-// command returns what a store command does to c: a DEL or HDEL of its
-// key, or a DELETE from its table (a DeleteOne or DeleteItem of its
-// collection or table), releases it; a SET or HSET of the key, an UPDATE
-// of the table (an UpdateOne or UpdateItem), a gorm Update, Updates or
-// Save of its model completes it. rc is the Redis command call is, and
+// command returns what a store command does to c: a DEL, HDEL, SREM or
+// ZREM of its key, or a DELETE from its table (a DeleteOne or DeleteItem
+// of its collection or table), releases it; a SET or HSET of the key,
+// an UPDATE of the table (an UpdateOne or UpdateItem), a gorm Update,
+// Updates or Save of its model completes it. rc is the Redis command call is, and
 // onKey says it is one on c's key.
 func (s *scope) command(c *Claim, call *ast.CallExpr, rc match.RedisCall, onKey bool) Settle {
 	info := s.pass.TypesInfo
 	if onKey {
 		switch rc.Op {
-		case match.RedisDel, match.RedisHDel, match.RedisSRem:
+		case match.RedisDel, match.RedisHDel, match.RedisSRem, match.RedisZRem:
 			return Released
 		case match.RedisSet, match.RedisHSet:
 			return Completed

@@ -76,6 +76,9 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 	if c.first && (!s.comparedWithOne(f, c) || !firstKey(s.pass.TypesInfo, c.Key, s.keyText(c.Key))) {
 		return false // a counter (of requests in a window, of attempts), not a claim
 	}
+	if c.swap && !s.nilAsked(f, c) {
+		return false // GETSET as a swap: the old value read, nothing claimed
+	}
 	if c.counted && len(c.own) == 0 && !(i == len(b.Nodes)-1 && isCond(b)) {
 		// an SADD whose count nobody reads adds to a set, and a SetNX
 		// whose bool nobody reads (only its Err, nil either way) lets a
@@ -925,6 +928,9 @@ func (w *walker) compare(st state, x, y ast.Expr, eq bool) (state, bool) {
 	}
 	if !w.held(x) {
 		return st, true
+	}
+	if tv := w.info.Types[y]; w.c.nilClaims && tv.Value != nil && tv.Value.ExactString() == `""` {
+		return st, eq // SET NX GET's or GETSET's old value: none when this call set the key
 	}
 	taken, known := w.takenIf(y, eq)
 	if w.c.first {

@@ -223,6 +223,9 @@ func redisAccess(info *types.Info, call *ast.CallExpr, c RedisCall) (Access, boo
 		a.Op = OpWrite
 	case RedisSetNX:
 		a.Op = OpClaim
+		if c.Command == "GETSET" {
+			a.What = c.Command // a claim where its old value is asked after
+		}
 	case RedisDel:
 		a.Op = OpDelete
 	default:

@@ -28,6 +28,9 @@ const (
 	RedisIncr                         // INCR, INCRBY: adds to a counter and returns its new value
 	RedisPush                         // LPUSH, RPUSH: appends to a list
 	RedisXAdd                         // XADD: appends to a stream
+	RedisZScore                       // ZSCORE, ZRANK, ZREVRANK, ZMSCORE: asks whether a sorted set holds a member
+	RedisZAdd                         // ZADD (NX or not): adds sorted set members; its count says how many were new
+	RedisZRem                         // ZREM: removes sorted set members
 )
 
 func (op RedisOp) String() string {
@@ -64,6 +67,12 @@ func (op RedisOp) String() string {
 		return "PUSH"
 	case RedisXAdd:
 		return "XADD"
+	case RedisZScore:
+		return "ZSCORE"
+	case RedisZAdd:
+		return "ZADD"
+	case RedisZRem:
+		return "ZREM"
 	}
 	return "Redis"
 }
@@ -90,7 +99,10 @@ type RedisCall struct {
 	// NilClaims marks SET ... NX GET (SetArgs{Mode: "NX", Get: true}, Do
 	// with "nx" and "get"), which answers the other way round from SET
 	// NX: nil, the error redis.Nil, when this call set the key, and the
-	// value that was there when it did not.
+	// value that was there when it did not; and GETSET (GetSet, Do with
+	// "getset"), which answers the same way and writes the key either
+	// way: Op is RedisSetNX and Command GETSET, a claim only where its
+	// caller asks whether it was nil.
 	NilClaims bool
 	// value and luaValue are what a script's SET stores: the Go argument
 	// it is given, or a constant of the script's own (see Stored).
@@ -109,6 +121,9 @@ var redisMethods = map[string]RedisOp{
 	"HGet": RedisHGet, "HGetAll": RedisHGet, "HExists": RedisHExists,
 	"SIsMember": RedisSIsMember, "SMIsMember": RedisSIsMember, "SAdd": RedisSAdd, "SRem": RedisSRem,
 	"Incr": RedisIncr, "IncrBy": RedisIncr, "LPush": RedisPush, "RPush": RedisPush, "XAdd": RedisXAdd,
+	"GetSet": RedisSetNX,
+	"ZScore": RedisZScore, "ZRank": RedisZScore, "ZRevRank": RedisZScore, "ZMScore": RedisZScore,
+	"ZAdd": RedisZAdd, "ZAddNX": RedisZAdd, "ZAddArgs": RedisZAdd, "ZRem": RedisZRem,
 }
 
 // Redis reports whether call is a go-redis v9 or v8 GET, EXISTS, SET,
@@ -135,7 +150,7 @@ func Redis(info *types.Info, call *ast.CallExpr) (RedisCall, bool) {
 	if !ok || len(call.Args) < 2 {
 		return RedisCall{}, false
 	}
-	c := RedisCall{Op: op, Method: fn.Name(), Key: call.Args[1]}
+	c := RedisCall{Op: op, Method: fn.Name(), Key: call.Args[1], NilClaims: fn.Name() == "GetSet"}
 	if fn.Name() == "SetArgs" {
 		if len(call.Args) < 4 {
 			return RedisCall{}, false
@@ -207,6 +222,14 @@ func redisWords(info *types.Info, method, cmd string, args []ast.Expr) (RedisCal
 		c.Op = RedisDel
 	case "SETNX":
 		c.Op = RedisSetNX
+	case "GETSET":
+		c.Op, c.NilClaims = RedisSetNX, true
+	case "ZSCORE", "ZRANK", "ZREVRANK", "ZMSCORE":
+		c.Op = RedisZScore
+	case "ZADD":
+		c.Op = RedisZAdd
+	case "ZREM":
+		c.Op = RedisZRem
 	case "HSETNX":
 		c.Op = RedisHSetNX
 	case "HSET", "HMSET":

@@ -2,6 +2,7 @@ package match
 
 import (
 	"go/ast"
+	gotoken "go/token"
 	"go/types"
 	"strings"
 )
@@ -16,8 +17,11 @@ const redisV8Path = "github.com/go-redis/redis/v8"
 func (c RedisCall) operands(rest []ast.Expr, ellipsis bool) (RedisCall, bool) {
 	if c.Command == "" {
 		c.Command = strings.ToUpper(c.Method)
-		if c.Method == "SetArgs" {
+		switch c.Method {
+		case "SetArgs":
 			c.Command = "SET"
+		case "ZAddNX", "ZAddArgs":
+			c.Command = "ZADD"
 		}
 	}
 	if ellipsis {
@@ -35,6 +39,14 @@ func (c RedisCall) operands(rest []ast.Expr, ellipsis bool) (RedisCall, bool) {
 				c.Fields = append(c.Fields, rest[i])
 			}
 		}
+	case RedisZScore, RedisZRem:
+		c.Fields = rest
+	case RedisZAdd:
+		members, ok := zaddMembers(c.Method, rest)
+		if !ok {
+			return RedisCall{}, false
+		}
+		c.Fields = members
 	case RedisXAdd:
 		if c.Method != "XAdd" {
 			break
@@ -46,6 +58,59 @@ func (c RedisCall) operands(rest []ast.Expr, ellipsis bool) (RedisCall, bool) {
 		c.Key = stream
 	}
 	return c, true
+}
+
+// zaddMembers returns the members a ZADD adds, from what follows its
+// key: redis.Z literals (ZAdd, ZAddNX), a redis.ZAddArgs literal's
+// Members, or the words of Do("ZADD", key, "NX", score, member). A ZADD
+// that only updates (XX) or answers with a score (INCR) or with the
+// members changed as well as added (CH) is false: its reply does not say
+// whether the member was new.
+func zaddMembers(method string, rest []ast.Expr) ([]ast.Expr, bool) {
+	switch method {
+	case "ZAdd", "ZAddNX":
+		var out []ast.Expr
+		for _, z := range rest {
+			if m, ok := fieldValue(z, "Member"); ok {
+				out = append(out, m)
+			}
+		}
+		return out, true
+	case "ZAddArgs":
+		if len(rest) != 1 {
+			return nil, false
+		}
+		for _, opt := range []string{"XX", "Ch"} {
+			if v, ok := fieldValue(rest[0], opt); ok && types.ExprString(v) != "false" {
+				return nil, false
+			}
+		}
+		members, ok := fieldValue(rest[0], "Members")
+		if !ok {
+			return nil, true
+		}
+		lit, _ := ast.Unparen(members).(*ast.CompositeLit)
+		if lit == nil {
+			return nil, true
+		}
+		return zaddMembers("ZAdd", lit.Elts)
+	}
+	var out []ast.Expr
+	for i := 0; i < len(rest); i++ {
+		if id, ok := ast.Unparen(rest[i]).(*ast.BasicLit); ok && id.Kind == gotoken.STRING {
+			switch strings.ToUpper(strings.Trim(id.Value, "`\"")) {
+			case "NX", "GT", "LT":
+				continue
+			case "XX", "CH", "INCR":
+				return nil, false
+			}
+		}
+		if i+1 < len(rest) {
+			out = append(out, rest[i+1]) // score, member
+		}
+		i++
+	}
+	return out, true
 }
 
 // fieldValue returns the value given to a field in a composite literal,
@@ -88,6 +153,8 @@ func redisRecord(info *types.Info, c RedisCall) string {
 		return "redis list " + shape
 	case RedisXAdd:
 		return "redis stream " + shape
+	case RedisZScore, RedisZAdd, RedisZRem:
+		return "redis zset " + shape
 	}
 	return "redis " + shape
 }
@@ -96,14 +163,14 @@ func redisRecord(info *types.Info, c RedisCall) string {
 // do not know: its operation, record, keys and result.
 func redisMore(info *types.Info, c RedisCall, a Access) (Access, bool) {
 	switch c.Op {
-	case RedisHGet, RedisHExists, RedisSIsMember:
+	case RedisHGet, RedisHExists, RedisSIsMember, RedisZScore:
 		a.Op = OpRead
-	case RedisHSet, RedisSAdd:
+	case RedisHSet, RedisSAdd, RedisZAdd:
 		a.Op = OpWrite
 		a.ReportsAdded = c.Method != "HMSet" && c.Command != "HMSET"
 	case RedisHSetNX:
 		a.Op = OpClaim
-	case RedisHDel, RedisSRem:
+	case RedisHDel, RedisSRem, RedisZRem:
 		a.Op = OpDelete
 	case RedisIncr, RedisPush, RedisXAdd:
 		a.Op, a.Appends = OpWrite, true
