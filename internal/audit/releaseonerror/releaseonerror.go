@@ -153,6 +153,9 @@ func (a *checker) status(call *ast.CallExpr) string {
 func (a *checker) advice(c *claim.Claim) string {
 	switch c.Via {
 	case claim.Redis:
+		if c.Remove != "" {
+			return fmt.Sprintf("defer a %[1]s of the member right after the claim, conditional on the error, or %[1]s it before returning; a Del would drop the key's other members too", c.Remove)
+		}
 		return "defer a Del of the key right after the claim, conditional on the error, or Del it before returning"
 	case claim.Store:
 		if strings.HasPrefix(c.Record, "ent ") {
@@ -214,8 +217,9 @@ func (a *checker) where(pos token.Pos) string {
 	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
 }
 
-// fix defers a DEL of a Redis claim's key, conditional on the function's
-// named error result, right after the statement that claims and the
+// fix defers a DEL of a Redis claim's key (an SREM, ZREM or HDEL of the
+// member it took within the key), conditional on the function's named
+// error result, right after the statement that claims and the
 // if-statements that check its result. It is offered only where that is
 // mechanical: a Redis claim whose statement sits in a block, in a function
 // whose error result has a name that the insertion point still sees.
@@ -258,8 +262,15 @@ func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, boo
 	} else if _, v := obj.LookupParent(errVar.Name(), pos); v != errVar {
 		return analysis.SuggestedFix{}, false
 	}
+	remove, args := "Del", types.ExprString(c.Key)
+	if c.Remove != "" {
+		if c.Member == nil {
+			return analysis.SuggestedFix{}, false
+		}
+		remove, args = c.Remove, args+", "+types.ExprString(c.Member)
+	}
 	sel, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr)
-	if !ok || len(c.Call.Args) == 0 || !a.hasDel(sel.X) {
+	if !ok || len(c.Call.Args) == 0 || !a.hasMethod(sel.X, remove) {
 		// a script's Run (scripts.Claim.Run, a wrapper's) is made on no
 		// client to send the DEL through
 		return analysis.SuggestedFix{}, false
@@ -269,22 +280,26 @@ func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, boo
 		ctx = "context.WithoutCancel(" + ctx + ")"
 	}
 	indent := strings.Repeat("\t", a.pass.Fset.Position(list[at].Pos()).Column-1)
-	text := fmt.Sprintf("\n%[1]sdefer func() {\n%[1]s\tif %[2]s != nil {\n%[1]s\t\t%[3]s.Del(%[4]s, %[5]s)\n%[1]s\t}\n%[1]s}()",
-		indent, errVar.Name(), types.ExprString(sel.X), ctx, types.ExprString(c.Key))
+	text := fmt.Sprintf("\n%[1]sdefer func() {\n%[1]s\tif %[2]s != nil {\n%[1]s\t\t%[3]s.%[4]s(%[5]s, %[6]s)\n%[1]s\t}\n%[1]s}()",
+		indent, errVar.Name(), types.ExprString(sel.X), remove, ctx, args)
+	what := "the key"
+	if c.Remove != "" {
+		what = "the member"
+	}
 	return analysis.SuggestedFix{
-		Message:   "Defer a Del of the key when the function returns an error",
+		Message:   fmt.Sprintf("Defer a %s of %s when the function returns an error", remove, what),
 		TextEdits: []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(text)}},
 	}, true
 }
 
-// hasDel reports whether the value a claim is made on has a Del method:
-// a go-redis client, not a script.
-func (a *checker) hasDel(x ast.Expr) bool {
+// hasMethod reports whether the value a claim is made on has the method
+// that gives it back (Del, SRem): a go-redis client, not a script.
+func (a *checker) hasMethod(x ast.Expr, name string) bool {
 	t := a.pass.TypesInfo.TypeOf(x)
 	if t == nil {
 		return false
 	}
-	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Del")
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
 	_, ok := obj.(*types.Func)
 	return ok
 }

@@ -123,7 +123,14 @@ type Claim struct {
 	Callee *types.Func
 	What   string   // the call as a message names it: SetNX, INSERT into idempotency_keys, Claim
 	Key    ast.Expr // the Redis key, or the argument a helper builds its key from
-	Table  string   // the SQL table, or the gorm model
+	// Member is what a Redis claim took within its key: SADD's or ZADD's
+	// member, HSETNX's field; Remove is the go-redis method that gives it
+	// back (SRem, ZRem, HDel). A Del would drop the whole key, and with it
+	// every other caller's member. Member is nil when the claim adds
+	// more than one or names none.
+	Member ast.Expr
+	Remove string
+	Table  string // the SQL table, or the gorm model
 	// Tables are the SQL tables a claim helper writes its row to, as its
 	// inferred fact records them.
 	Tables []string
@@ -571,7 +578,12 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		if slices.ContainsFunc(match.Words(s.keyText(rc.Key)), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil
 		}
-		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key,
+		remove := map[match.RedisOp]string{match.RedisSAdd: "SRem", match.RedisZAdd: "ZRem", match.RedisHSetNX: "HDel"}[rc.Op]
+		var member ast.Expr
+		if remove != "" && len(rc.Fields) == 1 {
+			member = rc.Fields[0]
+		}
+		return &Claim{Call: call, Via: Redis, Callee: callee(info, call), What: rc.Method, Key: rc.Key, Member: member, Remove: remove,
 			Lock: directive.Lockish(s.keyText(rc.Key)), counted: rc.Op == match.RedisSAdd || rc.Op == match.RedisZAdd || rc.Op == match.RedisIncr || rc.Method == "SetNX" || rc.Method == "HSetNX" || rc.Script && !rc.NilTaken,
 			first: rc.Op == match.RedisIncr, nilClaims: rc.NilClaims, swap: rc.Command == "GETSET"}
 	}

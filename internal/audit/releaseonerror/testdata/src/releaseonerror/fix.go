@@ -28,3 +28,16 @@ func consumeNamedInit(ctx context.Context, rdb redis.Cmdable, id string) (result
 	err = send(ctx, id)
 	return "sent", err // want `claimed by SetNX at fix.go:25 held`
 }
+
+// An SADD claims one member of a shared set: the fix removes the member,
+// not the set.
+func consumeMember(ctx context.Context, rdb *redis.Client, id string) (err error) {
+	added, err := rdb.SAdd(ctx, "dedup:seen", id).Result()
+	if err != nil {
+		return err
+	}
+	if added == 0 {
+		return nil
+	}
+	return send(ctx, id) // want `claimed by SAdd at fix.go:\d+ held: .* defer a SRem of the member`
+}
