@@ -111,6 +111,56 @@ func definition(info *types.Info, id *ast.Ident) (value ast.Expr, index int, lat
 	return value, index, later, true
 }
 
+// packageValue returns what a package variable of the package being
+// read is declared with, when nothing in the package assigns it or takes
+// its address: var claimSQL = "INSERT ... ON CONFLICT DO NOTHING", a
+// statement kept once beside the functions that send it.
+func packageValue(info *types.Info, id *ast.Ident) (ast.Expr, bool) {
+	v, isVar := info.Uses[id].(*types.Var)
+	if !isVar || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return nil, false
+	}
+	var value ast.Expr
+	for _, n := range enclosing(info, v.Pos()) {
+		if spec, ok := n.(*ast.ValueSpec); ok {
+			names := make([]ast.Expr, len(spec.Names))
+			for i, name := range spec.Names {
+				names[i] = name
+			}
+			if e, index, ok := declared(info, v, names, spec.Values); ok && index == 0 {
+				value = e
+			}
+			break
+		}
+	}
+	if value == nil {
+		return nil, false
+	}
+	changed := false
+	for n := range info.Scopes {
+		f, ok := n.(*ast.File)
+		if !ok || changed {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if l, ok := ast.Unparen(l).(*ast.Ident); ok && info.Uses[l] == v {
+						changed = true
+					}
+				}
+			case *ast.UnaryExpr:
+				if x, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == gotoken.AND && info.Uses[x] == v {
+					changed = true
+				}
+			}
+			return !changed
+		})
+	}
+	return value, !changed
+}
+
 // declared finds v among the names of a declaration and returns the value
 // it is given: its own, or the one multi-valued call all names share.
 func declared(info *types.Info, v *types.Var, names, values []ast.Expr) (ast.Expr, int, bool) {

@@ -2,6 +2,7 @@ package match
 
 import (
 	"go/ast"
+	gotoken "go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -80,10 +81,40 @@ func SQL(info *types.Info, call *ast.CallExpr) (SQLCall, bool) {
 	return SQLCall{}, false
 }
 
+// heldText returns the text of a query that is constant though not a Go
+// constant: a variable, local or of the package, set once to constant
+// text or to a concatenation of such and never assigned again
+// (var claimSQL = "INSERT ... " + "ON CONFLICT DO NOTHING"; q := claimSQL).
+func heldText(info *types.Info, e ast.Expr, depth int) (string, bool) {
+	if s, ok := ConstString(info, e); ok || depth == 0 {
+		return s, ok
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BinaryExpr:
+		if e.Op != gotoken.ADD {
+			return "", false
+		}
+		x, ok := heldText(info, e.X, depth-1)
+		if !ok {
+			return "", false
+		}
+		y, ok := heldText(info, e.Y, depth-1)
+		return x + y, ok
+	case *ast.Ident:
+		if v, index, later, ok := definition(info, e); ok && index == 0 && len(later) == 0 {
+			return heldText(info, v, depth-1)
+		}
+		if v, ok := packageValue(info, e); ok {
+			return heldText(info, v, depth-1)
+		}
+	}
+	return "", false
+}
+
 // sqlCall reads the SQL text of query, given to method.
 func sqlCall(info *types.Info, method string, query ast.Expr) SQLCall {
 	c := SQLCall{Method: method, Query: query}
-	c.Text, c.Const = ConstString(info, query)
+	c.Text, c.Const = heldText(info, query, maxSkeletonDepth)
 	if !c.Const {
 		c.built, c.Keys, c.Built = builtQuery(info, query)
 	}

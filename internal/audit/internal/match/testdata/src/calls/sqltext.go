@@ -46,7 +46,7 @@ func builtSQL(ctx context.Context, db *sql.DB, x *sqlx.DB, table, id string, ev 
 	q += " FOR UPDATE"
 	db.QueryRowContext(ctx, q) // want `sql QueryRowContext SELECT jobs const=false for-update=true` `access read SELECT \.\.\. FOR UPDATE record="sql job" keys=<id>`
 	var del = "DELETE FROM processed_events WHERE event_id = $1"
-	db.ExecContext(ctx, del, id) // want `sql ExecContext DELETE processed_events const=false` `access delete DELETE record="sql processed_event" keys=<id>`
+	db.ExecContext(ctx, del, id) // want `sql ExecContext DELETE processed_events const=true` `access delete DELETE record="sql processed_event" keys=<id>`
 	named, args, _ := sqlx.Named("INSERT INTO processed_events (event_id) VALUES (:event_id) ON CONFLICT DO NOTHING", ev)
 	named = x.Rebind(named)
 	x.ExecContext(ctx, named, args...) // want `sql ExecContext INSERT processed_events const=false for-update=false conditional=true` `access claim INSERT record="sql processed_event" keys=<args>`
