@@ -119,6 +119,14 @@ func sqlboiler(info *types.Info, call *ast.CallExpr, fn *types.Func) (Access, bo
 	switch fn.Name() {
 	case "Insert":
 		a.Op, a.What, a.Appends = OpWrite, "INSERT", true
+		if uniqueTested(info, call) {
+			// the unique key answers whether the row was there: a claim,
+			// of the status the model is made with
+			a.Op = OpClaim
+			if lit := literalOf(info, sel.X, 0); lit != nil {
+				a.Keys = append(a.Keys, lit)
+			}
+		}
 	case "Upsert":
 		a.Op = OpWrite
 		if len(call.Args) > 2 {
@@ -224,6 +232,36 @@ func sqlboilerQuery(info *types.Info, call *ast.CallExpr, fn *types.Func, sel *a
 		}
 	}
 	return a, true
+}
+
+// uniqueTested reports whether the error of an INSERT is tested, later
+// in its function, for a unique violation: by a predicate named for a
+// duplicate, a unique key or a constraint (isUniqueViolation,
+// IsDuplicateKey), or against the code of one, Postgres's 23505 (as
+// pgerrcode.UniqueViolation or the literal) or MySQL's 1062.
+func uniqueTested(info *types.Info, call *ast.CallExpr) bool {
+	if constraintTested(info, call) {
+		return true
+	}
+	path := enclosing(info, call.Pos())
+	body := innermostFunc(path)
+	if body == nil || resultError(info, call, path) == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found || n == nil || n.End() <= call.End() {
+			return !found && (n == nil || n.End() > call.End())
+		}
+		switch n := n.(type) {
+		case *ast.BasicLit:
+			found = strings.Contains(n.Value, "23505") || n.Value == "1062"
+		case *ast.Ident:
+			found = n.Name == "UniqueViolation" || n.Name == "ER_DUP_ENTRY" || n.Name == "ErrDupEntry"
+		}
+		return !found
+	})
+	return found
 }
 
 func isStringSlice(t types.Type) bool {
