@@ -640,6 +640,11 @@ func (s *scope) classify(call *ast.CallExpr) *Claim {
 		return &Claim{Call: call, Via: SQL, Callee: callee(info, call), What: "INSERT into " + table, Table: table}
 	}
 	a, classified := match.Classify(s.pass.Fset, info, call) // read once for the store and the row claims below
+	if rc, ok := s.redis(call); !classified && ok && rc.Script {
+		// a redigo or rueidis script kept in another package: its
+		// source is in that package's facts, not in sight
+		a, classified = match.RedisAccess(info, call, rc)
+	}
 	if classified && a.Op == match.OpClaim && (strings.HasPrefix(a.Record, "redis ") || strings.HasPrefix(a.Record, "syncmap ")) && len(a.Keys) > 0 {
 		if slices.ContainsFunc(match.Words(s.keyText(a.Keys[0])), func(w string) bool { return slices.Contains(notClaimWords, w) }) {
 			return nil

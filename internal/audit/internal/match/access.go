@@ -213,6 +213,13 @@ func ormAccess(info *types.Info, call *ast.CallExpr, c ORMCall) (Access, bool) {
 	return a, true
 }
 
+// RedisAccess is the access a Redis command makes, as Classify reads it,
+// for a command read elsewhere: a Lua script kept in another package,
+// whose source only that package's facts hold.
+func RedisAccess(info *types.Info, call *ast.CallExpr, c RedisCall) (Access, bool) {
+	return redisAccess(info, call, c)
+}
+
 func redisAccess(info *types.Info, call *ast.CallExpr, c RedisCall) (Access, bool) {
 	text := types.ExprString(c.Key)
 	a := Access{What: c.Op.String(), Record: "redis " + KeyShape(info, c.Key), Target: text, Keys: []ast.Expr{c.Key}, Call: call}
