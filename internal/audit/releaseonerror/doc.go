@@ -7,12 +7,17 @@
 //
 // A claim is a SET NX (go-redis SetNX, SetArgs with Mode "NX", Do with
 // "nx"; redigo's Do("SET", ..., "NX"); rueidis's Set().Nx()), an HSETNX of
-// a hash field, an SADD whose count of members added is read (0: handled
-// before), an INCR of a key named for dedup or an event ID whose new
+// a hash field, an SADD or ZADD whose count of members added is read (0:
+// handled before; a sliding window of recent IDs in a sorted set), a
+// GETSET (go-redis GetSet, Do with "getset") whose caller asks whether
+// the old value was nil (err == redis.Nil, old == ""), which says this
+// call set the key first, an INCR of a key named for dedup or an event ID whose new
 // value is compared with 1 and nothing else (n > 1: a repeat; a rate
 // limiter compares it with its limit), an INSERT of an in-progress row ('in_progress', 'processing',
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,
-// sqlc query methods, bun, go-jet's VALUES(k, "processing") with
+// the statement written in the call or kept in a constant or a variable
+// set once, sqlc query methods, a sqlboiler model's Insert whose
+// unique-violation error is read as the duplicate, bun, go-jet's VALUES(k, "processing") with
 // ON_CONFLICT(...).DO_NOTHING(), a gorm Create with OnConflict or into a
 // model named for keys), a MongoDB InsertOne of an in-progress or lock document
 // whose duplicate-key error means taken (or a BulkWrite upsert model of
@@ -59,7 +64,8 @@
 // err != nil { log; return nil, nil }). The decision is made once, in the
 // walk, for both this check and cacheresponse, which reads the other paths.
 //
-// A release is a DEL, HDEL or SREM of the key, a DELETE from the table (in
+// A release is a DEL of the key, an HDEL, SREM or ZREM of what the claim
+// took within it, a DELETE from the table (in
 // SQL, gorm or bun), a rollback of the claim's transaction, a call of a
 // release helper (by directive, by its body, or by an interface method's
 // name), the unlock function a lock helper returned, the Unlock of a locked
@@ -87,9 +93,17 @@
 // cooldowns and caches are not claims. Each finding names the leaking exit
 // and the claim.
 //
+// A release sent with the request's context in a branch that knows that
+// context is done (ctx.Err() != nil, errors.Is(err, context.Canceled),
+// case <-ctx.Done()), or with a context derived from it, fails at once
+// and leaves the key held: it is reported, with a suggested fix that
+// detaches it with context.WithoutCancel. A release with a context made
+// from Background or WithoutCancel is not.
+//
 // When the function names its error result and the claim is a go-redis SET
 // NX, the suggested fix defers a DEL of the key, conditional on that error,
-// right after the claim's checks.
+// right after the claim's checks; for an SADD, ZADD or HSETNX, an SREM,
+// ZREM or HDEL of the member, since a DEL would drop the others'.
 //
 // The rule's full documentation (why, bad and good examples) is its entry
 // in internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.

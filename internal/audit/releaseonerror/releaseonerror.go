@@ -32,11 +32,13 @@ func run(pass *analysis.Pass) (any, error) {
 		r:    report.New(pass),
 		dirs: pass.ResultOf[directive.Analyzer].(*directive.Directives),
 	}
-	for _, f := range pass.ResultOf[claim.Analyzer].(*claim.Result).Funcs {
+	res := pass.ResultOf[claim.Analyzer].(*claim.Result)
+	for _, f := range res.Funcs {
 		if f.Test() {
 			continue
 		}
 		for _, c := range f.Claims {
+			a.cancelledReleases(res, f, c)
 			var leaks []claim.Exit
 			for _, e := range c.Exits {
 				if e.Error && e.Deferred == 0 && (len(leaks) == 0 || leaks[len(leaks)-1].Pos() != e.Pos()) {
