@@ -529,7 +529,7 @@ func loadError(p *packages.Package, dir string) *PackageError {
 			}
 			continue
 		}
-		msg := pe.Msg
+		msg := unloadedImport(p, pe.Msg)
 		if pe.Pos != "" && pe.Pos != "-" {
 			msg = relPos(pe.Pos, dir) + ": " + msg
 		}
@@ -547,6 +547,29 @@ func loadError(p *packages.Package, dir string) *PackageError {
 		e.Problems = []string{"does not type-check (go/packages gave no reason)"}
 	}
 	return e
+}
+
+// unloadedImport rewrites the type checker's "could not import Q (invalid
+// package name: \"\")", which is all it can say of an import that go list
+// could not load at all (a module the proxy refuses, a replacement
+// directory that is missing), into go's own reason for Q, which says what
+// to fix. Any other message is returned as it is.
+func unloadedImport(p *packages.Package, msg string) string {
+	path, ok := strings.CutPrefix(msg, "could not import ")
+	if !ok {
+		return msg
+	}
+	path, _, _ = strings.Cut(path, " ")
+	q := p.Imports[path]
+	if q == nil {
+		return msg
+	}
+	for _, qe := range q.Errors {
+		if qe.Kind == packages.ListError {
+			return "could not import " + path + ": " + qe.Msg
+		}
+	}
+	return msg
 }
 
 // relPos shows a "file:line:col" position with the file relative to dir

@@ -240,3 +240,29 @@ func TestRunTestCopies(t *testing.T) {
 		t.Errorf("errors %v; identifiers analysed without types: %v", res.Errors, untyped)
 	}
 }
+
+// TestRunUnloadableImport checks that a package whose import could not be
+// loaded at all (a module the proxy refuses, a replacement directory that
+// is not there) is reported with go's own reason for the import, which
+// says what to fix, rather than only the type checker's "could not import
+// ... (invalid package name)".
+func TestRunUnloadableImport(t *testing.T) {
+	t.Parallel()
+	dir := drivertest.WriteTree(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.26\n\nrequire example.com/dep v0.1.0\n\nreplace example.com/dep => ./missing\n",
+		"a/a.go": "package a\n\nimport \"example.com/dep/x\"\n\nfunc F() { x.G() }\n",
+	})
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) != 1 {
+		t.Fatalf("errors %v, want one for example.com/m/a", res.Errors)
+	}
+	got := res.Errors[0].Error()
+	want := "example.com/m/a: not audited: it does not type-check\n" +
+		"\ta/a.go:3:8: could not import example.com/dep/x: example.com/dep@v0.1.0: replacement directory ./missing does not exist"
+	if got != want {
+		t.Errorf("error:\n%s\nwant:\n%s", got, want)
+	}
+}
