@@ -11,7 +11,7 @@ import (
 
 func Test(t *testing.T) {
 	t.Parallel()
-	analysistest.Run(t, audittest.Dir(t), attemptkey.Analyzer, "attemptkey", "example.com/localbus")
+	analysistest.Run(t, audittest.Dir(t), attemptkey.Analyzer, "attemptkey", "example.com/localbus", "example.com/asynqtasks")
 }
 
 // TestCatalogExamples checks that idemkit rules shows a bad example the

@@ -240,7 +240,8 @@
 // Enqueue with Unique (on the call or the task) and NewTask with Unique.
 // A field or map entry made fresh in the args, or in what the payload
 // marshals, makes every copy unique, so the dedup never fires: it is
-// reported where it is made.
+// reported where it is made, or, for a task a constructor of the package
+// or of another (a fact) builds and returns, at the enqueue.
 //
 // The rule's full documentation (why, bad and good examples) is its entry in
 // internal/rules/catalog/checks.yaml, from which Analyzer.Doc is built.

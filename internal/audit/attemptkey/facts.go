@@ -25,6 +25,10 @@ type keyFact struct {
 	// jobs.go:12"), held in the record's field MintsField.
 	Mints      string
 	MintsField string
+	// Payload is the part made fresh of the payload of the asynq task it
+	// builds and returns ("the RequestedAt of the exportPayload made by
+	// time.Now at tasks.go:12").
+	Payload string
 	// Keeps marks a subscribe of an in-process bus, which only keeps the
 	// handlers it is given for its Publish to call (inProcess).
 	Keeps bool
@@ -65,6 +69,9 @@ func (f *keyFact) String() string {
 	if f.Mints != "" {
 		parts = append(parts, fmt.Sprintf("returns a record whose %s is %s", f.MintsField, f.Mints))
 	}
+	if f.Payload != "" {
+		parts = append(parts, "returns a task whose payload carries "+f.Payload)
+	}
 	if f.Keeps {
 		parts = append(parts, "keeps the handlers it is given")
 	}
@@ -94,8 +101,8 @@ func (c *checker) exportFacts(decls []*ast.FuncDecl) {
 		if m := c.mints(fn); m != nil {
 			f.Mints, f.MintsField = m.what, m.field
 		}
-		f.Keeps = c.inProcess(fn)
-		if f.Returns != "" || f.Makes != "" || f.Mints != "" || f.Keeps || len(f.Params) > 0 {
+		f.Keeps, f.Payload = c.inProcess(fn), c.freshPayload(fn)
+		if f.Returns != "" || f.Makes != "" || f.Mints != "" || f.Keeps || f.Payload != "" || len(f.Params) > 0 {
 			c.pass.ExportObjectFact(fn, f)
 		}
 	}

@@ -33,6 +33,9 @@ type byContent struct {
 	unit    string // "arguments", "payload"
 	option  string // "UniqueOpts ByArgs", "asynq.Unique"
 	tagged  bool   // river: only the fields tagged river:"unique" count, when any is
+	// maker is the function of the package, or of another, that built the
+	// task and returns it; content is nil then.
+	maker *types.Func
 }
 
 // uniqueContent reports a field or entry made fresh in the content of a job
@@ -50,6 +53,17 @@ func (c *checker) uniqueContent(decl *ast.FuncDecl, reported map[ast.Node]bool) 
 		}
 		q, ok := c.dedupByContent(call, litOf)
 		if !ok {
+			return true
+		}
+		if q.maker != nil {
+			if part := c.freshPayload(q.maker); part != "" && !reported[call] {
+				reported[call] = true
+				c.r.Report(analysis.Diagnostic{
+					Pos: call.Pos(), End: call.End(),
+					Message: fmt.Sprintf("idempotency key made fresh for each enqueue: the task %s returns carries %s, and reaches %s: no two have the same %s, so %s never finds a duplicate; leave the fresh value out of the payload, or derive it from the operation (attemptkey)",
+						q.maker.Name(), part, q.what, q.unit, q.option),
+				})
+			}
 			return true
 		}
 		lit := litOf(c.unmarshalled(q.content, litOf))
@@ -196,16 +210,27 @@ func (c *checker) dedupByContent(call *ast.CallExpr, litOf func(ast.Expr) *ast.C
 				newTask = c.assignedCall(v)
 			}
 		}
-		if newTask == nil || len(newTask.Args) < 2 {
+		if newTask == nil {
 			return byContent{}, false
 		}
-		if f, ok := typeutil.Callee(info, newTask).(*types.Func); !ok || f.Pkg() == nil || f.Pkg().Path() != asynqPath || f.Name() != "NewTask" {
+		f, ok := typeutil.Callee(info, newTask).(*types.Func)
+		if !ok || f.Pkg() == nil {
+			return byContent{}, false
+		}
+		q := byContent{queue: call, what: "a task enqueued with asynq.Unique at " + c.where(call.Pos()), unit: "payload", option: "asynq.Unique"}
+		if f.Pkg().Path() != asynqPath {
+			// task, err := tasks.NewExportTask(id): a constructor's task
+			q.maker = f.Origin()
+			return q, slices.ContainsFunc(call.Args, func(e ast.Expr) bool { return asynqUnique(info, e) })
+		}
+		if f.Name() != "NewTask" || len(newTask.Args) < 2 {
 			return byContent{}, false
 		}
 		if !slices.ContainsFunc(append(slices.Clone(call.Args), newTask.Args[2:]...), func(e ast.Expr) bool { return asynqUnique(info, e) }) {
 			return byContent{}, false
 		}
-		return byContent{content: newTask.Args[1], queue: call, what: "the payload of a task enqueued with asynq.Unique", unit: "payload", option: "asynq.Unique"}, true
+		q.content, q.what = newTask.Args[1], "the payload of a task enqueued with asynq.Unique"
+		return q, true
 	}
 	return byContent{}, false
 }
@@ -259,6 +284,70 @@ func (c *checker) argsByArgs(t types.Type) bool {
 			found = true
 		}
 		return !found
+	})
+	return found
+}
+
+// freshPayload returns the part of the payload made fresh in a function
+// that builds an asynq task and returns it (NewExportTask marshalling
+// time.Now into the payload it hands asynq.NewTask): "the RequestedAt of
+// the exportPayload made by time.Now at tasks.go:12"; "" for none. A
+// function of another package says so in its fact.
+func (c *checker) freshPayload(fn *types.Func) string {
+	decl := c.decls[fn]
+	if decl == nil {
+		if k := c.fact(fn); k != nil {
+			return k.Payload
+		}
+		return ""
+	}
+	if r := fn.Signature().Results(); r.Len() == 0 || !isNamed(r.At(0).Type(), asynqPath, "Task") {
+		return ""
+	}
+	info := c.pass.TypesInfo
+	litOf := c.literals(decl.Body)
+	var f *flow
+	found := ""
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		ret, ok := n.(*ast.ReturnStmt)
+		if _, lit := n.(*ast.FuncLit); lit || found != "" {
+			return false
+		}
+		if !ok || len(ret.Results) == 0 {
+			return true
+		}
+		call, _ := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
+		if id, ok := ast.Unparen(ret.Results[0]).(*ast.Ident); ok {
+			if v, ok := info.Uses[id].(*types.Var); ok {
+				call = c.assignedCall(v)
+			}
+		}
+		if call == nil || len(call.Args) < 2 {
+			return true
+		}
+		if nt, ok := typeutil.Callee(info, call).(*types.Func); !ok || nt.Pkg() == nil || nt.Pkg().Path() != asynqPath || nt.Name() != "NewTask" {
+			return true
+		}
+		lit := litOf(c.unmarshalled(call.Args[1], litOf))
+		if lit == nil {
+			return true
+		}
+		if f == nil {
+			f = c.flow(decl.Body, nil)
+		}
+		for _, elt := range lit.Elts {
+			kv, ok := elt.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if part, ok := c.contentPart(lit, kv, false); ok {
+				if o := f.origin(kv.Value); o.fresh() {
+					found = fmt.Sprintf("%s made by %s at %s", part, o.what, c.where(o.pos))
+					return false
+				}
+			}
+		}
+		return true
 	})
 	return found
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"example.com/asynqtasks"
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5"
@@ -102,5 +103,52 @@ func enqueueEmailOnce(ctx context.Context, c *asynq.Client, userID int64) error 
 func enqueueDigest(ctx context.Context, c *asynq.Client, userID int64) error {
 	payload, _ := json.Marshal(map[string]any{"user_id": userID, "day": time.Now().Format("2006-01-02")})
 	_, err := c.EnqueueContext(ctx, asynq.NewTask("email:digest", payload), asynq.Unique(24*time.Hour))
+	return err
+}
+
+// A task built by a constructor, in the package or another, carries what
+// its constructor put in the payload.
+func newEmailTask(userID int64) (*asynq.Task, error) {
+	payload, err := json.Marshal(emailPayload{UserID: userID, Nonce: uuid.NewString()})
+	if err != nil {
+		return nil, err
+	}
+	return asynq.NewTask("email:welcome", payload), nil
+}
+
+func enqueueBuiltEmail(ctx context.Context, c *asynq.Client, userID int64) error {
+	task, err := newEmailTask(userID)
+	if err != nil {
+		return err
+	}
+	_, err = c.EnqueueContext(ctx, task, asynq.Unique(time.Hour)) // want `the task newEmailTask returns carries the Nonce of the emailPayload made by uuid.NewString at unique.go:\d+, and reaches a task enqueued with asynq.Unique`
+	return err
+}
+
+// Without uniqueness, a fresh payload is a new task by design.
+func enqueueBuiltEmailEach(ctx context.Context, c *asynq.Client, userID int64) error {
+	task, err := newEmailTask(userID)
+	if err != nil {
+		return err
+	}
+	_, err = c.EnqueueContext(ctx, task)
+	return err
+}
+
+func enqueueReport(c *asynq.Client, accountID string) error {
+	task, err := asynqtasks.NewReportTask(accountID)
+	if err != nil {
+		return err
+	}
+	_, err = c.Enqueue(task, asynq.Unique(time.Hour)) // want `the task NewReportTask returns carries the RequestedAt of the reportPayload made by time.Now at tasks.go:\d+`
+	return err
+}
+
+func enqueueReportByAccount(c *asynq.Client, accountID string) error {
+	task, err := asynqtasks.NewReportTaskByAccount(accountID)
+	if err != nil {
+		return err
+	}
+	_, err = c.Enqueue(task, asynq.Unique(time.Hour))
 	return err
 }
