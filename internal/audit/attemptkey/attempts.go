@@ -58,8 +58,29 @@ func attemptNumber(info *types.Info, pkg *types.Package, e ast.Expr) (string, bo
 	return types.ExprString(e) + ", the number of the attempt", true
 }
 
+// countEntry reports an entry of a message's attributes or headers that a
+// broker keeps the count of its deliveries in: SQS's
+// m.Attributes["ApproximateReceiveCount"], a quorum queue's
+// d.Headers["x-delivery-count"]. Like attemptNumber's fields it counts up
+// with each delivery.
+func countEntry(info *types.Info, e *ast.IndexExpr) (string, bool) {
+	sel, ok := ast.Unparen(e.X).(*ast.SelectorExpr)
+	if !ok || message(info.TypeOf(sel.X)) == notMessage {
+		return "", false
+	}
+	if _, ok := info.TypeOf(e.X).Underlying().(*types.Map); !ok {
+		return "", false
+	}
+	k, ok := match.ConstString(info, e.Index)
+	if !ok || !attemptName(k) {
+		return "", false
+	}
+	return types.ExprString(e) + ", the number of the attempt", true
+}
+
 // attemptName reports a name for the count of attempts or deliveries:
-// Attempt, DeliveryAttempt, NumDelivered, GetRetryCount, RetryCount.
+// Attempt, DeliveryAttempt, NumDelivered, GetRetryCount, RetryCount,
+// ApproximateReceiveCount, x-delivery-count.
 func attemptName(name string) bool {
 	w := match.Words(name)
 	switch {
@@ -67,7 +88,7 @@ func attemptName(name string) bool {
 		return true
 	case slices.Contains(w, "delivered") && (slices.Contains(w, "num") || slices.Contains(w, "times")):
 		return true
-	case slices.Contains(w, "retry") || slices.Contains(w, "retried") || slices.Contains(w, "delivery"):
+	case slices.Contains(w, "retry") || slices.Contains(w, "retried") || slices.Contains(w, "delivery") || slices.Contains(w, "receive"):
 		return slices.Contains(w, "count") || slices.Contains(w, "number") || slices.Contains(w, "num")
 	}
 	return false

@@ -13,7 +13,10 @@
 // buffer, a retry loop's attempt counter, the number of the attempt a
 // queue or an engine hands its code (river's job.Attempt, JetStream's
 // NumDelivered, Temporal's activity.GetInfo(ctx).Attempt,
-// asynq.GetRetryCount), or, in a consumer, a value the
+// asynq.GetRetryCount, Pub/Sub's DeliveryAttempt, and an entry of a
+// message's attributes or headers named for it: SQS's
+// ApproximateReceiveCount, a quorum queue's x-delivery-count), or, in a
+// consumer, a value the
 // queue makes anew for each delivery (an SQS receipt handle, an AMQP
 // delivery tag); a string built from one is fresh too, while a struct
 // holding one (an entity with a new ID) is not a key. A name-based UUID

@@ -165,6 +165,11 @@ func (f *flow) origin(e ast.Expr) *origin {
 					return false
 				}
 			}
+		case *ast.IndexExpr:
+			if what, ok := countEntry(info, n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1}
+				return false
+			}
 		case *ast.SelectorExpr:
 			if what, ok := attemptNumber(info, f.c.pass.Pkg, n); ok {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
