@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
 // nilAsked reports whether f asks, after a GETSET claim, whether the old
@@ -110,4 +112,41 @@ func redisNil(info *types.Info, e ast.Expr) bool {
 	}
 	obj := info.Uses[id]
 	return obj != nil && obj.Name() == "Nil" && obj.Pkg() != nil && strings.Contains(obj.Pkg().Path(), "redis")
+}
+
+// pipelineErrs adds to c.errOf the errors of the Exec that sends the
+// pipeline a claim was queued on (set := pipe.SetNX(...); _, err :=
+// pipe.Exec(ctx)): until Exec answers, the claim's reply is unknown, and
+// its failure says, as a SET NX's own error does, that nothing is known
+// to be taken.
+func (s *scope) pipelineErrs(f *Func, c *Claim) {
+	info := s.pass.TypesInfo
+	if a, ok := match.Classify(s.pass.Fset, info, c.Call); !ok || !a.Pipelined {
+		return
+	}
+	sel, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr)
+	pipe := s.varOf(sel.X)
+	if !ok || pipe == nil {
+		return
+	}
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Pos() < c.Call.End() || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
+			return true
+		}
+		exec, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if es, ok := ast.Unparen(exec.Fun).(*ast.SelectorExpr); !ok || es.Sel.Name != "Exec" || s.varOf(es.X) != pipe {
+			return true
+		}
+		if v := s.varOf(as.Lhs[len(as.Lhs)-1]); v != nil && isError(v.Type()) && v != c.err && s.setOnce(f, v) {
+			if c.errOf == nil {
+				c.errOf = map[*types.Var]bool{}
+			}
+			c.errOf[v] = true
+		}
+		return true
+	})
 }

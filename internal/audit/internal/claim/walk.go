@@ -72,6 +72,7 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return false
 	}
 	s.results(f, c)
+	s.pipelineErrs(f, c)
 	s.polarity(f, c)
 	if c.first && (!s.comparedWithOne(f, c) || !firstKey(s.pass.TypesInfo, c.Key, s.keyText(c.Key))) {
 		return false // a counter (of requests in a window, of attempts), not a claim
