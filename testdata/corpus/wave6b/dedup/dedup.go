@@ -281,3 +281,48 @@ func (w *Worker) CallDetached(ctx context.Context, id string, body []byte) error
 	}
 	return w.rdb.Set(ctx, key, "sent", 24*time.Hour).Err()
 }
+
+// Approve records an approval request once, its SET NX queued on a
+// transaction pipeline beside a counter; the reply read after Exec
+// says whether this caller created it. A failed notification leaves it
+// pending, and the retry finds it there.
+//
+// corpus: bug releaseonerror
+// modelled on: redis/go-redis example/del-keys-without-ttl/main.go (a pipeline's commands queued, sent by Exec, their replies read after)
+func (w *Worker) Approve(ctx context.Context, id string, body []byte) error {
+	pipe := w.rdb.TxPipeline()
+	created := pipe.SetNX(ctx, "notify:approval:"+id, body, 24*time.Hour)
+	pipe.Incr(ctx, "notify:approvals")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("queue approval %s: %w", id, err)
+	}
+	ok, err := created.Result()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	return w.pusher.Deliver(ctx, id, body)
+}
+
+// ApproveReleased is Approve deleting the request when the
+// notification fails.
+//
+// corpus: ok releaseonerror
+// modelled on: redis/go-redis example/del-keys-without-ttl/main.go (a pipeline's commands queued, sent by Exec, their replies read after)
+func (w *Worker) ApproveReleased(ctx context.Context, id string, body []byte) error {
+	pipe := w.rdb.TxPipeline()
+	created := pipe.SetNX(ctx, "notify:approval:"+id, body, 24*time.Hour)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("queue approval %s: %w", id, err)
+	}
+	if !created.Val() {
+		return nil
+	}
+	if err := w.pusher.Deliver(ctx, id, body); err != nil {
+		w.rdb.Del(context.WithoutCancel(ctx), "notify:approval:"+id)
+		return err
+	}
+	return nil
+}
