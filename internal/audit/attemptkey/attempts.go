@@ -78,6 +78,26 @@ func countEntry(info *types.Info, e *ast.IndexExpr) (string, bool) {
 	return types.ExprString(e) + ", the number of the attempt", true
 }
 
+// countHeader reports a header of an HTTP request that the system calling
+// the handler again after a failure numbers its tries in
+// (r.Header.Get("X-CloudTasks-TaskRetryCount"), App Engine's
+// X-AppEngine-TaskRetryCount): a key built from it is new on each.
+func countHeader(info *types.Info, call *ast.CallExpr) (string, bool) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Get" || len(call.Args) != 1 {
+		return "", false
+	}
+	h, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	if !ok || h.Sel.Name != "Header" || !isNamed(info.TypeOf(h.X), "net/http", "Request") {
+		return "", false
+	}
+	k, ok := match.ConstString(info, call.Args[0])
+	if !ok || !attemptName(k) {
+		return "", false
+	}
+	return types.ExprString(call) + ", the number of the attempt", true
+}
+
 // attemptName reports a name for the count of attempts or deliveries:
 // Attempt, DeliveryAttempt, NumDelivered, GetRetryCount, RetryCount,
 // ApproximateReceiveCount, x-delivery-count.

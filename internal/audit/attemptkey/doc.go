@@ -15,8 +15,9 @@
 // NumDelivered, Temporal's activity.GetInfo(ctx).Attempt,
 // asynq.GetRetryCount, Pub/Sub's DeliveryAttempt, and an entry of a
 // message's attributes or headers named for it: SQS's
-// ApproximateReceiveCount, a quorum queue's x-delivery-count), or, in a
-// consumer, a value the
+// ApproximateReceiveCount, a quorum queue's x-delivery-count, and the
+// header a caller that calls a handler again numbers its tries in, Cloud
+// Tasks' X-CloudTasks-TaskRetryCount), or, in a consumer, a value the
 // queue makes anew for each delivery (an SQS receipt handle, an AMQP
 // delivery tag); a string built from one is fresh too, while a struct
 // holding one (an entity with a new ID) is not a key. A name-based UUID

@@ -149,6 +149,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
 				return false
 			}
+			if what, ok := countHeader(info, n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1}
+				return false
+			}
 			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
 				if o := f.c.onces[info.Uses[id]]; o != nil {
 					found = o
