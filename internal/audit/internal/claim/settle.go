@@ -74,10 +74,10 @@ func (s *scope) expiresKey(c *Claim, call *ast.CallExpr) bool {
 
 // command returns what a store command does to c: a DEL, HDEL, SREM or
 // ZREM of its key, or a DELETE from its table (a DeleteOne or DeleteItem
-// of its collection or table), releases it; a SET or HSET of the key,
-// an UPDATE of the table (an UpdateOne or UpdateItem), a gorm Update,
-// Updates or Save of its model completes it. rc is the Redis command call is, and
-// onKey says it is one on c's key.
+// of its collection or table), releases it; a SET, GETSET or HSET of
+// the key, an UPDATE of the table (an UpdateOne or UpdateItem), a gorm
+// Update, Updates or Save of its model completes it. rc is the Redis
+// command call is, and onKey says it is one on c's key.
 func (s *scope) command(c *Claim, call *ast.CallExpr, rc match.RedisCall, onKey bool) Settle {
 	info := s.pass.TypesInfo
 	if onKey {
@@ -86,6 +86,10 @@ func (s *scope) command(c *Claim, call *ast.CallExpr, rc match.RedisCall, onKey 
 			return Released
 		case match.RedisSet, match.RedisHSet:
 			return Completed
+		case match.RedisSetNX:
+			if rc.Command == "GETSET" && call != c.Call {
+				return Completed // the result swapped in, whatever was there
+			}
 		}
 	}
 	if c.Via == Store {

@@ -111,3 +111,20 @@ func windowTouch(ctx context.Context, rdb *redis.Client, id string) error {
 	}
 	return send(ctx, id)
 }
+
+// Negative: a GETSET of the result completes the claim; a later failure
+// leaves a completed key, not a held one.
+func claimThenSwapDone(ctx context.Context, rdb *redis.Client, id string) error {
+	ok, err := rdb.SetNX(ctx, "idem:"+id, "processing", time.Hour).Result()
+	if err != nil || !ok {
+		return err
+	}
+	if err := send(ctx, id); err != nil {
+		rdb.Del(ctx, "idem:"+id)
+		return err
+	}
+	if _, err := rdb.GetSet(ctx, "idem:"+id, "done").Result(); err != nil && err != redis.Nil {
+		return err
+	}
+	return send(ctx, "receipt:"+id)
+}
