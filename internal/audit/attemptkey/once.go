@@ -117,7 +117,8 @@ func compares(info *types.Info, cond ast.Expr, op token.Token, is func(ast.Expr)
 
 // headerOnce reports a key header set on an outgoing request only while
 // the request has none (if req.Header.Get("Idempotency-Key") == "" {
-// req.Header.Set("Idempotency-Key", uuid.NewString()) }, or after if
+// req.Header.Set("Idempotency-Key", uuid.NewString()) }, if _, ok :=
+// req.Header[...]; !ok, len(req.Header.Values(...)) == 0, or after if
 // req.Header.Get(...) != "" { return ... }), on a request held across the
 // attempts of sc: one made before a retry loop, or the request a request
 // hook or a transport is handed, which a retrying client (resty,
@@ -129,34 +130,60 @@ func (c *checker) headerOnce(decl *ast.FuncDecl, s sink, sc *scope) bool {
 	if root == nil || sc == nil {
 		return false
 	}
-	reads := func(e ast.Expr) bool {
+	header := func(e ast.Expr) bool { // the request's Header
+		h, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		return ok && h.Sel.Name == "Header" && effect.RootVar(info, h.X) == root
+	}
+	named := func(e ast.Expr) bool {
+		k, ok := match.ConstString(info, e)
+		return ok && http.CanonicalHeaderKey(k) == name
+	}
+	reads := func(e ast.Expr) bool { // req.Header.Get(name), req.Header.Values(name)
 		call, ok := ast.Unparen(e).(*ast.CallExpr)
 		if !ok || len(call.Args) != 1 {
 			return false
 		}
 		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Get" {
-			return false
+		return ok && (sel.Sel.Name == "Get" || sel.Sel.Name == "Values") && header(sel.X) && named(call.Args[0])
+	}
+	// present returns ok of if _, ok := req.Header[name]; ...
+	present := func(ifs *ast.IfStmt) types.Object {
+		a, ok := ifs.Init.(*ast.AssignStmt)
+		if !ok || len(a.Lhs) != 2 || len(a.Rhs) != 1 {
+			return nil
 		}
-		h, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
-		if !ok || h.Sel.Name != "Header" || effect.RootVar(info, h.X) != root {
-			return false
+		ix, ok := ast.Unparen(a.Rhs[0]).(*ast.IndexExpr)
+		id, isID := a.Lhs[1].(*ast.Ident)
+		if !ok || !isID || !header(ix.X) || !named(ix.Index) {
+			return nil
 		}
-		k, ok := match.ConstString(info, call.Args[0])
-		return ok && http.CanonicalHeaderKey(k) == name
+		return info.ObjectOf(id)
+	}
+	is := func(e ast.Expr, v types.Object) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && v != nil && info.Uses[id] == v
+	}
+	absent := func(ifs *ast.IfStmt) bool {
+		if u, ok := ast.Unparen(ifs.Cond).(*ast.UnaryExpr); ok && u.Op == token.NOT && is(u.X, present(ifs)) {
+			return true
+		}
+		return compares(info, ifs.Cond, token.EQL, reads)
+	}
+	set := func(ifs *ast.IfStmt) bool {
+		return is(ifs.Cond, present(ifs)) || compares(info, ifs.Cond, token.NEQ, reads)
 	}
 	guarded := false
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.IfStmt:
-			guarded = guarded || within(n.Body, s.node) && compares(info, n.Cond, token.EQL, reads)
+			guarded = guarded || within(n.Body, s.node) && absent(n)
 		case *ast.BlockStmt:
 			for _, st := range n.List {
 				if st.Pos() >= s.node.Pos() {
 					break
 				}
 				ifs, ok := st.(*ast.IfStmt)
-				if ok && ifs.Else == nil && len(ifs.Body.List) > 0 && compares(info, ifs.Cond, token.NEQ, reads) {
+				if ok && ifs.Else == nil && len(ifs.Body.List) > 0 && set(ifs) {
 					_, ret := ifs.Body.List[len(ifs.Body.List)-1].(*ast.ReturnStmt)
 					guarded = guarded || ret && within(n, s.node)
 				}

@@ -77,3 +77,40 @@ func postGuardedEachTurn(ctx context.Context, hc *http.Client, url string) error
 	}
 	return err
 }
+
+func newIndexGuardedRetryableClient() *retryablehttp.Client {
+	c := retryablehttp.NewClient()
+	c.RetryMax = 4
+	c.PrepareRetry = func(req *http.Request) error {
+		if _, ok := req.Header["Idempotency-Key"]; !ok {
+			req.Header.Set("Idempotency-Key", uuid.NewString())
+		}
+		return nil
+	}
+	return c
+}
+
+func newValuesGuardedRetryableClient() *retryablehttp.Client {
+	c := retryablehttp.NewClient()
+	c.RetryMax = 4
+	c.PrepareRetry = func(req *http.Request) error {
+		if len(req.Header.Values("Idempotency-Key")) == 0 {
+			req.Header.Set("Idempotency-Key", uuid.NewString())
+		}
+		return nil
+	}
+	return c
+}
+
+func newIndexEarlyGuardedRetryableClient() *retryablehttp.Client {
+	c := retryablehttp.NewClient()
+	c.RetryMax = 4
+	c.PrepareRetry = func(req *http.Request) error {
+		if _, ok := req.Header["Idempotency-Key"]; ok {
+			return nil
+		}
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+		return nil
+	}
+	return c
+}
