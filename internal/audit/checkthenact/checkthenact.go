@@ -485,7 +485,7 @@ func (f *fn) decides(rd, w *event) bool {
 // can interleave with a concurrent retry's.
 func (f *fn) pair(rd, w *event, t *taint) bool {
 	gate, side := f.gate(rd, w, t)
-	if gate == nil {
+	if gate == nil || f.onlyWhenPresent(rd, w, t) {
 		return false
 	}
 	if rd.use.ForUpdate && (w.use.Op == match.OpUpdate || w.use.Op == match.OpGuarded) {
@@ -1075,6 +1075,88 @@ func (f *fn) gateOn(rd, w *event, t *taint, answer bool) (*cfg.Block, *cfg.Block
 		}
 	}
 	return nil, nil
+}
+
+// presenceFlag reports whether v is a flag set by hand from what the read
+// found: assigned true or false inside an if (or a case) whose condition
+// reads the read's result, as found = false is when its error says
+// nothing was found. Its name says which way round it is (presentSide).
+func (f *fn) presenceFlag(v *types.Var, t *taint) bool {
+	info := f.pass.TypesInfo
+	flag := false
+	ast.PreorderStack(f.body, nil, func(n ast.Node, stack []ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if flag || !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			return !flag
+		}
+		if id, ok := as.Lhs[0].(*ast.Ident); !ok || info.ObjectOf(id) != v {
+			return true
+		}
+		if c, ok := ast.Unparen(as.Rhs[0]).(*ast.Ident); !ok || (c.Name != "true" && c.Name != "false") {
+			return true
+		}
+		for _, a := range stack {
+			switch a := a.(type) {
+			case *ast.IfStmt:
+				if f.mentions(a.Cond, t) {
+					flag = true
+				}
+			case *ast.CaseClause:
+				for _, e := range a.List {
+					if f.mentions(e, t) {
+						flag = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return flag
+}
+
+// onlyWhenPresent reports whether w runs only on paths where rd found the
+// record: with every branch that goes on when the record was found cut
+// (the side presentSide names), w cannot be reached from rd. A write there
+// extends or replaces what was found, as an appended history row does
+// when a flag such as found reached it through found && ..., rather than
+// creating what two callers both missed.
+func (f *fn) onlyWhenPresent(rd, w *event, t *taint) bool {
+	if rd.block == w.block {
+		return false
+	}
+	cut := map[*cfg.Block]*cfg.Block{} // a condition's block -> its successor that means found
+	for _, b := range f.g.Blocks {
+		if !b.Live || len(b.Succs) != 2 || len(b.Nodes) == 0 {
+			continue
+		}
+		cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+		if !ok || !f.mentions(cond, t) {
+			continue
+		}
+		if i := f.presentSide(cond, t); i >= 0 {
+			cut[b] = b.Succs[i]
+		}
+	}
+	if len(cut) == 0 {
+		return false
+	}
+	seen := map[*cfg.Block]bool{rd.block: true}
+	stack := []*cfg.Block{rd.block}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, s := range x.Succs {
+			if s == cut[x] || seen[s] {
+				continue
+			}
+			if s == w.block {
+				return false
+			}
+			seen[s] = true
+			stack = append(stack, s)
+		}
+	}
+	return true
 }
 
 // contains reports whether the node outer holds inner.
@@ -2376,7 +2458,7 @@ func (f *fn) presentSide(cond ast.Expr, t *taint) int {
 			return flip(f.presentSide(c.X, t))
 		}
 	case *ast.Ident:
-		if v, ok := info.Uses[c].(*types.Var); ok && t.vars[v] && isBoolType(v.Type()) {
+		if v, ok := info.Uses[c].(*types.Var); ok && (t.vars[v] || f.presenceFlag(v, t)) && isBoolType(v.Type()) {
 			if ws := match.Words(v.Name()); len(ws) > 0 && slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(presentWords, w) }) {
 				return 0
 			}
@@ -2386,6 +2468,20 @@ func (f *fn) presentSide(cond ast.Expr, t *taint) int {
 			return 1 // true: not found
 		}
 	case *ast.BinaryExpr:
+		switch c.Op {
+		case token.LAND:
+			// true needs both: found if either operand's true side is
+			if f.presentSide(c.X, t) == 0 || f.presentSide(c.Y, t) == 0 {
+				return 0
+			}
+			return -1
+		case token.LOR:
+			// false needs both false: found if either operand's false side is
+			if f.presentSide(c.X, t) == 1 || f.presentSide(c.Y, t) == 1 {
+				return 1
+			}
+			return -1
+		}
 		x, y := ast.Unparen(c.X), ast.Unparen(c.Y)
 		if !tainted(x) {
 			x, y = y, x
