@@ -239,8 +239,9 @@
 //
 // A queue that drops a job or task whose content it already holds makes
 // the content the dedup key, wherever the enqueue is: river's Insert and
-// InsertTx with UniqueOpts ByArgs (in the call's options or the args' own
-// InsertOpts; only the fields tagged river:"unique" when any is), asynq's
+// InsertTx, and a batch's InsertManyParams, with UniqueOpts ByArgs (in the
+// options or the args' own InsertOpts; only the fields tagged
+// river:"unique" when any is), asynq's
 // Enqueue with Unique (on the call or the task) and NewTask with Unique.
 // A field or map entry made fresh in the args, or in what the payload
 // marshals, makes every copy unique, so the dedup never fires: it is

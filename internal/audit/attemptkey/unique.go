@@ -28,11 +28,11 @@ const (
 // every copy unique, and the dedup never drops one.
 type byContent struct {
 	content ast.Expr // the args, or the task's payload
-	queue   *ast.CallExpr
-	what    string // "the arguments of a job inserted with UniqueOpts ByArgs"
-	unit    string // "arguments", "payload"
-	option  string // "UniqueOpts ByArgs", "asynq.Unique"
-	tagged  bool   // river: only the fields tagged river:"unique" count, when any is
+	queue   ast.Node // the call that enqueues, or a batch insert's params
+	what    string   // "the arguments of a job inserted with UniqueOpts ByArgs"
+	unit    string   // "arguments", "payload"
+	option  string   // "UniqueOpts ByArgs", "asynq.Unique"
+	tagged  bool     // river: only the fields tagged river:"unique" count, when any is
 	// maker is the function of the package, or of another, that built the
 	// task and returns it; content is nil then.
 	maker *types.Func
@@ -47,19 +47,25 @@ func (c *checker) uniqueContent(decl *ast.FuncDecl, reported map[ast.Node]bool) 
 	var f *flow
 	litOf := c.literals(decl.Body)
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		q, ok := c.dedupByContent(call, litOf)
-		if !ok {
+		var q byContent
+		var ok bool
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if q, ok = c.dedupByContent(n, litOf); !ok {
+				return true
+			}
+		case *ast.CompositeLit:
+			if q, ok = c.manyParams(n, litOf); !ok {
+				return true
+			}
+		default:
 			return true
 		}
 		if q.maker != nil {
-			if part := c.freshPayload(q.maker); part != "" && !reported[call] {
-				reported[call] = true
+			if part := c.freshPayload(q.maker); part != "" && !reported[q.queue] {
+				reported[q.queue] = true
 				c.r.Report(analysis.Diagnostic{
-					Pos: call.Pos(), End: call.End(),
+					Pos: q.queue.Pos(), End: q.queue.End(),
 					Message: fmt.Sprintf("idempotency key made fresh for each enqueue: the task %s returns carries %s, and reaches %s: no two have the same %s, so %s never finds a duplicate; leave the fresh value out of the payload, or derive it from the operation (attemptkey)",
 						q.maker.Name(), part, q.what, q.unit, q.option),
 				})
@@ -350,4 +356,30 @@ func (c *checker) freshPayload(fn *types.Func) string {
 		return true
 	})
 	return found
+}
+
+// manyParams reports one job of a river batch insert, an InsertManyParams
+// literal whose InsertOpts set UniqueOpts ByArgs (or whose args ask for it
+// themselves).
+func (c *checker) manyParams(lit *ast.CompositeLit, litOf func(ast.Expr) *ast.CompositeLit) (byContent, bool) {
+	info := c.pass.TypesInfo
+	if !isNamed(info.TypeOf(lit), riverPath, "InsertManyParams") {
+		return byContent{}, false
+	}
+	var args, opts ast.Expr
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			switch id, _ := kv.Key.(*ast.Ident); {
+			case id == nil:
+			case id.Name == "Args":
+				args = kv.Value
+			case id.Name == "InsertOpts":
+				opts = kv.Value
+			}
+		}
+	}
+	if args == nil || !byArgs(info, litOf(opts)) && !c.argsByArgs(info.TypeOf(args)) {
+		return byContent{}, false
+	}
+	return byContent{content: args, queue: lit, what: "the arguments of a job inserted with UniqueOpts ByArgs", unit: "arguments", option: "UniqueOpts ByArgs", tagged: true}, true
 }

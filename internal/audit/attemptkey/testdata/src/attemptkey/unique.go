@@ -152,3 +152,28 @@ func enqueueReportByAccount(c *asynq.Client, accountID string) error {
 	_, err = c.Enqueue(task, asynq.Unique(time.Hour))
 	return err
 }
+
+// A batch insert names each job's uniqueness beside its args.
+func enqueueWelcomes(ctx context.Context, rc *river.Client[pgx.Tx], userIDs []int64) error {
+	params := make([]river.InsertManyParams, 0, len(userIDs))
+	for _, id := range userIDs {
+		params = append(params, river.InsertManyParams{
+			Args:       welcomeArgs{UserID: id, RequestedAt: time.Now()}, // want `RequestedAt of the welcomeArgs made by time.Now at unique.go:\d+ reaches the arguments of a job inserted with UniqueOpts ByArgs`
+			InsertOpts: &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}},
+		})
+	}
+	_, err := rc.InsertMany(ctx, params)
+	return err
+}
+
+func enqueueWelcomesOnce(ctx context.Context, rc *river.Client[pgx.Tx], userIDs []int64) error {
+	params := make([]river.InsertManyParams, 0, len(userIDs))
+	for _, id := range userIDs {
+		params = append(params, river.InsertManyParams{
+			Args:       welcomeArgs{UserID: id},
+			InsertOpts: &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}},
+		})
+	}
+	_, err := rc.InsertMany(ctx, params)
+	return err
+}

@@ -22,3 +22,13 @@ func (c *Client[TTx]) Insert(ctx context.Context, args JobArgs, opts *InsertOpts
 func (c *Client[TTx]) InsertTx(ctx context.Context, tx TTx, args JobArgs, opts *InsertOpts) (*JobInsertResult, error) {
 	return nil, nil
 }
+
+// InsertManyParams is one job of a batch insert.
+type InsertManyParams struct {
+	Args       JobArgs
+	InsertOpts *InsertOpts
+}
+
+func (c *Client[TTx]) InsertMany(ctx context.Context, params []InsertManyParams) ([]*JobInsertResult, error) {
+	return nil, nil
+}
