@@ -96,3 +96,37 @@ func QueueRefundNotice(ctx context.Context, rc *river.Client[pgx.Tx], refundID s
 	_, err := rc.Insert(ctx, args, nil)
 	return err
 }
+
+// QueueWelcomeMails inserts a batch of welcome mails, each unique by its
+// args, but each stamped with the time of the batch: a batch retried after
+// a timeout queues every mail again.
+//
+// corpus: bug attemptkey
+// modelled on: riverqueue/river insert_opts.go (InsertManyParams: a batch's args, each with its own InsertOpts)
+func QueueWelcomeMails(ctx context.Context, rc *river.Client[pgx.Tx], userIDs []int64) error {
+	params := make([]river.InsertManyParams, 0, len(userIDs))
+	for _, id := range userIDs {
+		params = append(params, river.InsertManyParams{
+			Args:       WelcomeMailArgs{UserID: id, RequestedAt: time.Now()},
+			InsertOpts: &river.InsertOpts{Queue: "mail", UniqueOpts: river.UniqueOpts{ByArgs: true}},
+		})
+	}
+	_, err := rc.InsertMany(ctx, params)
+	return err
+}
+
+// QueueWelcomeMailsOnce inserts the batch by user alone.
+//
+// corpus: ok attemptkey
+// modelled on: riverqueue/river insert_opts.go (InsertManyParams: a batch's args, each with its own InsertOpts)
+func QueueWelcomeMailsOnce(ctx context.Context, rc *river.Client[pgx.Tx], userIDs []int64) error {
+	params := make([]river.InsertManyParams, 0, len(userIDs))
+	for _, id := range userIDs {
+		params = append(params, river.InsertManyParams{
+			Args:       WelcomeMailArgs{UserID: id},
+			InsertOpts: &river.InsertOpts{Queue: "mail", UniqueOpts: river.UniqueOpts{ByArgs: true}},
+		})
+	}
+	_, err := rc.InsertMany(ctx, params)
+	return err
+}
