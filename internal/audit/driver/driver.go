@@ -142,7 +142,8 @@ type PackageError struct {
 	// Problems are the errors, file positions relative to Options.Dir.
 	Problems []string
 	// Dependency names the ill-typed package this one imports, when that
-	// is why it is not analysed; Problems is then empty.
+	// is why it is not analysed; Problems then holds go's reason when the
+	// dependency could not be loaded at all, and is otherwise empty.
 	Dependency string
 }
 
@@ -541,6 +542,15 @@ func loadError(p *packages.Package, dir string) *PackageError {
 	packages.Visit([]*packages.Package{p}, nil, func(q *packages.Package) {
 		if e.Dependency == "" && q != p && len(q.Errors) > 0 {
 			e.Dependency = q.PkgPath
+			for _, qe := range q.Errors {
+				if qe.Kind == packages.ListError && !strings.HasPrefix(qe.Msg, "# ") {
+					// go's reason it could not load the package at all (a
+					// module it may not download), which says what to fix;
+					// not the compiler's output ("# path" and the errors)
+					e.Problems = append(e.Problems, qe.Msg)
+					break
+				}
+			}
 		}
 	})
 	if e.Dependency == "" {

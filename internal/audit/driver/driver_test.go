@@ -251,16 +251,33 @@ func TestRunUnloadableImport(t *testing.T) {
 	dir := drivertest.WriteTree(t, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.26\n\nrequire example.com/dep v0.1.0\n\nreplace example.com/dep => ./missing\n",
 		"a/a.go": "package a\n\nimport \"example.com/dep/x\"\n\nfunc F() { x.G() }\n",
+		"c/c.go": "package c\n\nimport \"example.com/m/a\"\n\nfunc H() { a.F() }\n",
 	})
-	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}})
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}, Patterns: []string{"./c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Audited alone, c reaches the unloadable package through a, and is
+	// told why it could not be loaded.
+	if len(res.Errors) != 1 {
+		t.Fatalf("errors %v, want one for example.com/m/c", res.Errors)
+	}
+	got := res.Errors[0].Error()
+	want := "example.com/m/c: not audited: it imports example.com/dep/x, which does not type-check\n" +
+		"\texample.com/dep@v0.1.0: replacement directory ./missing does not exist"
+	if got != want {
+		t.Errorf("error:\n%s\nwant:\n%s", got, want)
+	}
+
+	res, err = Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}, Patterns: []string{"./a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Errors) != 1 {
 		t.Fatalf("errors %v, want one for example.com/m/a", res.Errors)
 	}
-	got := res.Errors[0].Error()
-	want := "example.com/m/a: not audited: it does not type-check\n" +
+	got = res.Errors[0].Error()
+	want = "example.com/m/a: not audited: it does not type-check\n" +
 		"\ta/a.go:3:8: could not import example.com/dep/x: example.com/dep@v0.1.0: replacement directory ./missing does not exist"
 	if got != want {
 		t.Errorf("error:\n%s\nwant:\n%s", got, want)
