@@ -1320,7 +1320,7 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		// to a column). Overwrites (SET, SADD, an
 		// UPDATE) done twice leave what once leaves.
 		if !s.use.External && !(s.use.Op == match.OpUpdate && s.use.Increments && s.use.Record != w.use.Record) &&
-			(s.use.Op != match.OpWrite || !s.use.Appends || s.use.Inferred || s.use.Record == w.use.Record) {
+			(s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape || s.use.Record == w.use.Record) {
 			continue
 		}
 		if s.use.External && len(s.use.Keys) > 0 && effect.SameKey(rd.atoms, s.atoms, rd.use.Keys, s.use.Keys) {

@@ -75,11 +75,6 @@ type Effect struct {
 	Script *match.ScriptForward
 	// Where is the place of the access itself, file:line, for messages.
 	Where string
-	// Inferred marks an effect read from an interface method's name and
-	// arguments (see Use.Shape); unlike Shape, callers' summaries keep it,
-	// so that a Record... call on a meter inside a helper is no more an
-	// append to its callers than it is to the helper.
-	Inferred bool
 }
 
 // Summary is what a function does. It is exported as a fact for every

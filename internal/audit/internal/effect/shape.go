@@ -41,7 +41,6 @@ func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types
 		return Use{}, false
 	}
 	u := Use{Call: call, Callee: fn, Shape: true}
-	u.Inferred = true
 	u.What = fn.Name()
 	switch first := words[0]; {
 	case strings.HasSuffix(strings.ToLower(fn.Name()), "nx") || strings.Contains(strings.ToLower(fn.Name()), "ifabsent") ||
