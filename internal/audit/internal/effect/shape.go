@@ -37,7 +37,7 @@ func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types
 		return Use{}, false
 	}
 	words := match.Words(fn.Name())
-	if len(words) == 0 || !OwnInterface(pkg, fn) {
+	if len(words) == 0 || !OwnInterface(pkg, fn) || instrument(fn, words) {
 		return Use{}, false
 	}
 	u := Use{Call: call, Callee: fn, Shape: true}
@@ -72,6 +72,30 @@ func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types
 	}
 	return u, true
 }
+
+// instrument reports whether fn, a method of an interface, belongs to a
+// meter, a tracer or a logger, by its interface's name (CacheMetrics,
+// Tracer, AuditLogger) or its own (RecordLatency, ObserveDuration): its
+// Record or Add writes nothing that a check pairs with, and done twice it
+// harms no one.
+func instrument(fn *types.Func, words []string) bool {
+	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(meterWords, w) }) {
+		return true
+	}
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return false
+	}
+	n, ok := types.Unalias(recv.Type()).(*types.Named)
+	return ok && slices.ContainsFunc(match.Words(n.Obj().Name()), func(w string) bool { return slices.Contains(instrumentWords, w) })
+}
+
+// meterWords, in a method's name, and instrumentWords, in its interface's,
+// name a meter's, a tracer's or a logger's.
+var (
+	meterWords      = []string{"latency", "duration", "histogram", "gauge", "counter", "metric", "metrics", "observe", "span", "timing", "elapsed"}
+	instrumentWords = []string{"logger", "metrics", "metric", "meter", "tracer", "telemetry", "stats", "statsd", "instrumentation", "observability"}
+)
 
 // lookupBy reports whether a method name reads as a lookup by a key:
 // RefundForOrder, UserByEmail, PaymentOf.
