@@ -5,7 +5,7 @@
 // (pgx v4 and v5, sqlx, gorm, bun, squirrel, goqu, and ent with a
 // package it generated, example.com/shop/ent), Redis (go-redis v8 and
 // v9, redigo, rueidis, redislock, redsync), in-memory caches (go-cache,
-// golang-lru v2), documents (MongoDB's driver v1
+// golang-lru v2; go-redis v9's sorted sets too), documents (MongoDB's driver v1
 // and v2, DynamoDB), fresh values (google and gofrs
 // uuid, ulid, ksuid, xid), retries (backoff, retry-go), queues and clients
 // (SQS, NATS, river, asynq, resty, gRPC metadata), gin, singleflight and
