@@ -150,6 +150,7 @@ type fn struct {
 	serializable bool
 	tags         map[ast.Expr]ast.Expr       // case expressions to their switch's tag
 	gateTaint    *taint                      // the taint of the read gate is looking at
+	flags        map[flagOf]bool             // presenceFlag's answers, asked once per gate and pair
 	preds        map[*cfg.Block][]*cfg.Block // each block's predecessors, for reachingDefs
 	// flight is the key of the singleflight Do that runs this function,
 	// when one does; flightKnown says it has been looked for.
@@ -1082,8 +1083,16 @@ func (f *fn) gateOn(rd, w *event, t *taint, answer bool) (*cfg.Block, *cfg.Block
 // reads the read's result, as found = false is when its error says
 // nothing was found. Its name says which way round it is (presentSide).
 func (f *fn) presenceFlag(v *types.Var, t *taint) bool {
+	key := flagOf{v, t}
+	if flag, ok := f.flags[key]; ok {
+		return flag
+	}
+	if f.flags == nil {
+		f.flags = map[flagOf]bool{}
+	}
 	info := f.pass.TypesInfo
 	flag := false
+	defer func() { f.flags[key] = flag }()
 	ast.PreorderStack(f.body, nil, func(n ast.Node, stack []ast.Node) bool {
 		as, ok := n.(*ast.AssignStmt)
 		if flag || !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
@@ -1112,6 +1121,12 @@ func (f *fn) presenceFlag(v *types.Var, t *taint) bool {
 		return true
 	})
 	return flag
+}
+
+// flagOf is a variable and the read whose answer it may stand for.
+type flagOf struct {
+	v *types.Var
+	t *taint
 }
 
 // onlyWhenPresent reports whether w runs only on paths where rd found the
