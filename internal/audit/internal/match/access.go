@@ -280,13 +280,20 @@ func KeyShape(info *types.Info, e ast.Expr) string {
 				defer func() { depth-- }()
 				return shape(v)
 			}
+			if s, ok := packageString(info, e); ok {
+				return s
+			}
 		case *ast.BinaryExpr:
 			if e.Op == gotoken.ADD {
 				return shape(e.X) + shape(e.Y)
 			}
 		case *ast.CallExpr:
 			if fn := typeutil.StaticCallee(info, e); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "fmt" && fn.Name() == "Sprintf" && len(e.Args) > 0 {
-				if s, ok := ConstString(info, e.Args[0]); ok {
+				s, ok := ConstString(info, e.Args[0])
+				if id, isIdent := ast.Unparen(e.Args[0]).(*ast.Ident); !ok && isIdent {
+					s, ok = packageString(info, id)
+				}
+				if ok {
 					return sprintfShape.ReplaceAllString(s, "{}")
 				}
 			}
@@ -298,6 +305,25 @@ func KeyShape(info *types.Info, e ast.Expr) string {
 		return "{}" // a key made of variables alone: its values tell records apart
 	}
 	return s
+}
+
+// packageString returns the constant string an unexported package
+// variable of info's package is initialised with: the format of
+// fmt.Sprintf(keyLocked, email) where `var keyLocked = "auth:locked:%s"`.
+// Such a variable is a constant in all but name, and since only its own
+// package can use it, every key made from it has the same shape whether
+// or not something assigns it later.
+func packageString(info *types.Info, id *ast.Ident) (string, bool) {
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() || v.Exported() {
+		return "", false
+	}
+	for _, in := range info.InitOrder {
+		if len(in.Lhs) == 1 && in.Lhs[0] == v {
+			return ConstString(info, in.Rhs)
+		}
+	}
+	return "", false
 }
 
 // sprintfShape matches a fmt verb with its flags, width and precision.
