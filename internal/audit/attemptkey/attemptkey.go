@@ -118,6 +118,7 @@ type checker struct {
 	roles      map[*ast.FuncDecl]map[*ast.FuncLit]scope
 	jobs       map[*types.Func]bool                 // functions a scheduler runs; nil until registered looks
 	callbacks  map[*types.Func]bool                 // functions handed over by name as callbacks
+	gens       map[types.Object]string              // variables holding an ID library's generator function; nil until generators looks
 	activities map[*types.Func]bool                 // functions registered as workflow activities
 	handlers   map[*types.Func]bool                 // functions handed by name to a message handler's maker (cqrs.NewEventHandler)
 	selfRetry  map[*types.Func]bool                 // whether a function retries by calling itself; nil until retriesItself looks

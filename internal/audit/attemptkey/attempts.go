@@ -61,11 +61,12 @@ func attemptNumber(info *types.Info, pkg *types.Package, e ast.Expr) (string, bo
 // countEntry reports an entry of a message's attributes or headers that a
 // broker keeps the count of its deliveries in: SQS's
 // m.Attributes["ApproximateReceiveCount"], a quorum queue's
-// d.Headers["x-delivery-count"]. Like attemptNumber's fields it counts up
+// d.Headers["x-delivery-count"], and an incoming request's header read
+// as an entry (requestHeader). Like attemptNumber's fields it counts up
 // with each delivery.
 func countEntry(info *types.Info, e *ast.IndexExpr) (string, bool) {
 	sel, ok := ast.Unparen(e.X).(*ast.SelectorExpr)
-	if !ok || message(info.TypeOf(sel.X)) == notMessage {
+	if !ok || message(info.TypeOf(sel.X)) == notMessage && !requestHeader(info, sel) {
 		return "", false
 	}
 	if _, ok := info.TypeOf(e.X).Underlying().(*types.Map); !ok {
@@ -78,6 +79,13 @@ func countEntry(info *types.Info, e *ast.IndexExpr) (string, bool) {
 	return types.ExprString(e) + ", the number of the attempt", true
 }
 
+// requestHeader reports the headers of an incoming HTTP request
+// (r.Header), whose entries countEntry reads as countHeader reads Get's:
+// r.Header["X-CloudTasks-TaskRetryCount"].
+func requestHeader(info *types.Info, sel *ast.SelectorExpr) bool {
+	return sel.Sel.Name == "Header" && isNamed(info.TypeOf(sel.X), "net/http", "Request")
+}
+
 // countHeader reports a header of an HTTP request that the system calling
 // the handler again after a failure numbers its tries in
 // (r.Header.Get("X-CloudTasks-TaskRetryCount"), App Engine's
@@ -88,7 +96,7 @@ func countHeader(info *types.Info, call *ast.CallExpr) (string, bool) {
 		return "", false
 	}
 	h, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
-	if !ok || h.Sel.Name != "Header" || !isNamed(info.TypeOf(h.X), "net/http", "Request") {
+	if !ok || !requestHeader(info, h) {
 		return "", false
 	}
 	k, ok := match.ConstString(info, call.Args[0])
@@ -100,7 +108,8 @@ func countHeader(info *types.Info, call *ast.CallExpr) (string, bool) {
 
 // attemptName reports a name for the count of attempts or deliveries:
 // Attempt, DeliveryAttempt, NumDelivered, GetRetryCount, RetryCount,
-// ApproximateReceiveCount, x-delivery-count.
+// ApproximateReceiveCount, x-delivery-count, Cloud Tasks'
+// TaskExecutionCount.
 func attemptName(name string) bool {
 	w := match.Words(name)
 	switch {
@@ -108,7 +117,7 @@ func attemptName(name string) bool {
 		return true
 	case slices.Contains(w, "delivered") && (slices.Contains(w, "num") || slices.Contains(w, "times")):
 		return true
-	case slices.Contains(w, "retry") || slices.Contains(w, "retried") || slices.Contains(w, "delivery") || slices.Contains(w, "receive"):
+	case slices.Contains(w, "retry") || slices.Contains(w, "retried") || slices.Contains(w, "delivery") || slices.Contains(w, "receive") || slices.Contains(w, "execution"):
 		return slices.Contains(w, "count") || slices.Contains(w, "number") || slices.Contains(w, "num")
 	}
 	return false

@@ -8,7 +8,13 @@
 //
 // A fresh value is a random or time-ordered UUID (google/uuid, gofrs/uuid
 // NewV1, NewV4, NewV6, NewV7 and a Generator's), a ULID, KSUID or xid,
-// watermill's NewUUID, NewShortUUID and NewULID, stripe-go's
+// watermill's NewUUID, NewShortUUID and NewULID, an ID library's new ID
+// (a package named for IDs, its name ending in id or flake: a function or
+// a generator's method named New, Must, Generate, Next or NextID that takes
+// no more than a length, a worker number or an alphabet and returns the
+// ID, such as nanoid's New, shortid's Generate, snowflake's Node.Generate,
+// sonyflake's NextID, and a call of the generator function such a package
+// made, gen, _ := nanoid.Standard(21); gen()), stripe-go's
 // NewIdempotencyKey, time.Now (its UnixNano, Unix, Format or String), a math/rand or crypto/rand value, bytes crypto/rand.Read put in a
 // buffer, a retry loop's attempt counter, the number of the attempt a
 // queue or an engine hands its code (river's job.Attempt, JetStream's
@@ -17,7 +23,8 @@
 // message's attributes or headers named for it: SQS's
 // ApproximateReceiveCount, a quorum queue's x-delivery-count, and the
 // header a caller that calls a handler again numbers its tries in, Cloud
-// Tasks' X-CloudTasks-TaskRetryCount), or, in a consumer, a value the
+// Tasks' X-CloudTasks-TaskRetryCount or TaskExecutionCount, read with Get
+// or as an entry of r.Header), or, in a consumer, a value the
 // queue makes anew for each delivery (an SQS receipt handle, an AMQP
 // delivery tag); a string built from one is fresh too, while a struct
 // holding one (an entity with a new ID) is not a key. A name-based UUID
@@ -77,7 +84,10 @@
 //     is given to or set on a client that retries (resty's
 //     OnBeforeRequest, go-retryablehttp's PrepareRetry and
 //     RequestLogHook);
-//   - a request to an HTTP handler: a net/http one, a function taking a
+//   - a request to an HTTP handler: a net/http one (but one that holds a
+//     Pub/Sub push envelope, {"message": {"data", "messageId",
+//     "attributes"}, "subscription"}, handles a delivery of the message,
+//     which Pub/Sub posts again until answered 2xx), a function taking a
 //     web framework's request context (gin's *gin.Context, echo.Context:
 //     a Request beside a JSON answer), or a method of a gRPC service
 //     implementation (its type embeds the generated

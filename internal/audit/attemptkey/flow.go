@@ -145,6 +145,10 @@ func (f *flow) origin(e ast.Expr) *origin {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
 				return false
 			}
+			if what, ok := f.c.idGen(n); ok {
+				found = &origin{pos: n.Pos(), what: what, param: -1}
+				return false
+			}
 			if what, ok := attemptNumber(info, f.c.pass.Pkg, n); ok {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
 				return false

@@ -139,7 +139,9 @@ func (c *checker) scopeAt(decl *ast.FuncDecl, pos token.Pos) *scope {
 //
 // A scheduled job is a function named for its schedule (nightlyPayout,
 // runHourlyJob, Tick), or a method of a type named for one (SettlementJob).
-// For a delivery it also returns the types of the messages delivered.
+// An HTTP handler that holds a Pub/Sub push envelope (pushEnvelope)
+// handles a delivery. For a delivery it also returns the types of the
+// messages delivered.
 func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *ast.BlockStmt) (kind, string, []types.Type) {
 	var writer, req, webCtx bool
 	var msgs []*types.Var
@@ -159,7 +161,14 @@ func funcRole(info *types.Info, name, recv string, sig *types.Signature, body *a
 	words := match.Words(name)
 	recvWords := match.Words(recv)
 	msg := len(msgs) > 0
+	var env types.Type
+	if writer && req {
+		env = pushEnvelope(info, body)
+	}
 	switch {
+	case env != nil:
+		// a Pub/Sub push endpoint: one request per delivery of a message
+		return delivery, strings.TrimSpace("Pub/Sub push handler " + name), []types.Type{env}
 	case writer && req && name == "":
 		return request, "the handler", nil
 	case writer && req:

@@ -1,0 +1,173 @@
+package attemptkey
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// genVerbs name a call that hands out the next ID: nanoid's New and
+// Generate, shortid's Generate, snowflake's Node.Generate, sonyflake's
+// NextID, shortuuid's New.
+var genVerbs = map[string]bool{
+	"New": true, "NewString": true, "Must": true, "Make": true, "Generate": true, "MustGenerate": true,
+	"Next": true, "NextID": true, "NewID": true, "GenerateID": true,
+}
+
+// idPackage reports a package of an ID library beyond those match.Fresh
+// lists: one named for IDs (its name or the last element of its path,
+// less a major version, ends in id or flake: gonanoid, go-nanoid,
+// shortid, shortuuid, snowflake, sonyflake).
+func idPackage(pkg *types.Package) bool {
+	if pkg == nil || !strings.Contains(strings.Split(pkg.Path(), "/")[0], ".") {
+		return false // the standard library, or the module's own
+	}
+	elems := strings.Split(pkg.Path(), "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		last = elems[len(elems)-2]
+	}
+	for _, name := range []string{strings.ToLower(last), strings.ToLower(pkg.Name())} {
+		if strings.HasSuffix(name, "id") || strings.HasSuffix(name, "flake") {
+			return true
+		}
+	}
+	return false
+}
+
+// idValue reports a type an ID is held in: a string or an integer, or a
+// type of the library's own over one or over bytes (snowflake.ID, a
+// [16]byte UUID). A generator (*snowflake.Node) is none.
+func idValue(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsString|types.IsInteger) != 0
+	case *types.Array:
+		b, ok := u.Elem().Underlying().(*types.Basic)
+		return ok && b.Kind() == types.Byte
+	}
+	return false
+}
+
+// setupOnly reports a signature whose parameters only set up what is
+// generated, not from what: lengths and sizes, worker or node numbers,
+// an alphabet. A name-based ID takes its input (a namespace, a name, a
+// seed value) and is derived from it.
+func setupOnly(sig *types.Signature) bool {
+	for p := range sig.Params().Variables() {
+		t := p.Type()
+		if s, ok := t.(*types.Slice); ok && sig.Variadic() {
+			t = s.Elem() // gonanoid.New(l ...int)
+		}
+		b, ok := t.Underlying().(*types.Basic)
+		switch {
+		case ok && b.Info()&types.IsInteger != 0:
+		case ok && b.Info()&types.IsString != 0 && strings.Contains(strings.ToLower(p.Name()), "alphabet"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// idGen reports a call that hands out a new ID from an ID library: a
+// function of one named for a generator verb, or such a method of one of
+// its generators (a pointer to a struct: snowflake's Node, sonyflake's
+// Sonyflake, shortid's Shortid), that takes nothing to derive the ID
+// from and returns an ID, the first of its results; and a call of a
+// generator function such a library made (gen, _ := nanoid.Standard(21);
+// gen()). Each call returns an ID no other call returns.
+func (c *checker) idGen(call *ast.CallExpr) (string, bool) {
+	info := c.pass.TypesInfo
+	if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
+		sig := fn.Signature()
+		if !idPackage(fn.Pkg()) || !genVerbs[fn.Name()] || !setupOnly(sig) || sig.Results().Len() == 0 || !idValue(sig.Results().At(0).Type()) {
+			return "", false
+		}
+		if recv := sig.Recv(); recv != nil {
+			p, ok := recv.Type().(*types.Pointer)
+			if !ok {
+				return "", false // a method of the ID itself
+			}
+			if _, ok := p.Elem().Underlying().(*types.Struct); !ok {
+				return "", false
+			}
+			return types.TypeString(p.Elem(), func(p *types.Package) string { return p.Name() }) + "." + fn.Name(), true
+		}
+		return fn.Pkg().Name() + "." + fn.Name(), true
+	}
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return "", false
+	}
+	if maker := c.generators()[info.Uses[id]]; maker != "" {
+		return id.Name + " (made by " + maker + ")", true
+	}
+	return "", false
+}
+
+// generators returns the variables and fields of the package that hold a
+// generator function an ID library made (var gen, _ = nanoid.Standard(21)),
+// by what made it: a function of an ID package (idPackage) that takes
+// only its setup (setupOnly) and returns a func() of an ID.
+func (c *checker) generators() map[types.Object]string {
+	if c.gens != nil {
+		return c.gens
+	}
+	info := c.pass.TypesInfo
+	c.gens = map[types.Object]string{}
+	maker := func(e ast.Expr) string {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return ""
+		}
+		fn, ok := typeutil.Callee(info, call).(*types.Func)
+		if !ok || fn.Signature().Recv() != nil || !idPackage(fn.Pkg()) || !setupOnly(fn.Signature()) || fn.Signature().Results().Len() == 0 {
+			return ""
+		}
+		gen, ok := fn.Signature().Results().At(0).Type().Underlying().(*types.Signature)
+		if !ok || gen.Params().Len() != 0 || gen.Results().Len() != 1 || !idValue(gen.Results().At(0).Type()) {
+			return ""
+		}
+		return fn.Pkg().Name() + "." + fn.Name()
+	}
+	hold := func(lhs ast.Expr, m string) {
+		switch l := ast.Unparen(lhs).(type) {
+		case *ast.Ident:
+			if obj := info.ObjectOf(l); obj != nil {
+				c.gens[obj] = m
+			}
+		case *ast.SelectorExpr:
+			if obj := info.Uses[l.Sel]; obj != nil {
+				c.gens[obj] = m
+			}
+		}
+	}
+	for _, file := range c.pass.Files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if len(n.Rhs) == 1 && len(n.Lhs) > 0 {
+					if m := maker(n.Rhs[0]); m != "" {
+						hold(n.Lhs[0], m)
+					}
+				}
+			case *ast.ValueSpec:
+				if len(n.Values) == 1 && len(n.Names) > 0 {
+					if m := maker(n.Values[0]); m != "" {
+						hold(n.Names[0], m)
+					}
+				}
+			}
+			return true
+		})
+	}
+	return c.gens
+}
