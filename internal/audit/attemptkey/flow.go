@@ -137,15 +137,11 @@ func (f *flow) origin(e ast.Expr) *origin {
 			if match.Slot(info, n) {
 				return false
 			}
-			if what, ok := match.Fresh(info, n); ok {
+			if what, ok := freshCall(info, n); ok {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
 				return false
 			}
-			if what, ok := wmFresh(info, n); ok {
-				found = &origin{pos: n.Pos(), what: what, param: -1}
-				return false
-			}
-			if what, ok := f.c.idGen(n); ok {
+			if what, ok := f.c.generated(n); ok {
 				found = &origin{pos: n.Pos(), what: what, param: -1}
 				return false
 			}

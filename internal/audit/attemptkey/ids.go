@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/idemkit/idemkit/internal/audit/internal/match"
 )
 
 // genVerbs name a call that hands out the next ID: nanoid's New and
@@ -72,32 +74,51 @@ func setupOnly(sig *types.Signature) bool {
 	return true
 }
 
-// idGen reports a call that hands out a new ID from an ID library: a
+// freshCall reports a call whose every run returns a value no other run
+// returns: match.Fresh's (UUIDs, ULIDs, the clock, random values),
+// watermill's ID generators (wmFresh), and an ID library's (idFunc).
+func freshCall(info *types.Info, call *ast.CallExpr) (string, bool) {
+	if what, ok := match.Fresh(info, call); ok {
+		return what, true
+	}
+	if what, ok := wmFresh(info, call); ok {
+		return what, true
+	}
+	return idFunc(info, call)
+}
+
+// idFunc reports a call that hands out a new ID from an ID library: a
 // function of one named for a generator verb, or such a method of one of
 // its generators (a pointer to a struct: snowflake's Node, sonyflake's
 // Sonyflake, shortid's Shortid), that takes nothing to derive the ID
-// from and returns an ID, the first of its results; and a call of a
-// generator function such a library made (gen, _ := nanoid.Standard(21);
-// gen()). Each call returns an ID no other call returns.
-func (c *checker) idGen(call *ast.CallExpr) (string, bool) {
-	info := c.pass.TypesInfo
-	if fn, ok := typeutil.Callee(info, call).(*types.Func); ok {
-		sig := fn.Signature()
-		if !idPackage(fn.Pkg()) || !genVerbs[fn.Name()] || !setupOnly(sig) || sig.Results().Len() == 0 || !idValue(sig.Results().At(0).Type()) {
-			return "", false
-		}
-		if recv := sig.Recv(); recv != nil {
-			p, ok := recv.Type().(*types.Pointer)
-			if !ok {
-				return "", false // a method of the ID itself
-			}
-			if _, ok := p.Elem().Underlying().(*types.Struct); !ok {
-				return "", false
-			}
-			return types.TypeString(p.Elem(), func(p *types.Package) string { return p.Name() }) + "." + fn.Name(), true
-		}
+// from and returns an ID, the first of its results. Each call returns an
+// ID no other call returns.
+func idFunc(info *types.Info, call *ast.CallExpr) (string, bool) {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok {
+		return "", false
+	}
+	sig := fn.Signature()
+	if !idPackage(fn.Pkg()) || !genVerbs[fn.Name()] || !setupOnly(sig) || sig.Results().Len() == 0 || !idValue(sig.Results().At(0).Type()) {
+		return "", false
+	}
+	recv := sig.Recv()
+	if recv == nil {
 		return fn.Pkg().Name() + "." + fn.Name(), true
 	}
+	p, ok := recv.Type().(*types.Pointer)
+	if !ok {
+		return "", false // a method of the ID itself
+	}
+	if _, ok := p.Elem().Underlying().(*types.Struct); !ok {
+		return "", false
+	}
+	return types.TypeString(p.Elem(), func(p *types.Package) string { return p.Name() }) + "." + fn.Name(), true
+}
+
+// generated reports a call of a generator function an ID library made
+// (gen, _ := nanoid.Standard(21); gen()): each call returns a new ID.
+func (c *checker) generated(call *ast.CallExpr) (string, bool) {
 	var id *ast.Ident
 	switch f := ast.Unparen(call.Fun).(type) {
 	case *ast.Ident:
@@ -107,7 +128,7 @@ func (c *checker) idGen(call *ast.CallExpr) (string, bool) {
 	default:
 		return "", false
 	}
-	if maker := c.generators()[info.Uses[id]]; maker != "" {
+	if maker := c.generators()[c.pass.TypesInfo.Uses[id]]; maker != "" {
 		return id.Name + " (made by " + maker + ")", true
 	}
 	return "", false

@@ -443,7 +443,7 @@ func sameEachTurn(info *types.Info, loop ast.Node, body *ast.BlockStmt) bool {
 					ok = !clock // a timestamp beside another key: a new turn
 					return false
 				}
-				if _, fresh := match.Fresh(info, n); fresh {
+				if _, fresh := freshCall(info, n); fresh {
 					return false // the key itself
 				}
 				if t.take(n) {
@@ -514,7 +514,7 @@ func keyedBesidesClock(info *types.Info, call *ast.CallExpr) bool {
 	found := false
 	ast.Inspect(call, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && c != call && !clockReading(info, c) {
-			if _, fresh := match.Fresh(info, c); fresh {
+			if _, fresh := freshCall(info, c); fresh {
 				found = true
 			}
 		}
@@ -531,7 +531,7 @@ func freshIn(info *types.Info, call *ast.CallExpr) bool {
 	for _, a := range call.Args {
 		ast.Inspect(a, func(n ast.Node) bool {
 			if c, ok := n.(*ast.CallExpr); ok {
-				if _, fresh := match.Fresh(info, c); fresh {
+				if _, fresh := freshCall(info, c); fresh {
 					found = true
 				}
 			}

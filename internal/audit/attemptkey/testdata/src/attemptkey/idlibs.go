@@ -142,3 +142,30 @@ func (w *idWorker) handleNewNode(ctx context.Context, m *pubsub.Message) error {
 	_ = node
 	return w.c.charge(ctx, "msg-"+m.ID, 100)
 }
+
+// A loop that waits for an acknowledgement and sends again sends the same
+// job each turn, under a new nanoid: it retries.
+func sendNanoidUntilAcked(ctx context.Context, q jobSender, acks <-chan string, payload []byte) {
+	for {
+		_ = q.Send(ctx, Job{ID: gonanoid.Must(), Payload: payload}) // want `made by gonanoid.Must at idlibs.go:\d+ inside the retry loop at idlibs.go:\d+ reaches the ID of a Job sent by Send`
+		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		select {
+		case id := <-acks:
+			if id != "" {
+				cancel()
+				return
+			}
+		case <-wait.Done():
+		}
+		cancel()
+	}
+}
+
+// A counted loop that sends the same charge again after each wait, under
+// a key from any ID library.
+func chargeNanoidEvery(ctx context.Context, sc *stripe.Client) {
+	for i := 0; i < 3; i++ {
+		chargeOnce(ctx, sc, gonanoid.Must()) // want `made by gonanoid.Must at idlibs.go:\d+ inside the retry loop`
+		time.Sleep(time.Second)
+	}
+}
