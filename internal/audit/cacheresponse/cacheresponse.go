@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/idemkit/idemkit/internal/audit/internal/claim"
@@ -492,6 +493,9 @@ func (a *checker) passedOn(status ast.Expr) bool {
 // or a helper that passes on a response its caller chose.
 func (a *checker) param(v *types.Var) bool {
 	file := a.file(v.Pos())
+	if file == nil {
+		return false // another package's
+	}
 	found := false
 	ast.Inspect(file, func(n ast.Node) bool {
 		if ft, ok := n.(*ast.FuncType); ok && ft.Params != nil && ft.Params.Pos() <= v.Pos() && v.Pos() < ft.Params.End() {
@@ -1106,7 +1110,7 @@ func (a *checker) unrecorded(f *claim.Func) {
 		}
 		var open []claim.Exit
 		for _, e := range c.Exits {
-			if !e.Error && e.Deferred&settled == 0 && !a.answersClaimValue(f, c, e) &&
+			if !e.Error && e.Deferred&settled == 0 && !a.answersClaimValue(f, c, e) && !a.answersAllocated(f, c, e) &&
 				(len(open) == 0 || open[len(open)-1].Pos() != e.Pos()) {
 				open = append(open, e)
 			}
@@ -1140,7 +1144,13 @@ func (a *checker) unrecorded(f *claim.Func) {
 // the value, or the function writes it to its ResponseWriter after the
 // claim.
 func (a *checker) answersClaimValue(f *claim.Func, c *claim.Claim, e claim.Exit) bool {
-	vals := a.claimValues(c)
+	return a.answersWith(f, c, e, a.claimValues(c))
+}
+
+// answersWith reports an exit that answers with one of vals: returns a
+// value made with one, or, in a handler, follows a write of one to the
+// ResponseWriter after the claim.
+func (a *checker) answersWith(f *claim.Func, c *claim.Claim, e claim.Exit, vals map[types.Object]bool) bool {
 	if len(vals) == 0 {
 		return false
 	}
@@ -1176,6 +1186,157 @@ func (a *checker) answersClaimValue(f *claim.Func, c *claim.Claim, e claim.Exit)
 		return !written
 	})
 	return written
+}
+
+// answersAllocated reports an exit that answers with the name the claim
+// took: a short code or a slug that SET NX reserved, the function drawing
+// another in its loop when the name was taken. The claim allocates a name
+// and records, in taking it, all there is to record: it is no
+// idempotency key, which a retry would send again, since a taken key here
+// means "try the next name", not "already done".
+func (a *checker) answersAllocated(f *claim.Func, c *claim.Claim, e claim.Exit) bool {
+	if c.Key == nil {
+		return false
+	}
+	file := a.file(c.Call.Pos())
+	if file == nil {
+		return false
+	}
+	path, _ := astutil.PathEnclosingInterval(file, c.Call.Pos(), c.Call.End())
+	var loop, body ast.Node
+	for _, n := range path {
+		switch n := n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if loop == nil {
+				loop = n
+			}
+			continue
+		case *ast.FuncDecl:
+			body = n.Body
+		case *ast.FuncLit:
+			body = n.Body
+		default:
+			continue
+		}
+		break
+	}
+	if body == nil {
+		return false
+	}
+	drawn := map[types.Object]bool{}
+	ast.Inspect(c.Key, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := a.info.Uses[id].(*types.Var); ok && !v.IsField() && v.Pkg() != nil &&
+				v.Parent() != v.Pkg().Scope() && !a.param(v) &&
+				(loop != nil && a.assignedIn(loop, v) || a.madeFromNothing(body, v)) {
+				drawn[v] = true
+			}
+		}
+		return true
+	})
+	return a.answersWith(f, c, e, drawn)
+}
+
+// madeFromNothing reports whether every assignment in body gives v the
+// result of a call made of nothing the function was handed: a random
+// code (key := randomKey()), a generator's next ID (s.ids.Next()), and
+// not the request's header or a parameter turned into a key.
+func (a *checker) madeFromNothing(body ast.Node, v *types.Var) bool {
+	assigned, made := 0, 0
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return true
+		}
+		for i, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); !ok || a.info.ObjectOf(id) != v {
+				continue
+			}
+			assigned++
+			var rhs ast.Expr
+			switch {
+			case len(as.Lhs) == len(as.Rhs):
+				rhs = as.Rhs[i]
+			case i == 0:
+				rhs = as.Rhs[0] // code, err := gen()
+			default:
+				continue
+			}
+			call, ok := ast.Unparen(rhs).(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if tv, ok := a.info.Types[call.Fun]; ok && tv.IsType() {
+				continue // a conversion of something else
+			}
+			if !a.handed(body, call, 0) {
+				made++
+			}
+		}
+		return true
+	})
+	return assigned > 0 && assigned == made
+}
+
+// handed reports whether e is made of a parameter of the function whose
+// body it is in: directly, or through locals assigned from one
+// (url := r.FormValue("url"); code := hash(url)).
+func (a *checker) handed(body ast.Node, e ast.Node, depth int) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || found {
+			return !found
+		}
+		v, ok := a.info.Uses[id].(*types.Var)
+		if !ok || v.IsField() {
+			return true
+		}
+		if a.param(v) {
+			found = true
+			return false
+		}
+		if depth >= 3 || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+			return true
+		}
+		ast.Inspect(body, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || found {
+				return !found
+			}
+			for i, l := range as.Lhs {
+				if lid, ok := l.(*ast.Ident); ok && a.info.ObjectOf(lid) == v {
+					rhs := as.Rhs[0]
+					if len(as.Lhs) == len(as.Rhs) {
+						rhs = as.Rhs[i]
+					}
+					if a.handed(body, rhs, depth+1) {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+		return !found
+	})
+	return found
+}
+
+// assignedIn reports whether the loop gives v a value on each turn:
+// declares it in its body, or assigns it there.
+func (a *checker) assignedIn(loop ast.Node, v *types.Var) bool {
+	found := false
+	ast.Inspect(loop, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok && a.info.ObjectOf(id) == v {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // claimValues are the local variables a claim call writes besides its
