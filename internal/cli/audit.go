@@ -150,7 +150,22 @@ func auditRun(opts *AuditOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "idemkit: %s\n", e)
 	}
 	if len(res.Errors) > 0 {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s not audited; %s", countOf(len(res.Errors), "package"), countOf(len(findings), "finding"))}
+		var whole, tests int
+		for _, e := range res.Errors {
+			if e.Tests {
+				tests++
+			} else {
+				whole++
+			}
+		}
+		var parts []string
+		if whole > 0 {
+			parts = append(parts, countOf(whole, "package")+" not audited")
+		}
+		if tests > 0 {
+			parts = append(parts, "the tests of "+countOf(tests, "package")+" not audited")
+		}
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s; %s", strings.Join(parts, ", "), countOf(len(findings), "finding"))}
 	}
 	count := fmt.Sprintf("%s in %s", countOf(len(findings), "finding"), countOf(res.Packages, "package"))
 	if opts.Format == "text" {

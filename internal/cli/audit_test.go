@@ -207,6 +207,31 @@ func TestAuditBrokenPackages(t *testing.T) {
 	}
 }
 
+// TestAuditIllTypedTests checks that a package whose tests do not
+// type-check is audited without them, and that the run says it was the
+// tests that were left out.
+func TestAuditIllTypedTests(t *testing.T) {
+	t.Parallel()
+	tree := maps.Clone(drivertest.Module)
+	tree["a/a_test.go"] = "package a\n\nvar _ int = \"not an int\"\n"
+	dir := drivertest.WriteTree(t, tree)
+	code, stdout, stderr := runAudit(t, dir, false, badcall, "./a")
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d", code, ExitFailure)
+	}
+	if !strings.HasPrefix(stdout, "a/a.go:5:23: badcall: call to Bad") {
+		t.Errorf("the package's own files must still be audited:\n%s", stdout)
+	}
+	for _, w := range []string{
+		"idemkit: example.com/m/a: tests not audited: they do not type-check; the package itself was\n\ta/a_test.go:3:13: ",
+		"idemkit: the tests of 1 package not audited; 1 finding\n",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+}
+
 func TestAuditBadInput(t *testing.T) {
 	t.Parallel()
 	dir := drivertest.WriteTree(t, drivertest.Module)

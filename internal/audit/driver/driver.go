@@ -145,6 +145,9 @@ type PackageError struct {
 	// is why it is not analysed; Problems then holds go's reason when the
 	// dependency could not be loaded at all, and is otherwise empty.
 	Dependency string
+	// Tests marks a package whose own files were audited and whose test
+	// files were not: the package with its tests does not type-check.
+	Tests bool
 }
 
 // maxProblems bounds the errors listed per package: the first few say
@@ -156,6 +159,10 @@ func (e *PackageError) Error() string {
 	switch {
 	case e.Analyzer != "":
 		fmt.Fprintf(&b, "%s: analyzer %s failed", e.Package, e.Analyzer)
+	case e.Tests && e.Dependency != "":
+		fmt.Fprintf(&b, "%s: tests not audited: they import %s, which does not type-check; the package itself was", e.Package, e.Dependency)
+	case e.Tests:
+		fmt.Fprintf(&b, "%s: tests not audited: they do not type-check; the package itself was", e.Package)
 	case e.Dependency != "":
 		fmt.Fprintf(&b, "%s: not audited: it imports %s, which does not type-check", e.Package, e.Dependency)
 	case len(e.Problems) == 1 && !strings.Contains(e.Problems[0], ".go:"):
@@ -489,10 +496,25 @@ func selectRoots(pkgs []*packages.Package, dir string) ([]*packages.Package, []*
 			hasVariant[path] = true
 		}
 	}
+	plain := make(map[string]bool) // import path -> the package without its tests is well-typed
+	for _, p := range pkgs {
+		if p.ID == p.PkgPath && !p.IllTyped {
+			plain[p.PkgPath] = true
+		}
+	}
 	var roots []*packages.Package
 	var errs []*PackageError
 	reported := make(map[string]bool) // import paths already named in errs
 	for _, p := range pkgs {
+		// A test variant ("p [p.test]", or the external "p_test [p.test]")
+		// that does not type-check, beside a p that does: p is audited
+		// without its tests, and the error says that it is the tests.
+		path, tests := p.PkgPath, false
+		if _, variant, ok := strings.Cut(p.ID, " ["); ok && strings.HasSuffix(variant, ".test]") {
+			if base := strings.TrimSuffix(p.PkgPath, "_test"); plain[base] {
+				path, tests = base, true
+			}
+		}
 		switch {
 		case p.Name == "main" && strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " "):
 			continue // the generated main of a test binary
@@ -501,10 +523,12 @@ func selectRoots(pkgs []*packages.Package, dir string) ([]*packages.Package, []*
 				continue
 			}
 			roots = append(roots, p)
-		case reported[p.PkgPath]:
+		case reported[path]:
 		default:
-			reported[p.PkgPath] = true
-			errs = append(errs, loadError(p, dir))
+			reported[path] = true
+			e := loadError(p, dir)
+			e.Package, e.Tests = path, tests
+			errs = append(errs, e)
 		}
 	}
 	return roots, errs

@@ -283,3 +283,44 @@ func TestRunUnloadableImport(t *testing.T) {
 		t.Errorf("error:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestRunIllTypedTests audits a package whose own files type-check and
+// whose tests do not: the package is audited without them, and the error
+// says that it is the tests that were not.
+func TestRunIllTypedTests(t *testing.T) {
+	t.Parallel()
+	dir := drivertest.WriteTree(t, map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.26\n",
+		"lib/lib.go":  "package lib\n\nfunc Bad() int { return 0 }\n\nfunc Good() int { return 1 }\n",
+		"a/a.go":      "package a\n\nimport \"example.com/m/lib\"\n\nfunc A() int { return lib.Bad() }\n",
+		"a/a_test.go": "package a\n\nvar _ int = \"not an int\"\n",
+		"b/b.go":      "package b\n\nimport \"example.com/m/lib\"\n\nfunc B() int { return lib.Bad() }\n",
+		"b/x_test.go": "package b_test\n\nvar _ = undefined\n",
+	})
+	res, err := Run(context.Background(), Options{Dir: dir, Analyzers: []*analysis.Analyzer{drivertest.BadCall}, Patterns: []string{"./a", "./b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		rel, _ := filepath.Rel(dir, f.Pos.Filename)
+		got = append(got, fmt.Sprintf("%s:%d", filepath.ToSlash(rel), f.Pos.Line))
+	}
+	if want := []string{"a/a.go:5", "b/b.go:5"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("findings %v, want %v: each package audited without its tests", got, want)
+	}
+	var errs []string
+	for _, e := range res.Errors {
+		if !e.Tests {
+			t.Errorf("%s: Tests = false, want true", e.Package)
+		}
+		errs = append(errs, e.Error())
+	}
+	wantErrs := []string{
+		"example.com/m/a: tests not audited: they do not type-check; the package itself was\n\ta/a_test.go:3:13: cannot use \"not an int\" (untyped string constant) as int value in variable declaration",
+		"example.com/m/b: tests not audited: they do not type-check; the package itself was\n\tb/x_test.go:3:9: undefined: undefined",
+	}
+	if strings.Join(errs, "\n") != strings.Join(wantErrs, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(wantErrs, "\n"))
+	}
+}
