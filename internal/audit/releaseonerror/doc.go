@@ -11,7 +11,10 @@
 // handled before; a sliding window of recent IDs in a sorted set), a
 // GETSET (go-redis GetSet, Do with "getset") whose caller asks whether
 // the old value was nil (err == redis.Nil, old == ""), which says this
-// call set the key first, an INCR of a key named for dedup or an event ID whose new
+// call set the key first (a GETSET whose reply is dropped writes the key
+// either way: no claim), any of these queued on a pipeline and read once
+// it ran (pipe.Exec, or a Pipelined or TxPipelined callback that keeps the
+// command in a variable of the function), an INCR of a key named for dedup or an event ID whose new
 // value is compared with 1 and nothing else (n > 1: a repeat; a rate
 // limiter compares it with its limit), an INSERT of an in-progress row ('in_progress', 'processing',
 // ...) into a table named for keys or with ON CONFLICT (database/sql, pgx,

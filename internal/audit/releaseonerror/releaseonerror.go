@@ -227,7 +227,9 @@ func (a *checker) where(pos token.Pos) string {
 // whose error result has a name that the insertion point still sees.
 func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, bool) {
 	res := f.Sig.Results()
-	if c.Via != claim.Redis || res.Len() == 0 {
+	if c.Via != claim.Redis || res.Len() == 0 || c.Site() != c.Call {
+		// a claim queued in a pipeline's callback: a Del deferred there
+		// would run when the callback returns
 		return analysis.SuggestedFix{}, false
 	}
 	errVar := res.At(res.Len() - 1)

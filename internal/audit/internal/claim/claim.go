@@ -156,6 +156,11 @@ type Claim struct {
 	// Stmt is the node of the function's control-flow graph that holds
 	// Call: its statement, or the condition it is part of.
 	Stmt ast.Node
+	// queued is the go-redis Pipelined or TxPipelined call whose callback
+	// made the claim, storing the queued command in a variable of the
+	// function (captured); the reply is read there once the call returns.
+	queued   *ast.CallExpr
+	captured *types.Var
 	// Exits are the returns reachable from the claim on a path where it
 	// may have taken the key and where no call has released, completed or
 	// handed it on, each once per distinct way of reaching it.
@@ -242,6 +247,15 @@ type Exit struct {
 	Far string
 }
 
+// Site is the call of the function's own body that makes the claim:
+// Call, or the Pipelined or TxPipelined call whose callback queued it.
+func (c *Claim) Site() *ast.CallExpr {
+	if c.queued != nil {
+		return c.queued
+	}
+	return c.Call
+}
+
 // Left returns the records a partial release leaves in place.
 func (c *Claim) Left(call *ast.CallExpr) []Write { return c.left[call] }
 
@@ -264,19 +278,21 @@ func (e Exit) Pos() ast.Node {
 
 func run(pass *analysis.Pass) (any, error) {
 	s := &scope{
-		pass:    pass,
-		dirs:    pass.ResultOf[directive.Analyzer].(*directive.Directives),
-		cfgs:    pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
-		decls:   map[*types.Func]*ast.FuncDecl{},
-		effects: map[*types.Func]*effects{},
-		lits:    map[*types.Var]*ast.FuncLit{},
-		inLit:   map[*ast.FuncLit]bool{},
-		values:  map[*types.Var]ast.Expr{},
-		records: pass.ResultOf[RecordsAnalyzer].(*recordsResult),
-		scripts: pass.ResultOf[effect.Analyzer].(*effect.Result),
+		pass:      pass,
+		dirs:      pass.ResultOf[directive.Analyzer].(*directive.Directives),
+		cfgs:      pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
+		decls:     map[*types.Func]*ast.FuncDecl{},
+		effects:   map[*types.Func]*effects{},
+		lits:      map[*types.Var]*ast.FuncLit{},
+		inLit:     map[*ast.FuncLit]bool{},
+		callbacks: map[*ast.FuncLit]*ast.CallExpr{},
+		values:    map[*types.Var]ast.Expr{},
+		records:   pass.ResultOf[RecordsAnalyzer].(*recordsResult),
+		scripts:   pass.ResultOf[effect.Analyzer].(*effect.Result),
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	s.closures(ins)
+	s.pipelineCallbacks(ins)
 	res := &Result{scope: s}
 	ins.Preorder([]ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}, func(n ast.Node) {
 		f := &Func{Node: n}
@@ -432,6 +448,10 @@ type scope struct {
 	// back.
 	lits  map[*types.Var]*ast.FuncLit
 	inLit map[*ast.FuncLit]bool // the literals being looked into, against recursion
+	// callbacks are the literals given to a go-redis Pipelined or
+	// TxPipelined, by the call: the commands they queue are answered
+	// only once that call returns, in the function that made it.
+	callbacks map[*ast.FuncLit]*ast.CallExpr
 	// values are the local variables set once, to their value: a key
 	// built once (key := "cooldown:" + email) is read through them.
 	values  map[*types.Var]ast.Expr
@@ -515,9 +535,15 @@ func (s *scope) function(f *Func) {
 	if f.Directive != 0 || f.helper {
 		return
 	}
+	if lit, ok := f.Node.(*ast.FuncLit); ok && s.callbacks[lit] != nil {
+		return // its claims are followed where the pipeline is run
+	}
 	var g *cfg.CFG
 	for call := range f.Calls() {
 		c := s.classify(call)
+		if c == nil {
+			c = s.queuedClaim(call)
+		}
 		if c == nil || c.Via == Store && strings.HasPrefix(c.Record, "syncmap ") && !loadedRead(f.Body, call) {
 			continue
 		}

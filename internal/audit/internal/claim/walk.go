@@ -62,7 +62,7 @@ type walker struct {
 // claim it does not follow: one in dead code, or made where it is handed
 // on at once (returned, deferred, started in a goroutine).
 func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
-	b, i := locate(g, c.Call)
+	b, i := locate(g, c.Site())
 	if b == nil {
 		return false
 	}
@@ -87,7 +87,7 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return false
 	}
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
-		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.Call), from: c.Call.End()}
+		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.Site()), from: c.Site().End()}
 	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}
 	if i == len(b.Nodes)-1 && isCond(b) {
 		w.branch(b, st)
@@ -206,6 +206,7 @@ func (s *scope) results(f *Func, c *Claim) {
 			c.held[t], c.own[t] = true, true
 		}
 	}
+	s.queuedResults(f, c)
 	for changed := true; changed; {
 		changed = false
 		ast.Inspect(f.Body, func(n ast.Node) bool {
@@ -337,7 +338,7 @@ func (w *walker) deferredBefore() Settle {
 		case *ast.FuncLit:
 			return false
 		case *ast.DeferStmt:
-			if n.Pos() < w.c.Call.Pos() {
+			if n.Pos() < w.c.Site().Pos() {
 				out |= w.deferred(n.Call)
 			}
 		}

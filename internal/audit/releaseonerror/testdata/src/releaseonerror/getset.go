@@ -128,3 +128,13 @@ func claimThenSwapDone(ctx context.Context, rdb *redis.Client, id string) error 
 	}
 	return send(ctx, "receipt:"+id)
 }
+
+// Negative: a GETSET whose reply is dropped (only redis.Nil let through
+// as no error) writes the key whether or not it was there: no claim, and
+// so none left held.
+func stampGetSet(ctx context.Context, rdb *redis.Client, id string) error {
+	if err := rdb.GetSet(ctx, "idem:"+id, "processing").Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	return send(ctx, id)
+}
