@@ -227,9 +227,7 @@ func (a *checker) where(pos token.Pos) string {
 // whose error result has a name that the insertion point still sees.
 func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, bool) {
 	res := f.Sig.Results()
-	if c.Via != claim.Redis || res.Len() == 0 || c.Site() != c.Call {
-		// a claim queued in a pipeline's callback: a Del deferred there
-		// would run when the callback returns
+	if c.Via != claim.Redis || res.Len() == 0 {
 		return analysis.SuggestedFix{}, false
 	}
 	errVar := res.At(res.Len() - 1)
@@ -274,9 +272,10 @@ func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, boo
 		remove, args = c.Remove, args+", "+types.ExprString(c.Member)
 	}
 	sel, ok := ast.Unparen(c.Call.Fun).(*ast.SelectorExpr)
-	if !ok || len(c.Call.Args) == 0 || !a.hasMethod(sel.X, remove) {
+	if !ok || len(c.Call.Args) == 0 || !a.hasMethod(sel.X, remove) || pipeline(a.pass.TypesInfo.TypeOf(sel.X)) {
 		// a script's Run (scripts.Claim.Run, a wrapper's) is made on no
-		// client to send the DEL through
+		// client to send the DEL through; a DEL queued on the claim's
+		// pipeline after its Exec would never be sent
 		return analysis.SuggestedFix{}, false
 	}
 	ctx := types.ExprString(c.Call.Args[0])
@@ -294,6 +293,21 @@ func (a *checker) fix(f *claim.Func, c *claim.Claim) (analysis.SuggestedFix, boo
 		Message:   fmt.Sprintf("Defer a %s of %s when the function returns an error", remove, what),
 		TextEdits: []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(text)}},
 	}, true
+}
+
+// pipeline reports whether t is a go-redis pipeline (Pipeliner, or
+// *Pipeline), which queues commands until its Exec.
+func pipeline(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	p := n.Obj().Pkg().Path()
+	goRedis := strings.HasPrefix(p, "github.com/redis/go-redis/") || strings.HasPrefix(p, "github.com/go-redis/redis/")
+	return goRedis && (n.Obj().Name() == "Pipeliner" || n.Obj().Name() == "Pipeline")
 }
 
 // hasMethod reports whether the value a claim is made on has the method

@@ -247,9 +247,9 @@ type Exit struct {
 	Far string
 }
 
-// Site is the call of the function's own body that makes the claim:
+// site is the call of the function's own body that makes the claim:
 // Call, or the Pipelined or TxPipelined call whose callback queued it.
-func (c *Claim) Site() *ast.CallExpr {
+func (c *Claim) site() *ast.CallExpr {
 	if c.queued != nil {
 		return c.queued
 	}

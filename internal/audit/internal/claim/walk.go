@@ -62,7 +62,7 @@ type walker struct {
 // claim it does not follow: one in dead code, or made where it is handed
 // on at once (returned, deferred, started in a goroutine).
 func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
-	b, i := locate(g, c.Site())
+	b, i := locate(g, c.site())
 	if b == nil {
 		return false
 	}
@@ -87,7 +87,7 @@ func (s *scope) walk(f *Func, g *cfg.CFG, c *Claim) bool {
 		return false
 	}
 	w := &walker{s: s, f: f, c: c, info: s.pass.TypesInfo, caseTag: caseTags(f.Body),
-		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.Site()), from: c.Site().End()}
+		bits: map[*types.Var]uint64{}, seen: map[visit]bool{}, exits: map[Exit]bool{}, loops: enclosingLoops(f.Body, c.site()), from: c.site().End()}
 	st := state{errLive: c.err != nil, deferred: w.deferredBefore()}
 	if i == len(b.Nodes)-1 && isCond(b) {
 		w.branch(b, st)
@@ -338,7 +338,7 @@ func (w *walker) deferredBefore() Settle {
 		case *ast.FuncLit:
 			return false
 		case *ast.DeferStmt:
-			if n.Pos() < w.c.Site().Pos() {
+			if n.Pos() < w.c.site().Pos() {
 				out |= w.deferred(n.Call)
 			}
 		}

@@ -41,3 +41,28 @@ func consumeMember(ctx context.Context, rdb *redis.Client, id string) (err error
 	}
 	return send(ctx, id) // want `claimed by SAdd at fix.go:\d+ held: .* defer a SRem of the member`
 }
+
+// No fix for a claim queued on a pipeline: a Del queued on the same
+// pipeline after Exec would never be sent.
+func consumePipelined(ctx context.Context, rdb *redis.Client, id string) (err error) {
+	pipe := rdb.Pipeline()
+	set := pipe.SetNX(ctx, "dedup:"+id, 1, time.Hour)
+	if _, err := pipe.Exec(ctx); err != nil || !set.Val() {
+		return err
+	}
+	err = send(ctx, id)
+	return err // want `claimed by SetNX at fix.go:\d+ held`
+}
+
+// Nor for one queued in a Pipelined callback.
+func consumePipelinedCallback(ctx context.Context, rdb *redis.Client, id string) (err error) {
+	var set *redis.BoolCmd
+	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		set = p.SetNX(ctx, "dedup:"+id, 1, time.Hour)
+		return nil
+	}); err != nil || !set.Val() {
+		return err
+	}
+	err = send(ctx, id)
+	return err // want `claimed by SetNX at fix.go:\d+ held`
+}
