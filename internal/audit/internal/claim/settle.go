@@ -53,9 +53,34 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 		return HandedOff
 	}
 	if fn := typeutil.StaticCallee(info, call); fn != nil && s.decls[fn.Origin()] != nil {
-		return s.summary(fn.Origin()).settle(c)
+		sum := s.summary(fn.Origin())
+		out := sum.settle(c)
+		if c.Key != nil && slices.ContainsFunc(sum.released, func(k ast.Expr) bool { return s.overlap(c.Key, k) }) {
+			out |= Released
+		}
+		return out
 	}
 	return 0
+}
+
+// ofParams reports whether e is made of one of fn's parameters (its
+// receiver aside).
+func (s *scope) ofParams(fn *types.Func, e ast.Expr) bool {
+	params := fn.Signature().Params()
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := s.pass.TypesInfo.Uses[id].(*types.Var); ok {
+				for p := range params.Variables() {
+					if p == v {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // expiresKey reports whether call is a go-redis EXPIRE (Expire,
@@ -396,6 +421,12 @@ type effects struct {
 	redisDel, redisSet bool
 	deletes, updates   map[string]bool // SQL tables
 	rollback           bool
+	// released are the keys of the releases the body makes whose kind
+	// is only inferred (a store's Release(ctx, u.UserID, token)), where
+	// the key is none of the function's parameters: a field of its
+	// receiver, which a method of the same receiver shares
+	// (u.releaseClaim(ctx, token)). The caller matches them with its key.
+	released []ast.Expr
 }
 
 func (e *effects) settle(c *Claim) Settle {
@@ -448,6 +479,8 @@ func (s *scope) summary(fn *types.Func) *effects {
 			if fact, _ := s.dirs.Fact(f); !fact.Inferred {
 				e.release = e.release || k&directive.Release != 0
 				e.complete = e.complete || k&directive.Complete != 0
+			} else if k&directive.Release != 0 && fact.Key >= 0 && fact.Key < len(call.Args) && !s.ofParams(fn, call.Args[fact.Key]) {
+				e.released = append(e.released, call.Args[fact.Key])
 			}
 		}
 		if rc, ok := s.redis(call); ok {
@@ -472,6 +505,7 @@ func (s *scope) summary(fn *types.Func) *effects {
 			e.redisDel = e.redisDel || sub.redisDel
 			e.redisSet = e.redisSet || sub.redisSet
 			e.rollback = e.rollback || sub.rollback
+			e.released = append(e.released, sub.released...)
 			for t := range sub.deletes {
 				e.deletes[t] = true
 			}
