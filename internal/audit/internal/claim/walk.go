@@ -279,7 +279,7 @@ func (s *scope) targets(n ast.Node, pick func(rhs ast.Expr) bool) []*types.Var {
 			set = lhs[i : i+1]
 		}
 		for _, l := range set {
-			if v := s.varOf(l); v != nil {
+			if v := s.varOf(l); v != nil && v.Name() != "_" { // a blank holds nothing
 				out = append(out, v)
 			}
 		}
