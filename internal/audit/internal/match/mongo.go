@@ -350,6 +350,13 @@ func errorTested(info *types.Info, call *ast.CallExpr, named func(string) bool) 
 			return !found && (n == nil || n.End() > call.End())
 		}
 		switch n := n.(type) {
+		case *ast.IfStmt:
+			// if mongo.IsDuplicateKeyError(err) { return nil }, where
+			// the function also answers nil when it inserted: the test
+			// swallows the duplicate, and no caller can tell the two.
+			if swallowed(body, n) {
+				return false
+			}
 		case *ast.CallExpr:
 			fn, ok := typeutil.Callee(info, n).(*types.Func)
 			if ok && named(fn.Name()) && slices.ContainsFunc(n.Args, func(a ast.Expr) bool { return UsesVar(info, a, errVar) }) {
@@ -363,6 +370,39 @@ func errorTested(info *types.Info, call *ast.CallExpr, named func(string) bool) 
 		return !found
 	})
 	return found
+}
+
+// swallowed reports whether the if's body only returns what the
+// function returns at its end, on the way that did not fail: the test
+// in its condition changes nothing a caller sees.
+func swallowed(fn ast.Node, ifs *ast.IfStmt) bool {
+	if len(ifs.Body.List) != 1 || ifs.Else != nil {
+		return false
+	}
+	ret, ok := ifs.Body.List[0].(*ast.ReturnStmt)
+	if !ok {
+		return false
+	}
+	var list []ast.Stmt
+	switch f := fn.(type) {
+	case *ast.FuncDecl:
+		list = f.Body.List
+	case *ast.FuncLit:
+		list = f.Body.List
+	}
+	if len(list) == 0 {
+		return false
+	}
+	last, ok := list[len(list)-1].(*ast.ReturnStmt)
+	if !ok || last == ret || len(last.Results) != len(ret.Results) {
+		return false
+	}
+	for i := range ret.Results {
+		if types.ExprString(ret.Results[i]) != types.ExprString(last.Results[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func duplicateName(name string) bool {
