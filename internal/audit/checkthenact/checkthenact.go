@@ -1335,7 +1335,7 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		// to a column). Overwrites (SET, SADD, an
 		// UPDATE) done twice leave what once leaves.
 		if !s.use.External && !(s.use.Op == match.OpUpdate && s.use.Increments && s.use.Record != w.use.Record) &&
-			(s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape || s.use.Record == w.use.Record) {
+			(s.use.Op != match.OpWrite || !s.use.Appends || s.use.Shape && !f.outwardCreate(rd, w, s) || s.use.Record == w.use.Record) {
 			continue
 		}
 		if s.use.External && len(s.use.Keys) > 0 && effect.SameKey(rd.atoms, s.atoms, rd.use.Keys, s.use.Keys) {
@@ -1356,6 +1356,71 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		return s
 	}
 	return nil
+}
+
+// outwardCreate reports whether s, a create inferred from an interface
+// method's name (CreatePayment, CreateCharge, CreateMessage), makes
+// something outside the stores that rd and w keep: it goes through
+// another receiver than theirs, one that is no store (s.psp, s.gateway,
+// h.mailer, not s.repo or s.orders' OrderRepository), and neither it nor
+// w is given a transaction or runs in a callback, as writes one
+// transaction keeps together are. A payment created twice is two
+// payments; a repository's second row is its own business.
+func (f *fn) outwardCreate(rd, w, s *event) bool {
+	if s.use.Target == "" || s.use.Target == rd.use.Target || s.use.Target == w.use.Target || s.use.Callee == nil {
+		return false
+	}
+	if storeWord(s.use.Target) || storeWord(s.use.Callee.Name()) {
+		return false
+	}
+	if recv := s.use.Callee.Signature().Recv(); recv != nil {
+		if n, ok := types.Unalias(recv.Type()).(*types.Named); ok && storeWord(n.Obj().Name()) {
+			return false
+		}
+	}
+	for _, e := range []*event{s, w} {
+		call, ok := ast.Unparen(e.at).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		if slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return txLike(f.pass.TypesInfo.TypeOf(a)) }) {
+			return false
+		}
+	}
+	inLit := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.FuncLit); ok && lit.Pos() <= s.at.Pos() && s.at.End() <= lit.End() {
+			inLit = true
+		}
+		return !inLit
+	})
+	return !inLit
+}
+
+// storeWords name a store: a receiver, an interface or a method with one
+// of them in its name keeps records rather than acting on the world.
+var storeWords = []string{"repo", "repository", "repositories", "store", "storage", "dao", "db", "database", "table",
+	"queries", "querier", "cache", "tx", "transaction", "model", "models", "ledger", "record", "records"}
+
+func storeWord(name string) bool {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return slices.ContainsFunc(match.Words(name), func(w string) bool { return slices.Contains(storeWords, w) })
+}
+
+// txLike reports whether t is a transaction handle (*sql.Tx, pgx.Tx,
+// a module's Tx or Transaction type), by its type's name.
+func txLike(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	ws := match.Words(n.Obj().Name())
+	return slices.Contains(ws, "tx") || slices.Contains(ws, "transaction") || slices.Contains(ws, "txn")
 }
 
 // span is a lock taken at from: a mutex (mu) is given back by its

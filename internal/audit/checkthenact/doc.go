@@ -33,7 +33,10 @@
 // INSERT, Create, InsertOne or InsertMany is reported on any table or
 // collection; an overwrite (SET, HSET, SADD, UPDATE, an upsert, a PutItem
 // or a batch's or transaction's Put without a condition) when the path it
-// guards does other work (a payment, a request, a write elsewhere), the
+// guards does other work (a payment, a request, a write elsewhere, a
+// create through another interface the module declares that is no store,
+// as a payment provider's CreatePayment or a mailer's CreateMessage,
+// given no transaction and run in no callback), the
 // record is named for dedup, or it stores a mark (a constant, true, an
 // empty struct, the time) after work the analysis cannot see: a callback,
 // or a method of an interface the module declares (a consumer's

@@ -20,10 +20,14 @@ var (
 	appendVerbs = []string{"insert", "create", "add", "record", "book", "append", "log"}
 	claimVerbs  = []string{"claim", "acquire", "lock", "reserve", "try"}
 	// externalVerbs name a call that does something outside the stores:
-	// pays, sends, publishes.
+	// pays, sends, publishes, triggers a workflow, broadcasts. Push and
+	// Forward are not among them: a proxy's Forward is a reply cache's
+	// business (cacheresponse), and a Push is also a queue's or a
+	// stack's, and undone by a rollback the check cannot yet tell apart.
 	externalVerbs = []string{"send", "publish", "charge", "notify", "email", "deliver", "dispatch", "enqueue",
 		"transfer", "pay", "payout", "refund", "ship", "fulfil", "fulfill", "grant", "credit", "debit", "capture",
-		"post", "emit", "produce", "issue", "provision", "submit", "execute", "hold", "book", "award"}
+		"post", "emit", "produce", "issue", "provision", "submit", "execute", "hold", "book", "award",
+		"trigger", "broadcast"}
 )
 
 // shapeOf infers an interface method's effect from its name and
