@@ -1341,6 +1341,9 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		if s.use.External && len(s.use.Keys) > 0 && effect.SameKey(rd.atoms, s.atoms, rd.use.Keys, s.use.Keys) {
 			continue // sent under an idempotency key made from the key checked: its receiver runs it once
 		}
+		if f.onFailureOf(s, w) {
+			continue // w undoes what was recorded for s when s failed: a rollback, not the act
+		}
 		if !f.reachesNode(side, s, gate) {
 			continue
 		}
@@ -1356,6 +1359,53 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 		return s
 	}
 	return nil
+}
+
+// onFailureOf reports whether w runs in the body of an `if err != nil`
+// whose err is the error s's call returned: it handles s's failure (a
+// mark taken back, a status set to failed), and s did not happen.
+func (f *fn) onFailureOf(s, w *event) bool {
+	info := f.pass.TypesInfo
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		ifs, ok := n.(*ast.IfStmt)
+		if found || !ok || ifs.Body.Pos() > w.at.Pos() || w.at.End() > ifs.Body.End() {
+			return !found
+		}
+		be, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+		if !ok || be.Op != token.NEQ || !isNil(info, be.Y) {
+			return true
+		}
+		id, ok := ast.Unparen(be.X).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v := info.Uses[id]
+		if v == nil {
+			return true
+		}
+		// The last assignment to the error before the if must be s's.
+		var last *ast.AssignStmt
+		ast.Inspect(f.body, func(m ast.Node) bool {
+			as, ok := m.(*ast.AssignStmt)
+			if !ok || as.Pos() > ifs.Cond.Pos() {
+				return true
+			}
+			for _, l := range as.Lhs {
+				if lid, ok := l.(*ast.Ident); ok && (info.Defs[lid] == v || info.Uses[lid] == v) {
+					if last == nil || as.Pos() > last.Pos() {
+						last = as
+					}
+				}
+			}
+			return true
+		})
+		if last != nil && slices.ContainsFunc(last.Rhs, func(r ast.Expr) bool { return r.Pos() <= s.at.Pos() && s.at.End() <= r.End() }) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // outwardCreate reports whether s, a create inferred from an interface

@@ -20,14 +20,15 @@ var (
 	appendVerbs = []string{"insert", "create", "add", "record", "book", "append", "log"}
 	claimVerbs  = []string{"claim", "acquire", "lock", "reserve", "try"}
 	// externalVerbs name a call that does something outside the stores:
-	// pays, sends, publishes, triggers a workflow, broadcasts. Push and
-	// Forward are not among them: a proxy's Forward is a reply cache's
-	// business (cacheresponse), and a Push is also a queue's or a
-	// stack's, and undone by a rollback the check cannot yet tell apart.
+	// pays, sends, publishes, pushes a notification, triggers a workflow,
+	// broadcasts. Only a method of an interface the module declares gets
+	// here, so a container's Push (a stack's, a heap's) never does.
+	// Forward is not among them: a proxy's Forward is a reply cache's
+	// business (cacheresponse).
 	externalVerbs = []string{"send", "publish", "charge", "notify", "email", "deliver", "dispatch", "enqueue",
 		"transfer", "pay", "payout", "refund", "ship", "fulfil", "fulfill", "grant", "credit", "debit", "capture",
 		"post", "emit", "produce", "issue", "provision", "submit", "execute", "hold", "book", "award",
-		"trigger", "broadcast"}
+		"trigger", "broadcast", "push"}
 )
 
 // shapeOf infers an interface method's effect from its name and

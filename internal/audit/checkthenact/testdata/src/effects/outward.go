@@ -3,6 +3,8 @@ package effects
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"sync"
 )
 
 // OrderKeys is a store of processed orders, declared where it is used.
@@ -60,7 +62,7 @@ func (c *checkout) pay(ctx context.Context, orderID string) error {
 	if err != nil {
 		return err
 	}
-	return c.keys.Save(ctx, orderID, id) // want `Save of c.keys after the Exists at outward.go:55 races with a concurrent retry: both find nothing and both run CreatePayment first`
+	return c.keys.Save(ctx, orderID, id) // want `Save of c.keys after the Exists at outward.go:57 races with a concurrent retry: both find nothing and both run CreatePayment first`
 }
 
 // A workflow triggered between the check and the save runs twice.
@@ -72,7 +74,7 @@ func (c *checkout) start(ctx context.Context, orderID string) error {
 	if err := c.flows.Trigger(ctx, "fulfil", orderID); err != nil {
 		return err
 	}
-	return c.keys.Save(ctx, orderID, "started") // want `Save of c.keys after the Exists at outward.go:68 races with a concurrent retry: both find nothing and both run Trigger first`
+	return c.keys.Save(ctx, orderID, "started") // want `Save of c.keys after the Exists at outward.go:70 races with a concurrent retry: both find nothing and both run Trigger first`
 }
 
 // The repository's own second write, on the receiver checked: its rows,
@@ -84,7 +86,7 @@ func (c *checkout) place(ctx context.Context, orderID string) error {
 	if err != nil || seen {
 		return err
 	}
-	id, err := c.orders.CreateOrder(ctx, orderID, 1000) // want `CreateOrder of c.orders after the Exists at outward.go:83 races with a concurrent retry: both find nothing and both go on`
+	id, err := c.orders.CreateOrder(ctx, orderID, 1000) // want `CreateOrder of c.orders after the Exists at outward.go:85 races with a concurrent retry: both find nothing and both go on`
 	if err != nil {
 		return err
 	}
@@ -124,4 +126,65 @@ func (c *checkout) book(ctx context.Context, db *sql.DB, orderID string) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// Pusher pushes a notification to a user's devices.
+type Pusher interface {
+	Push(ctx context.Context, userID, text string) error
+}
+
+type notifier struct {
+	keys   OrderKeys
+	pusher Pusher
+	queue  stack
+	mu     sync.Mutex
+	sent   map[string][]string
+}
+
+// stack is an in-memory stack: its Push is no call out of the process.
+type stack struct{ items []string }
+
+func (s *stack) Push(v string) { s.items = append(s.items, v) }
+
+// A push between the check and the save: both retries notify.
+func (n *notifier) notify(ctx context.Context, orderID, userID string) error {
+	seen, err := n.keys.Exists(ctx, orderID)
+	if err != nil || seen {
+		return err
+	}
+	if err := n.pusher.Push(ctx, userID, "shipped"); err != nil {
+		return err
+	}
+	return n.keys.Save(ctx, orderID, userID) // want `Save of n.keys after the Exists at outward.go:151 races with a concurrent retry: both find nothing and both run Push first`
+}
+
+// A stack's Push is no outward call: the save is reported for what it
+// stores, not for running Push first.
+func (n *notifier) stackUp(ctx context.Context, orderID, userID string) error {
+	seen, err := n.keys.Exists(ctx, orderID)
+	if err != nil || seen {
+		return err
+	}
+	n.queue.Push(userID)
+	return n.keys.Save(ctx, orderID, userID) // want `Save of n.keys after the Exists at outward.go:164 races with a concurrent retry: both find nothing and both go on`
+}
+
+// The order is added to the user's list under the lock before the push,
+// and taken out under it when the push fails: the store in the failure
+// branch undoes the mark for a push that did not happen.
+func (n *notifier) notifyMarked(ctx context.Context, orderID, userID string) error {
+	n.mu.Lock()
+	if slices.Contains(n.sent[userID], orderID) {
+		n.mu.Unlock()
+		return nil
+	}
+	n.sent[userID] = append(n.sent[userID], orderID)
+	n.mu.Unlock()
+	if err := n.pusher.Push(ctx, userID, "shipped"); err != nil {
+		n.mu.Lock()
+		n.sent[userID] = slices.DeleteFunc(n.sent[userID], func(id string) bool { return id == orderID })
+		n.mu.Unlock()
+		return err
+	}
+	return nil
 }
