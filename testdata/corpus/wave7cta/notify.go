@@ -71,3 +71,49 @@ func (n *Notifier) StartFulfilment(ctx context.Context, deliveryID, orderID stri
 	}
 	return n.runs.Save(ctx, deliveryID, runID)
 }
+
+// Devices pushes notifications to a user's phones.
+type Devices interface {
+	Push(ctx context.Context, userID, title string) error
+}
+
+// Alerts keeps the payment alerts pushed per transaction.
+type Alerts interface {
+	Exists(ctx context.Context, txnID string) (bool, error)
+	Save(ctx context.Context, txnID, userID string) error
+}
+
+// Alerter pushes a payment alert once per transaction.
+type Alerter struct {
+	devices Devices
+	alerts  Alerts
+}
+
+// AlertPaid pushes the paid alert for a transaction it has not alerted
+// and records it: two IPN deliveries racing both push.
+//
+// corpus: bug checkthenact
+// modelled on: MuhibNayem/Travio server/services/payment/internal/handler/http_webhook.go (the IPN's outward call between the duplicate check and the completed mark)
+func (a *Alerter) AlertPaid(ctx context.Context, txnID, userID string) error {
+	seen, err := a.alerts.Exists(ctx, txnID)
+	if err != nil || seen {
+		return err
+	}
+	if err := a.devices.Push(ctx, userID, "Payment received"); err != nil {
+		return err
+	}
+	return a.alerts.Save(ctx, txnID, userID)
+}
+
+// AlertPaidOrForget pushes the alert and records nothing: a retry may
+// push again, but no check and record pair races.
+//
+// corpus: ok checkthenact
+// modelled on: MuhibNayem/Travio server/services/payment/internal/handler/http_webhook.go (a publish whose failure does not fail the IPN)
+func (a *Alerter) AlertPaidOrForget(ctx context.Context, txnID, userID string) error {
+	seen, err := a.alerts.Exists(ctx, txnID)
+	if err != nil || seen {
+		return err
+	}
+	return a.devices.Push(ctx, userID, "Payment received")
+}
