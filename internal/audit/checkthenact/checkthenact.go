@@ -167,7 +167,10 @@ func (f *fn) add(e *event) {
 }
 
 // lookup reports whether call reads a store, or might: its result is
-// found, not built from its arguments. A call with no effects (a
+// found, not built from its arguments. So is the result of a call that
+// adds a record (an INSERT, a Create): the new record's token or ID, made
+// by the call (issue(ctx, user) returning a fresh refresh token), not the
+// arguments it was made for. A call with no effects (a
 // constructor such as newOrder(req)) builds one record from them; a call
 // that returns a list of records (plan(ctx, entry) returning the events
 // an entry owes, each with a key of its own) makes each record's key as
@@ -180,7 +183,7 @@ func (f *fn) lookup(call *ast.CallExpr) bool {
 		return true
 	}
 	for _, u := range f.eff.Of(call) {
-		if u.Op == match.OpRead {
+		if u.Op == match.OpRead || u.Op == match.OpWrite && u.Appends {
 			return true
 		}
 	}
