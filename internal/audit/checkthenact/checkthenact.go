@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
 	"golang.org/x/tools/go/types/typeutil"
@@ -495,7 +496,7 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 	if rd.use.ForUpdate && (w.use.Op == match.OpUpdate || w.use.Op == match.OpGuarded) {
 		return false // the row exists and is locked until the transaction ends
 	}
-	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w) || f.addedDecides(w)
+	atomic := w.use.Op == match.OpClaim || w.use.Op == match.OpGuarded || f.duplicateHandled(w) || f.addedDecides(w) || f.rereadOnError(w)
 	between := f.sideEffect(rd, w, gate, side, true)
 	var late *lateLock
 	var opaque *ast.CallExpr // work out of sight between, for the advice
@@ -1660,6 +1661,73 @@ func (f *fn) duplicateHandled(w *event) bool {
 		return !found
 	})
 	return found
+}
+
+// rereadOnError reports whether, when the appending write w fails, the
+// function reads the record it tried to add, by the same key: the
+// "fallback check" after a First that found nothing (Create fails on the
+// unique index when another caller won the race, and the read finds
+// that caller's row). The constraint decides, as in duplicateHandled.
+func (f *fn) rereadOnError(w *event) bool {
+	if !w.use.Appends {
+		return false
+	}
+	body := f.errorBranch(w.at)
+	return body != nil && slices.ContainsFunc(f.events, func(e *event) bool {
+		return e.use.Op == match.OpRead && contains(body, e.at) && sameRecord(e.use.Record, w.use.Record) &&
+			effect.SameKey(e.atoms, w.atoms, e.use.Keys, w.use.Keys)
+	})
+}
+
+// errorBranch returns the block that runs when the call at fails: the
+// body of `if err := call; err != nil`, or of the `if err != nil` right
+// after `err := call` (or `err = call.Error`).
+func (f *fn) errorBranch(at ast.Expr) *ast.BlockStmt {
+	var file *ast.File
+	for _, fl := range f.pass.Files {
+		if fl.FileStart <= at.Pos() && at.Pos() < fl.FileEnd {
+			file = fl
+		}
+	}
+	if file == nil {
+		return nil
+	}
+	path, _ := astutil.PathEnclosingInterval(file, at.Pos(), at.End())
+	errIn := func(cond ast.Expr) bool {
+		b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+		return ok && b.Op == token.NEQ && (isNil(f.pass.TypesInfo, b.Y) || isNil(f.pass.TypesInfo, b.X))
+	}
+	for i, n := range path {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			if n.Init != nil && contains(n.Init, at) && errIn(n.Cond) {
+				return n.Body
+			}
+		case *ast.AssignStmt:
+			if i+1 >= len(path) {
+				return nil
+			}
+			if _, ok := path[i+1].(*ast.IfStmt); ok {
+				continue // if err := call; err != nil
+			}
+			blk, ok := path[i+1].(*ast.BlockStmt)
+			if !ok {
+				return nil
+			}
+			for j, st := range blk.List {
+				if st != n || j+1 >= len(blk.List) {
+					continue
+				}
+				if next, ok := blk.List[j+1].(*ast.IfStmt); ok && next.Init == nil && errIn(next.Cond) {
+					return next.Body
+				}
+			}
+			return nil
+		case *ast.FuncDecl, *ast.FuncLit:
+			return nil
+		}
+	}
+	return nil
 }
 
 func uniqueWord(name string) bool {
