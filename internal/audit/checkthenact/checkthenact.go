@@ -423,11 +423,22 @@ func (f *fn) callsBetween(rd, c *event) bool {
 		case ok && (match.LibraryPackage(fn.Pkg()) || fn.Pkg() != nil && fn.Pkg().Path() == "database/sql") && fn.Signature().Recv() != nil && replyReader(fn):
 			// a store command's Result, Err or Val
 		default:
-			found = true
+			found = f.onPathTo(call, c)
 		}
 		return !found
 	})
 	return found
+}
+
+// onPathTo reports whether call can run before c: it is in c's block, or
+// in one from which c's can be reached. A call on a path that returns
+// first (the replay a fast-path GET writes out) is not between them.
+func (f *fn) onPathTo(call *ast.CallExpr, c *event) bool {
+	bs := f.blocksOf(call)
+	if len(bs) == 0 || c.block == nil {
+		return true
+	}
+	return slices.ContainsFunc(bs, func(b *cfg.Block) bool { return b == c.block || f.reaches(b, c.block, nil) })
 }
 
 // replyReader reports whether fn, a method of a store library, only reads
