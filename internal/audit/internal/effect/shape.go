@@ -61,7 +61,13 @@ func shapeOf(info *types.Info, pkg *types.Package, call *ast.CallExpr, fn *types
 	default:
 		return Use{}, false
 	}
+	// The record is named for the receiver as written and for its type:
+	// c.client is one record in a CatalogClient's methods and another in a
+	// PaymentClient's, where it holds another service's client.
 	u.Record = "iface " + types.ExprString(sel.X)
+	if t := info.TypeOf(sel.X); t != nil {
+		u.Record += " " + types.TypeString(t, nil)
+	}
 	u.Target = types.ExprString(sel.X)
 	for _, a := range call.Args {
 		if t := info.TypeOf(a); t == nil || !keyLike(t, pkg) {
