@@ -726,6 +726,14 @@ func setsReceiver(info *types.Info, body *ast.BlockStmt, recv *types.Var) bool {
 // returnedVars returns the variables whose values flow into the
 // function's results, errors aside: those its return statements mention,
 // and, backwards through assignments, those they were computed from.
+// operands splits a condition joined by || and && into its tests.
+func operands(cond ast.Expr) []ast.Expr {
+	if b, ok := ast.Unparen(cond).(*ast.BinaryExpr); ok && (b.Op == token.LOR || b.Op == token.LAND) {
+		return append(operands(b.X), operands(b.Y)...)
+	}
+	return []ast.Expr{cond}
+}
+
 func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *types.Tuple) map[*types.Var]bool {
 	out := map[*types.Var]bool{}
 	errType := types.Universe.Lookup("error").Type()
@@ -771,16 +779,23 @@ func returnedVars(info *types.Info, body *ast.BlockStmt, defs Defs, results *typ
 				add(e, 0)
 			}
 		case *ast.IfStmt:
-			// if errors.Is(err, sql.ErrNoRows) { return false, nil }: the
-			// answer comes from whether the read found a row.
-			if v := notFoundTest(info, n.Cond); v != nil && answersIn(info, n.Body) {
-				out[v] = true
+			if !answersIn(info, n.Body) {
+				break
 			}
-			// if err != nil { return nil, false } in a function with no
-			// error to return: every failure, a missing record among
-			// them, is answered as "not found".
-			if v := nilTest(info, n.Cond); v != nil && !answersErrors && answersIn(info, n.Body) {
-				out[v] = true
+			// Each test of the condition counts alone: in
+			// if err != nil || n == 0 { return false }, err's.
+			for _, c := range operands(n.Cond) {
+				// if errors.Is(err, sql.ErrNoRows) { return false, nil }: the
+				// answer comes from whether the read found a row.
+				if v := notFoundTest(info, c); v != nil {
+					out[v] = true
+				}
+				// if err != nil { return nil, false } in a function with no
+				// error to return: every failure, a missing record among
+				// them, is answered as "not found".
+				if v := nilTest(info, c); v != nil && !answersErrors {
+					out[v] = true
+				}
 			}
 		}
 		return true
