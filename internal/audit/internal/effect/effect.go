@@ -468,6 +468,13 @@ func instantiate(info *types.Info, call *ast.CallExpr, fn *types.Func, record, t
 			return record, target
 		}
 		t := info.TypeOf(sel.X)
+		if s, ok := info.Selections[sel]; ok {
+			// A method promoted from an embedded instance (type SwapRepo
+			// struct{ Repository[Swap] }) has that instance as receiver.
+			if m, ok := s.Obj().(*types.Func); ok && m.Signature().Recv() != nil {
+				t = m.Signature().Recv().Type()
+			}
+		}
 		if p, ok := t.(*types.Pointer); ok {
 			t = p.Elem()
 		}
