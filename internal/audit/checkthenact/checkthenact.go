@@ -500,6 +500,9 @@ func (f *fn) decides(rd, w *event) bool {
 // pair reports w when rd's result decides whether it runs and the two
 // can interleave with a concurrent retry's.
 func (f *fn) pair(rd, w *event, t *taint) bool {
+	if w.use.Counted {
+		return false // a counter the callee increments decides the write
+	}
 	gate, side := f.gate(rd, w, t)
 	if gate == nil || f.onlyWhenPresent(rd, w, t) {
 		return false

@@ -75,6 +75,10 @@ type Effect struct {
 	Script *match.ScriptForward
 	// Where is the place of the access itself, file:line, for messages.
 	Where string
+	// Counted marks a write that runs only when a Redis counter the
+	// function increments says so (if n := INCR(failures); n >= 5 { SET
+	// lock }): the atomic counter decides it, not what a caller read.
+	Counted bool
 }
 
 // Summary is what a function does. It is exported as a fact for every
@@ -105,6 +109,9 @@ func (s *Summary) String() string {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s%v", e.Op, e.Record, e.Params))
+		if e.Counted {
+			parts[len(parts)-1] += " counted"
+		}
 	}
 	return "effects(" + strings.Join(parts, ", ") + ")"
 }
@@ -577,6 +584,9 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 				}
 				e.ViaReceiver = true
 			}
+			if (e.Op == match.OpWrite || e.Op == match.OpUpdate) && counterGated(r.pass.TypesInfo, defs, call, stmts) {
+				e.Counted = true
+			}
 			e.Params = nil
 			for _, k := range u.Keys {
 				for _, v := range Roots(r.pass.TypesInfo, defs, k) {
@@ -614,6 +624,45 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 	})
 	r.summary[fn] = s
 	return s
+}
+
+// counterGated reports whether call runs only under an if whose
+// condition reads the value a Redis INCR returned in the same function:
+// a lockout or a limit set when a counter reaches its threshold. stmts
+// are the nodes enclosing call, outermost first.
+func counterGated(info *types.Info, defs Defs, call *ast.CallExpr, stmts []ast.Node) bool {
+	for _, n := range stmts {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok || call.Pos() < ifs.Body.Pos() || ifs.Body.End() < call.End() {
+			continue
+		}
+		gated := false
+		ast.Inspect(ifs.Cond, func(x ast.Node) bool {
+			id, ok := x.(*ast.Ident)
+			if !ok || gated {
+				return !gated
+			}
+			v, ok := info.Uses[id].(*types.Var)
+			if !ok {
+				return true
+			}
+			for _, d := range defs.Values[v] {
+				ast.Inspect(d, func(y ast.Node) bool {
+					if c, ok := y.(*ast.CallExpr); ok {
+						if rc, ok := match.Redis(info, c); ok && rc.Op == match.RedisIncr {
+							gated = true
+						}
+					}
+					return !gated
+				})
+			}
+			return !gated
+		})
+		if gated {
+			return true
+		}
+	}
+	return false
 }
 
 // readReturned reports whether what the read u found reaches one of the

@@ -177,3 +177,24 @@ func countLogged(ctx context.Context, rdb *redis.Client, key string) bool {
 	}
 	return true
 }
+
+// failedLogin counts a failure and locks the account at the fifth: the
+// counter, not any read of the lock, decides whether the lock is set.
+func failedLogin(ctx context.Context, rdb *redis.Client, email string) error { // want failedLogin:`effects\(write redis failed:\{\}\[2\], write redis locked:\{\}\[2\] counted\)`
+	n, err := rdb.Incr(ctx, "failed:"+email).Result()
+	if err != nil {
+		return err
+	}
+	if n >= 5 {
+		return rdb.Set(ctx, "locked:"+email, 1, 0).Err()
+	}
+	return nil
+}
+
+// lockAlways sets the lock whatever the counter says.
+func lockAlways(ctx context.Context, rdb *redis.Client, email string) error { // want lockAlways:`effects\(write redis failed:\{\}\[2\], write redis locked:\{\}\[2\]\)`
+	if err := rdb.Incr(ctx, "failed:"+email).Err(); err != nil {
+		return err
+	}
+	return rdb.Set(ctx, "locked:"+email, 1, 0).Err()
+}
