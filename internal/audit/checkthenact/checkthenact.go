@@ -13,7 +13,6 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/passes/inspect"
-	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
 	"golang.org/x/tools/go/types/typeutil"
@@ -157,6 +156,7 @@ type fn struct {
 	// when one does; flightKnown says it has been looked for.
 	flight      ast.Expr
 	flightKnown bool
+	failures    map[ast.Expr]*ast.BlockStmt // failureBody's answers
 }
 
 // add records e with the values its key is made of.
@@ -1379,51 +1379,12 @@ func (f *fn) sideEffect(rd, w *event, gate, side *cfg.Block, between bool) *even
 	return nil
 }
 
-// onFailureOf reports whether w runs in the body of an `if err != nil`
-// whose err is the error s's call returned: it handles s's failure (a
-// mark taken back, a status set to failed), and s did not happen.
+// onFailureOf reports whether w runs where s's call failed (see
+// failureBody): it handles s's failure (a mark taken back, a status set
+// to failed), and s did not happen.
 func (f *fn) onFailureOf(s, w *event) bool {
-	info := f.pass.TypesInfo
-	found := false
-	ast.Inspect(f.body, func(n ast.Node) bool {
-		ifs, ok := n.(*ast.IfStmt)
-		if found || !ok || ifs.Body.Pos() > w.at.Pos() || w.at.End() > ifs.Body.End() {
-			return !found
-		}
-		be, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
-		if !ok || be.Op != token.NEQ || !isNil(info, be.Y) {
-			return true
-		}
-		id, ok := ast.Unparen(be.X).(*ast.Ident)
-		if !ok {
-			return true
-		}
-		v := info.Uses[id]
-		if v == nil {
-			return true
-		}
-		// The last assignment to the error before the if must be s's.
-		var last *ast.AssignStmt
-		ast.Inspect(f.body, func(m ast.Node) bool {
-			as, ok := m.(*ast.AssignStmt)
-			if !ok || as.Pos() > ifs.Cond.Pos() {
-				return true
-			}
-			for _, l := range as.Lhs {
-				if lid, ok := l.(*ast.Ident); ok && (info.Defs[lid] == v || info.Uses[lid] == v) {
-					if last == nil || as.Pos() > last.Pos() {
-						last = as
-					}
-				}
-			}
-			return true
-		})
-		if last != nil && slices.ContainsFunc(last.Rhs, func(r ast.Expr) bool { return r.Pos() <= s.at.Pos() && s.at.End() <= r.End() }) {
-			found = true
-		}
-		return !found
-	})
-	return found
+	body := f.failureBody(s.at)
+	return body != nil && contains(body, w.at)
 }
 
 // outwardCreate reports whether s, a create inferred from an interface
@@ -1686,60 +1647,107 @@ func (f *fn) rereadOnError(w *event) bool {
 	if !w.use.Appends {
 		return false
 	}
-	body := f.errorBranch(w.at)
+	body := f.failureBody(w.at)
 	return body != nil && slices.ContainsFunc(f.events, func(e *event) bool {
 		return e.use.Op == match.OpRead && contains(body, e.at) && sameRecord(e.use.Record, w.use.Record) &&
 			effect.SameKey(e.atoms, w.atoms, e.use.Keys, w.use.Keys)
 	})
 }
 
-// errorBranch returns the block that runs when the call at fails: the
-// body of `if err := call; err != nil`, or of the `if err != nil` right
-// after `err := call` (or `err = call.Error`).
-func (f *fn) errorBranch(at ast.Expr) *ast.BlockStmt {
-	var file *ast.File
-	for _, fl := range f.pass.Files {
-		if fl.FileStart <= at.Pos() && at.Pos() < fl.FileEnd {
-			file = fl
+// failureBody returns the block that runs when the call at fails, or
+// nil: the body of `if err := call; err != nil`, or of the first
+// `if err != nil` after `err := call` (or `err = call.Error`) in the
+// same block, with err not assigned again in between. Asked once per
+// call.
+func (f *fn) failureBody(at ast.Expr) *ast.BlockStmt {
+	if body, ok := f.failures[at]; ok {
+		return body
+	}
+	if f.failures == nil {
+		f.failures = map[ast.Expr]*ast.BlockStmt{}
+	}
+	var body *ast.BlockStmt
+	defer func() { f.failures[at] = body }()
+	var stack []ast.Node // at's enclosing nodes, outermost first
+	ast.PreorderStack(f.body, nil, func(n ast.Node, s []ast.Node) bool {
+		if n == at {
+			stack = slices.Clone(s)
 		}
-	}
-	if file == nil {
-		return nil
-	}
-	path, _ := astutil.PathEnclosingInterval(file, at.Pos(), at.End())
-	errIn := func(cond ast.Expr) bool {
-		b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
-		return ok && b.Op == token.NEQ && (isNil(f.pass.TypesInfo, b.Y) || isNil(f.pass.TypesInfo, b.X))
-	}
-	for i, n := range path {
-		switch n := n.(type) {
+		return stack == nil && n.Pos() <= at.Pos() && at.End() <= n.End()
+	})
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
 		case *ast.IfStmt:
-			if n.Init != nil && contains(n.Init, at) && errIn(n.Cond) {
-				return n.Body
+			if n.Init != nil && contains(n.Init, at) && f.nilTested(n.Cond) != nil {
+				body = n.Body
 			}
+			return body
 		case *ast.AssignStmt:
-			if i+1 >= len(path) {
+			if i == 0 {
 				return nil
 			}
-			if _, ok := path[i+1].(*ast.IfStmt); ok {
-				continue // if err := call; err != nil
-			}
-			blk, ok := path[i+1].(*ast.BlockStmt)
+			blk, ok := stack[i-1].(*ast.BlockStmt)
 			if !ok {
+				continue // the init of an if: the if decides
+			}
+			var errVar types.Object
+			for _, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					if v := f.pass.TypesInfo.ObjectOf(id); v != nil && types.Identical(v.Type(), types.Universe.Lookup("error").Type()) {
+						errVar = v
+					}
+				}
+			}
+			if errVar == nil {
 				return nil
 			}
-			for j, st := range blk.List {
-				if st != n || j+1 >= len(blk.List) {
+			after := false
+			for _, st := range blk.List {
+				if !after {
+					after = st == n
 					continue
 				}
-				if next, ok := blk.List[j+1].(*ast.IfStmt); ok && next.Init == nil && errIn(next.Cond) {
-					return next.Body
+				if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil && f.nilTested(ifs.Cond) == errVar {
+					body = ifs.Body
+					return body
+				}
+				reassigned := false
+				ast.Inspect(st, func(m ast.Node) bool {
+					if as, ok := m.(*ast.AssignStmt); ok {
+						reassigned = reassigned || slices.ContainsFunc(as.Lhs, func(l ast.Expr) bool {
+							id, ok := ast.Unparen(l).(*ast.Ident)
+							return ok && f.pass.TypesInfo.ObjectOf(id) == errVar
+						})
+					}
+					return !reassigned
+				})
+				if reassigned {
+					return nil
 				}
 			}
 			return nil
-		case *ast.FuncDecl, *ast.FuncLit:
+		case *ast.FuncLit, ast.Stmt:
 			return nil
 		}
+	}
+	return nil
+}
+
+// nilTested returns the variable cond compares as not nil (err != nil,
+// nil != err), or nil.
+func (f *fn) nilTested(cond ast.Expr) types.Object {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.NEQ {
+		return nil
+	}
+	x := b.X
+	if isNil(f.pass.TypesInfo, b.X) {
+		x = b.Y
+	} else if !isNil(f.pass.TypesInfo, b.Y) {
+		return nil
+	}
+	if id, ok := ast.Unparen(x).(*ast.Ident); ok {
+		return f.pass.TypesInfo.Uses[id]
 	}
 	return nil
 }
