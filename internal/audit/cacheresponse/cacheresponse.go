@@ -18,6 +18,7 @@ import (
 
 	"github.com/idemkit/idemkit/internal/audit/internal/claim"
 	"github.com/idemkit/idemkit/internal/audit/internal/directive"
+	"github.com/idemkit/idemkit/internal/audit/internal/effect"
 	"github.com/idemkit/idemkit/internal/audit/internal/match"
 	"github.com/idemkit/idemkit/internal/audit/internal/report"
 )
@@ -1108,9 +1109,12 @@ func (a *checker) unrecorded(f *claim.Func) {
 		if c.Key != nil && !match.DedupName(match.KeyShape(a.info, c.Key)) {
 			settled |= claim.Released
 		}
+		// what an exit may answer with and still have recorded its
+		// answer: the value the claim wrote, or the name it took
+		values, drawn := a.claimValues(c), a.allocated(c)
 		var open []claim.Exit
 		for _, e := range c.Exits {
-			if !e.Error && e.Deferred&settled == 0 && !a.answersClaimValue(f, c, e) && !a.answersAllocated(f, c, e) &&
+			if !e.Error && e.Deferred&settled == 0 && !a.answersWith(f, c, e, values) && !a.answersWith(f, c, e, drawn) &&
 				(len(open) == 0 || open[len(open)-1].Pos() != e.Pos()) {
 				open = append(open, e)
 			}
@@ -1138,18 +1142,12 @@ func (a *checker) unrecorded(f *claim.Func) {
 	}
 }
 
-// answersClaimValue reports an exit that answers with a value the claim
-// itself wrote: a get-or-create (SET NX of the new account's ID, then GET
-// when it was there) records its answer in the claim. The exit returns
-// the value, or the function writes it to its ResponseWriter after the
-// claim.
-func (a *checker) answersClaimValue(f *claim.Func, c *claim.Claim, e claim.Exit) bool {
-	return a.answersWith(f, c, e, a.claimValues(c))
-}
-
 // answersWith reports an exit that answers with one of vals: returns a
 // value made with one, or, in a handler, follows a write of one to the
-// ResponseWriter after the claim.
+// ResponseWriter after the claim. With the claim's own values
+// (claimValues), a get-or-create (SET NX of the new account's ID, then
+// GET when it was there) records its answer in the claim; with the name
+// it took (allocated), a reservation does.
 func (a *checker) answersWith(f *claim.Func, c *claim.Claim, e claim.Exit, vals map[types.Object]bool) bool {
 	if len(vals) == 0 {
 		return false
@@ -1188,22 +1186,25 @@ func (a *checker) answersWith(f *claim.Func, c *claim.Claim, e claim.Exit, vals 
 	return written
 }
 
-// answersAllocated reports an exit that answers with the name the claim
-// took: a short code or a slug that SET NX reserved, the function drawing
-// another in its loop when the name was taken. The claim allocates a name
-// and records, in taking it, all there is to record: it is no
-// idempotency key, which a retry would send again, since a taken key here
-// means "try the next name", not "already done".
-func (a *checker) answersAllocated(f *claim.Func, c *claim.Claim, e claim.Exit) bool {
+// allocated returns the variables of c's key that name what the claim
+// took, when the function made that name itself: a short code or a slug
+// drawn again in the claim's loop when it was taken, or made by a call
+// of nothing the function was handed. An exit that answers with one
+// allocated a name and recorded, in taking it, all there is to record:
+// it is no idempotency key, which a retry would send again, and a taken
+// key means "try the next name", not "already done".
+func (a *checker) allocated(c *claim.Claim) map[types.Object]bool {
 	if c.Key == nil {
-		return false
+		return nil
 	}
 	file := a.file(c.Call.Pos())
 	if file == nil {
-		return false
+		return nil
 	}
 	path, _ := astutil.PathEnclosingInterval(file, c.Call.Pos(), c.Call.End())
-	var loop, body ast.Node
+	var loop ast.Node
+	var fn *ast.FuncType
+	var body *ast.BlockStmt
 	for _, n := range path {
 		switch n := n.(type) {
 		case *ast.ForStmt, *ast.RangeStmt:
@@ -1212,114 +1213,57 @@ func (a *checker) answersAllocated(f *claim.Func, c *claim.Claim, e claim.Exit) 
 			}
 			continue
 		case *ast.FuncDecl:
-			body = n.Body
+			fn, body = n.Type, n.Body
 		case *ast.FuncLit:
-			body = n.Body
+			fn, body = n.Type, n.Body
 		default:
 			continue
 		}
 		break
 	}
 	if body == nil {
-		return false
+		return nil
+	}
+	defs := effect.Definitions(a.info, body)
+	// the function's parameters and the locals made from them: what it
+	// was handed
+	params := map[*types.Var]bool{}
+	handed := directive.KeyParams{Info: a.info, Keys: map[*types.Var]int{}}
+	for _, field := range fn.Params.List {
+		for _, name := range field.Names {
+			if v, ok := a.info.Defs[name].(*types.Var); ok {
+				params[v], handed.Keys[v] = true, 0
+			}
+		}
+	}
+	handed.Derive(body)
+	// made reports a local every assignment of which calls something of
+	// nothing handed in: key := randomKey(), s.ids.Next()
+	made := func(v *types.Var) bool {
+		vals := defs.Values[v]
+		return len(vals) > 0 && !slices.ContainsFunc(vals, func(d ast.Expr) bool {
+			call, ok := ast.Unparen(d).(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if tv, ok := a.info.Types[call.Fun]; ok && tv.IsType() {
+				return true // a conversion of something else
+			}
+			return handed.Param(call) >= 0
+		})
 	}
 	drawn := map[types.Object]bool{}
 	ast.Inspect(c.Key, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := a.info.Uses[id].(*types.Var); ok && !v.IsField() && v.Pkg() != nil &&
-				v.Parent() != v.Pkg().Scope() && !a.param(v) &&
-				(loop != nil && a.assignedIn(loop, v) || a.madeFromNothing(body, v)) {
-				drawn[v] = true
-			}
-		}
-		return true
-	})
-	return a.answersWith(f, c, e, drawn)
-}
-
-// madeFromNothing reports whether every assignment in body gives v the
-// result of a call made of nothing the function was handed: a random
-// code (key := randomKey()), a generator's next ID (s.ids.Next()), and
-// not the request's header or a parameter turned into a key.
-func (a *checker) madeFromNothing(body ast.Node, v *types.Var) bool {
-	assigned, made := 0, 0
-	ast.Inspect(body, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok {
-			return true
-		}
-		for i, l := range as.Lhs {
-			if id, ok := l.(*ast.Ident); !ok || a.info.ObjectOf(id) != v {
-				continue
-			}
-			assigned++
-			var rhs ast.Expr
-			switch {
-			case len(as.Lhs) == len(as.Rhs):
-				rhs = as.Rhs[i]
-			case i == 0:
-				rhs = as.Rhs[0] // code, err := gen()
-			default:
-				continue
-			}
-			call, ok := ast.Unparen(rhs).(*ast.CallExpr)
-			if !ok {
-				continue
-			}
-			if tv, ok := a.info.Types[call.Fun]; ok && tv.IsType() {
-				continue // a conversion of something else
-			}
-			if !a.handed(body, call, 0) {
-				made++
-			}
-		}
-		return true
-	})
-	return assigned > 0 && assigned == made
-}
-
-// handed reports whether e is made of a parameter of the function whose
-// body it is in: directly, or through locals assigned from one
-// (url := r.FormValue("url"); code := hash(url)).
-func (a *checker) handed(body ast.Node, e ast.Node, depth int) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		id, ok := n.(*ast.Ident)
-		if !ok || found {
-			return !found
-		}
-		v, ok := a.info.Uses[id].(*types.Var)
-		if !ok || v.IsField() {
-			return true
-		}
-		if a.param(v) {
-			found = true
-			return false
-		}
-		if depth >= 3 || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
-			return true
-		}
-		ast.Inspect(body, func(n ast.Node) bool {
-			as, ok := n.(*ast.AssignStmt)
-			if !ok || found {
-				return !found
-			}
-			for i, l := range as.Lhs {
-				if lid, ok := l.(*ast.Ident); ok && a.info.ObjectOf(lid) == v {
-					rhs := as.Rhs[0]
-					if len(as.Lhs) == len(as.Rhs) {
-						rhs = as.Rhs[i]
-					}
-					if a.handed(body, rhs, depth+1) {
-						found = true
-					}
+			if v, ok := a.info.Uses[id].(*types.Var); ok && !v.IsField() && v.Pkg() != nil && v.Parent() != v.Pkg().Scope() {
+				if !params[v] && (loop != nil && a.assignedIn(loop, v) || made(v)) {
+					drawn[v] = true
 				}
 			}
-			return !found
-		})
-		return !found
+		}
+		return true
 	})
-	return found
+	return drawn
 }
 
 // assignedIn reports whether the loop gives v a value on each turn:

@@ -128,3 +128,17 @@ func newLink(w http.ResponseWriter, r *http.Request, rdb *redis.Client) {
 	}
 	http.Error(w, "no code", http.StatusInternalServerError)
 }
+
+// reserveOnce takes one fresh code and asks whether it got it: no loop,
+// but the code is made of nothing the caller sent, and is the answer.
+func reserveOnce(ctx context.Context, rdb *redis.Client, url string) (string, error) {
+	code := newCode()
+	ok, err := rdb.SetNX(ctx, "short:"+code, url, 0).Result()
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", errors.New("code taken, try again")
+	}
+	return code, nil
+}
