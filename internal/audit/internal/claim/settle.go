@@ -63,26 +63,6 @@ func (s *scope) settles(c *Claim, call *ast.CallExpr) Settle {
 	return 0
 }
 
-// ofParams reports whether e is made of one of fn's parameters (its
-// receiver aside).
-func (s *scope) ofParams(fn *types.Func, e ast.Expr) bool {
-	params := fn.Signature().Params()
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := s.pass.TypesInfo.Uses[id].(*types.Var); ok {
-				for p := range params.Variables() {
-					if p == v {
-						found = true
-					}
-				}
-			}
-		}
-		return !found
-	})
-	return found
-}
-
 // expiresKey reports whether call is a go-redis EXPIRE (Expire,
 // PExpire, ExpireAt, PExpireAt) of c's key.
 func (s *scope) expiresKey(c *Claim, call *ast.CallExpr) bool {
@@ -468,6 +448,20 @@ func (s *scope) summary(fn *types.Func) *effects {
 	s.effects[fn] = nil
 	e := &effects{deletes: map[string]bool{}, updates: map[string]bool{}}
 	info := s.pass.TypesInfo
+	// params are fn's parameters and the locals made from them, worked
+	// out when a release needs them
+	var kp *directive.KeyParams
+	params := func() *directive.KeyParams {
+		if kp == nil {
+			kp = &directive.KeyParams{Info: info, Keys: map[*types.Var]int{}}
+			ps := fn.Signature().Params()
+			for i := range ps.Len() {
+				kp.Keys[ps.At(i)] = i
+			}
+			kp.Derive(s.decls[fn].Body)
+		}
+		return kp
+	}
 	ast.Inspect(s.decls[fn].Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -479,7 +473,7 @@ func (s *scope) summary(fn *types.Func) *effects {
 			if fact, _ := s.dirs.Fact(f); !fact.Inferred {
 				e.release = e.release || k&directive.Release != 0
 				e.complete = e.complete || k&directive.Complete != 0
-			} else if k&directive.Release != 0 && fact.Key >= 0 && fact.Key < len(call.Args) && !s.ofParams(fn, call.Args[fact.Key]) {
+			} else if k&directive.Release != 0 && fact.Key >= 0 && fact.Key < len(call.Args) && params().Param(call.Args[fact.Key]) < 0 {
 				e.released = append(e.released, call.Args[fact.Key])
 			}
 		}

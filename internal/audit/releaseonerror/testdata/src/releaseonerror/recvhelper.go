@@ -77,3 +77,28 @@ func (u *resendTwo) run(ctx context.Context) error {
 	}
 	return nil
 }
+
+type userMsg struct{ UserID string }
+
+// releaseFor gives back the claim of the user its message names: the key
+// is its parameter's, matched where it is called, not the receiver's.
+func (u *resendTwo) releaseFor(ctx context.Context, m userMsg, token string) {
+	_ = u.claims.Release(ctx, m.UserID, token)
+}
+
+// runFor claims for msg's user and, on failure, releases another
+// message's user: msg's claim stays held.
+func (u *resendTwo) runFor(ctx context.Context, msg, other userMsg) error {
+	ok, token, err := u.claims.TryClaim(ctx, msg.UserID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errWait
+	}
+	if err := u.send(ctx); err != nil {
+		u.releaseFor(ctx, other, token)
+		return err // want `leaves the key claimed by TryClaim`
+	}
+	return nil
+}
