@@ -32,7 +32,8 @@ var freshFuncs = map[string][]string{
 // runs, which makes a poor idempotency key: a random or time-ordered UUID
 // (github.com/google/uuid, github.com/gofrs/uuid v4 and v5, including a
 // gofrs Generator's methods), a ULID, KSUID or xid, stripe-go's
-// NewIdempotencyKey, time.Now, or a math/rand, math/rand/v2 or crypto/rand
+// NewIdempotencyKey, an ID library's new ID (idFunc: nanoid, shortid,
+// snowflake), time.Now, or a math/rand, math/rand/v2 or crypto/rand
 // value. It returns the callee as a message names it ("uuid.NewString").
 // The bytes crypto/rand.Read puts in a buffer are fresh too: see Fills.
 func Fresh(info *types.Info, call *ast.CallExpr) (string, bool) {
@@ -45,6 +46,9 @@ func Fresh(info *types.Info, call *ast.CallExpr) (string, bool) {
 	if recv != nil {
 		name = types.TypeString(recv.Type(), func(p *types.Package) string { return p.Name() }) + "." + fn.Name()
 		name = strings.TrimPrefix(name, "*")
+	}
+	if what, ok := idFunc(fn); ok {
+		return what, true
 	}
 	path := fn.Pkg().Path()
 	switch {
