@@ -85,6 +85,12 @@ type Effect struct {
 // function and method with at least one effect.
 type Summary struct {
 	Effects []Effect
+	// Sets are the fields of its parameters' records the function
+	// assigns, as "i.Field" for parameter i (a create given ev that sets
+	// ev.IsDuplicate itself, after a lookup of its own, has "1.IsDuplicate"
+	// as its second parameter): a flag a caller set and handed to it may
+	// come back changed.
+	Sets []string
 }
 
 // AFact marks Summary as an analysis fact.
@@ -614,6 +620,7 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 			}
 		}
 	}
+	s.Sets = paramFieldsSet(r.pass.TypesInfo, decl.Body, params)
 	// A function that reads a record and writes it too settles the
 	// question itself (a get-or-create, a check-then-act reported here):
 	// its callers see the write, not a check.
@@ -624,6 +631,68 @@ func (r *Result) summarize(fn *types.Func) *Summary {
 	})
 	r.summary[fn] = s
 	return s
+}
+
+// paramFieldsSet returns the fields of parameters' records that body
+// assigns (p.F = x, p.F++), as "i.F".
+func paramFieldsSet(info *types.Info, body *ast.BlockStmt, params map[*types.Var]int) []string {
+	var sets []string
+	add := func(e ast.Expr) {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok {
+			return
+		}
+		if s, ok := info.Selections[sel]; !ok || s.Kind() != types.FieldVal {
+			return
+		}
+		x := ast.Unparen(sel.X)
+		if star, ok := x.(*ast.StarExpr); ok {
+			x = ast.Unparen(star.X)
+		}
+		id, ok := x.(*ast.Ident)
+		if !ok {
+			return
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if i, isParam := params[v]; ok && isParam {
+			if set := fmt.Sprintf("%d.%s", i, sel.Sel.Name); !slices.Contains(sets, set) {
+				sets = append(sets, set)
+			}
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				add(l)
+			}
+		case *ast.IncDecStmt:
+			add(n.X)
+		}
+		return true
+	})
+	slices.Sort(sets)
+	return sets
+}
+
+// SetsField reports whether the function call calls assigns field of the
+// record it is given as argument arg, or may: for a call through an
+// interface, whether one of the module's methods that implement it does.
+func (r *Result) SetsField(call *ast.CallExpr, arg int, field string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn, ok := typeutil.Callee(r.pass.TypesInfo, call).(*types.Func)
+	if !ok {
+		return false
+	}
+	var summaries []*Summary
+	if recv := fn.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		summaries = r.module.implementations(fn)
+	} else if s := r.summaryOf(fn); s != nil {
+		summaries = []*Summary{s}
+	}
+	set := fmt.Sprintf("%d.%s", arg, field)
+	return slices.ContainsFunc(summaries, func(s *Summary) bool { return slices.Contains(s.Sets, set) })
 }
 
 // counterGated reports whether call runs only under an if whose

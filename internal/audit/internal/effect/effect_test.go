@@ -74,3 +74,31 @@ func TestResultConcurrent(t *testing.T) {
 		t.Error("no call in package summaries has an effect: the test asks nothing that fills the memos")
 	}
 }
+
+// TestSetsField pins which calls may hand back a record with a field
+// changed: a create that flags the event itself does, one that stores
+// the flag as given does not.
+func TestSetsField(t *testing.T) {
+	t.Parallel()
+	results := analysistest.Run(t, audittest.Dir(t), effect.Analyzer, "summaries")
+	if len(results) == 0 {
+		t.Fatal("no result for package summaries")
+	}
+	res, pass := results[0].Result.(*effect.Result), results[0].Pass
+	sets := map[string]bool{}
+	for _, f := range pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if fn, ok := typeutil.Callee(pass.TypesInfo, call).(*types.Func); ok && len(call.Args) == 3 {
+					sets[fn.Name()] = res.SetsField(call, 2, "Duplicate")
+				}
+			}
+			return true
+		})
+	}
+	for name, want := range map[string]bool{"createFlagged": true, "createAsGiven": false} {
+		if got, ok := sets[name]; !ok || got != want {
+			t.Errorf("SetsField of a call of %s: got %v (called: %v), want %v", name, got, ok, want)
+		}
+	}
+}

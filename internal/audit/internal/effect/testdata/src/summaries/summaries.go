@@ -198,3 +198,35 @@ func lockAlways(ctx context.Context, rdb *redis.Client, email string) error { //
 	}
 	return rdb.Set(ctx, "locked:"+email, 1, 0).Err()
 }
+
+// flaggedEvent is an event stored with what a lookup of its key found.
+type flaggedEvent struct {
+	ID        string
+	Duplicate bool
+}
+
+// createFlagged looks the event's key up again and sets its Duplicate
+// flag itself before the insert: a flag its caller set may come back
+// changed.
+func createFlagged(ctx context.Context, db *sql.DB, ev *flaggedEvent) error { // want createFlagged:`effects\(write sql flagged_event\[2\]\)`
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM flagged_events WHERE id = $1", ev.ID).Scan(&n); err != nil {
+		return err
+	}
+	ev.Duplicate = n > 0
+	_, err := db.ExecContext(ctx, "INSERT INTO flagged_events (id, duplicate) VALUES ($1, $2)", ev.ID, ev.Duplicate)
+	return err
+}
+
+// createAsGiven stores the flag as its caller set it.
+func createAsGiven(ctx context.Context, db *sql.DB, ev *flaggedEvent) error { // want createAsGiven:`effects\(write sql flagged_event\[2\]\)`
+	_, err := db.ExecContext(ctx, "INSERT INTO flagged_events (id, duplicate) VALUES ($1, $2)", ev.ID, ev.Duplicate)
+	return err
+}
+
+func ingestFlagged(ctx context.Context, db *sql.DB, ev *flaggedEvent) error { // want ingestFlagged:`effects\(write sql flagged_event\[2\], write sql flagged_event\[2\]\)`
+	if err := createFlagged(ctx, db, ev); err != nil {
+		return err
+	}
+	return createAsGiven(ctx, db, ev)
+}
