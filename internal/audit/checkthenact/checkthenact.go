@@ -223,53 +223,9 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 	if g == nil {
 		return
 	}
-	f := &fn{checker: c, body: body, g: g, recv: recv, defs: effect.Definitions(c.pass.TypesInfo, body)}
+	f := c.newFn(body, g, recv)
 	if callerLocked {
 		f.locked = append(f.locked, span{from: body.Pos()})
-	}
-	stores := map[ast.Expr]bool{}     // map index expressions written to
-	queued := map[*ast.FuncLit]bool{} // callbacks of Pipelined and TxPipelined, run where they are passed
-	for _, b := range g.Blocks {
-		if !b.Live {
-			continue
-		}
-		for _, n := range b.Nodes {
-			ast.Inspect(n, func(x ast.Node) bool {
-				switch x := x.(type) {
-				case *ast.FuncLit:
-					// Its own unit, except a pipeline's callback: its commands
-					// are sent here, after what this function read (a MULTI
-					// without WATCH does not make a read and a write one step).
-					return queued[x]
-				case *ast.CallExpr:
-					if pipelines(c.pass.TypesInfo, x) {
-						for _, a := range x.Args {
-							if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
-								queued[lit] = true
-							}
-						}
-					}
-					for _, u := range c.eff.Of(x) {
-						f.add(&event{use: u, at: x, block: b, node: n})
-					}
-				case *ast.AssignStmt:
-					for _, l := range x.Lhs {
-						if u, ok := effect.MapAccess(c.pass.TypesInfo, l, match.OpWrite); ok {
-							f.add(&event{use: u, at: l, block: b, node: n})
-							stores[ast.Unparen(l)] = true
-						}
-					}
-				case *ast.IndexExpr:
-					if stores[x] {
-						return true
-					}
-					if u, ok := effect.MapAccess(c.pass.TypesInfo, x, match.OpRead); ok {
-						f.add(&event{use: u, at: x, block: b, node: n})
-					}
-				}
-				return true
-			})
-		}
 	}
 	if !slices.ContainsFunc(f.events, func(e *event) bool { return e.use.Op == match.OpRead || loadsValue(e) }) {
 		return
@@ -314,6 +270,57 @@ func (c *checker) unit(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var, callerL
 			}
 		}
 	}
+}
+
+// newFn gathers the effects of one function body: the reads, writes and
+// claims of its calls and of its map accesses, in its control-flow graph.
+func (c *checker) newFn(body *ast.BlockStmt, g *cfg.CFG, recv *types.Var) *fn {
+	f := &fn{checker: c, body: body, g: g, recv: recv, defs: effect.Definitions(c.pass.TypesInfo, body)}
+	stores := map[ast.Expr]bool{}     // map index expressions written to
+	queued := map[*ast.FuncLit]bool{} // callbacks of Pipelined and TxPipelined, run where they are passed
+	for _, b := range g.Blocks {
+		if !b.Live {
+			continue
+		}
+		for _, n := range b.Nodes {
+			ast.Inspect(n, func(x ast.Node) bool {
+				switch x := x.(type) {
+				case *ast.FuncLit:
+					// Its own unit, except a pipeline's callback: its commands
+					// are sent here, after what this function read (a MULTI
+					// without WATCH does not make a read and a write one step).
+					return queued[x]
+				case *ast.CallExpr:
+					if pipelines(c.pass.TypesInfo, x) {
+						for _, a := range x.Args {
+							if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+								queued[lit] = true
+							}
+						}
+					}
+					for _, u := range c.eff.Of(x) {
+						f.add(&event{use: u, at: x, block: b, node: n})
+					}
+				case *ast.AssignStmt:
+					for _, l := range x.Lhs {
+						if u, ok := effect.MapAccess(c.pass.TypesInfo, l, match.OpWrite); ok {
+							f.add(&event{use: u, at: l, block: b, node: n})
+							stores[ast.Unparen(l)] = true
+						}
+					}
+				case *ast.IndexExpr:
+					if stores[x] {
+						return true
+					}
+					if u, ok := effect.MapAccess(c.pass.TypesInfo, x, match.OpRead); ok {
+						f.add(&event{use: u, at: x, block: b, node: n})
+					}
+				}
+				return true
+			})
+		}
+	}
+	return f
 }
 
 // sameRecord reports whether a write to record w changes what a read of
@@ -504,7 +511,10 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 		return false // a counter the callee increments decides the write
 	}
 	gate, side := f.gate(rd, w, t)
-	if gate == nil || f.onlyWhenPresent(rd, w, t) {
+	if gate == nil {
+		return f.flagged(rd, w, t) // written whatever was found, perhaps with the answer in it
+	}
+	if f.onlyWhenPresent(rd, w, t) {
 		return false
 	}
 	if rd.use.ForUpdate && (w.use.Op == match.OpUpdate || w.use.Op == match.OpGuarded) {
@@ -1613,6 +1623,13 @@ func sqlSerializable(info *types.Info, call *ast.CallExpr) bool {
 // write, tells a unique-constraint violation from other errors: the
 // constraint, not the check, decides, so a retry fails cleanly.
 func (f *fn) duplicateHandled(w *event) bool {
+	return f.duplicateHandledBut(w, nil)
+}
+
+// duplicateHandledBut is duplicateHandled, reading no name of an object
+// aside says: a lookup's own answer (isDuplicate) or a flag that carries
+// it (ev.IsDuplicate) tells nothing about the write's error.
+func (f *fn) duplicateHandledBut(w *event, aside func(types.Object) bool) bool {
 	if !w.use.Appends {
 		return false
 	}
@@ -1629,7 +1646,7 @@ func (f *fn) duplicateHandled(w *event) bool {
 				found = true
 			}
 		case *ast.Ident:
-			if obj := info.Uses[n]; obj != nil && uniqueWord(obj.Name()) {
+			if obj := info.Uses[n]; obj != nil && uniqueWord(obj.Name()) && (aside == nil || !aside(obj)) {
 				found = true
 			}
 		}

@@ -56,6 +56,19 @@
 // check), a SERIALIZABLE transaction, a handled duplicate-key error, or a
 // WATCH transaction make the pair safe.
 //
+// An insert that runs whatever the check found, but keeps its answer in
+// the record (ev.IsDuplicate = dup, receipt{Repeat: n > 0}, or the answer
+// as an argument of its own), is an act the check decides when that
+// stored answer, tested after the insert here or in a function of the
+// package given the record, lets work run only for a record not found
+// (deliveries fanned out for an event not flagged): two concurrent events
+// with one key both find nothing, both are stored unflagged, and both are
+// delivered. It is not reported when the insert is atomic (a handled
+// duplicate-key error on a unique index), when the function it calls
+// sets the flag again (it looked under a lock of its own), when nothing
+// but a log or the answer's wording depends on the flag, or when a lock
+// or claim is held from the check through the insert.
+//
 // A lock taken after the check (a store's Lock or TryLock, a redsync
 // Mutex, an advisory lock, a SET NX of a lock key) is still held at the
 // write, but it guards nothing: a retry whose check ran before the first
