@@ -598,7 +598,9 @@ func FailureStatus(info *types.Info, call *ast.CallExpr) ast.Expr {
 
 // answers reports whether a call answers a request with a constant
 // status below 400, by its name (c.JSON(http.StatusOK, v),
-// c.NoContent(204)).
+// c.NoContent(204)). fiber sets the status on the context before the
+// answer (c.Status(201).JSON(v)), or leaves it at 200 (c.JSON(v),
+// c.SendString(s)).
 func answers(info *types.Info, call *ast.CallExpr) bool {
 	if !answerName(info, call) && !frameworkAnswer(info, call) {
 		return false
@@ -609,7 +611,36 @@ func answers(info *types.Info, call *ast.CallExpr) bool {
 			return ok && n >= 100 && n < 400
 		}
 	}
+	if !fiberAnswer(info, call) || slices.ContainsFunc(call.Args, func(a ast.Expr) bool { return isInteger(info.TypeOf(a)) }) {
+		return false
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		if set, ok := ast.Unparen(sel.X).(*ast.CallExpr); ok {
+			return answers(info, set) // c.Status(n).JSON(v): n is the answer's status
+		}
+	}
+	return true // c.JSON(v): 200, unless a statement before set another (not followed)
+}
+
+// fiberAnswer reports whether a call is a method of fiber's Ctx that
+// answers the request, with the status the context holds.
+func fiberAnswer(info *types.Info, call *ast.CallExpr) bool {
+	fn, ok := typeutil.Callee(info, call).(*types.Func)
+	if !ok || fn.Pkg() == nil || !strings.HasPrefix(fn.Pkg().Path(), "github.com/gofiber/fiber") {
+		return false
+	}
+	switch fn.Name() {
+	case "JSON", "JSONP", "XML", "SendString", "Send", "Status", "Render":
+		return fn.Signature().Recv() != nil
+	}
 	return false
+}
+
+// isInteger reports whether t is an integer type (a status may be one
+// that is not a constant).
+func isInteger(t types.Type) bool {
+	b, ok := types.Unalias(t).Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
 }
 
 // frameworkAnswers are the methods web frameworks (gin, echo, fiber)
