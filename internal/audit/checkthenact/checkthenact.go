@@ -554,8 +554,52 @@ func (f *fn) pair(rd, w *event, t *taint) bool {
 			unseen()
 		}
 	}
-	f.report(rd, w, between, atomic, late, opaque)
+	f.report(rd, w, between, atomic, late, opaque, f.fieldTest(gate, w, t))
 	return true
+}
+
+// fieldTest returns the condition of gate when it tests what a found
+// record holds (trip.ReservedSeats > 0, a status), through its fields
+// alone, rather than whether the record was found, and w updates that
+// record: two concurrent callers
+// both read the same record, both pass the test and both write it, so
+// one's write is lost (or made from a stale read); nil otherwise.
+func (f *fn) fieldTest(gate *cfg.Block, w *event, t *taint) ast.Expr {
+	if w.use.Op != match.OpUpdate || gate == nil {
+		return nil
+	}
+	cond, ok := gate.Nodes[len(gate.Nodes)-1].(ast.Expr)
+	if !ok {
+		return nil
+	}
+	info := f.pass.TypesInfo
+	fields, bare := false, false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			if notFoundName(x) {
+				bare = true // a comparison with a "no such record" sentinel
+			}
+			if v := effect.RootVar(info, x.X); v != nil && t.vars[v] {
+				if fv, ok := info.Uses[x.Sel].(*types.Var); ok {
+					if types.Identical(fv.Type(), types.Universe.Lookup("error").Type()) {
+						bare = true // a query's Error: whether it found the record
+					}
+					fields = true
+					return false
+				}
+			}
+		case *ast.Ident:
+			if v, ok := info.Uses[x].(*types.Var); ok && t.vars[v] || notFoundName(x) {
+				bare = true // the record itself, or the lookup's error: presence
+			}
+		}
+		return true
+	})
+	if !fields || bare {
+		return nil
+	}
+	return cond
 }
 
 // lateLock is a lock taken after the check it should guard, and the work
@@ -1787,8 +1831,9 @@ func (c *checker) firstOrCreate(call *ast.CallExpr) {
 }
 
 // report reports w after the read rd; between is a side effect that runs
-// after the check and before w, late a lock taken after the check.
-func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock, opaque *ast.CallExpr) {
+// after the check and before w, late a lock taken after the check, tested
+// a test of what the found record holds that decides an update of it.
+func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock, opaque *ast.CallExpr, tested ast.Expr) {
 	checkWhat := rd.use.What
 	if rd.use.ForUpdate {
 		checkWhat += " (which cannot lock a row that does not exist yet)"
@@ -1814,6 +1859,17 @@ func (f *fn) report(rd, w *event, between *event, atomic bool, late *lateLock, o
 	case late != nil:
 		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent retry: the %s at %s is taken after the check and the record is not checked again under it, so a retry that checked before this write and locks after its release runs %s again; check again after taking the lock (double-checked locking), or lock before the check",
 			w.use.What, target, checkWhat, at, calleeName(late.lock), f.where(late.lock.Pos()), types.ExprString(late.work.Fun))
+	case tested != nil && (between != nil || opaque != nil || w.use.What != "UPDATE"):
+		// A SQL UPDATE on its own has its advice below.
+		also := ""
+		switch {
+		case between != nil:
+			also = fmt.Sprintf(" (each running %s)", between.use.What)
+		case opaque != nil:
+			also = fmt.Sprintf(" (each running %s)", types.ExprString(opaque.Fun))
+		}
+		msg = fmt.Sprintf("%s of %s after the %s at %s races with a concurrent update: both read the same record, both pass the test of %s at %s and both write it%s, so one write is lost or made from a stale read; make the write conditional on what was read (the tested fields, or a version, in its filter) and treat no record changed as lost",
+			w.use.What, target, checkWhat, at, types.ExprString(tested), f.where(tested.Pos()), also)
 	case between != nil:
 		// An atomic write in w's place would still let the work run twice.
 		subject := w.use.What + " of " + target
